@@ -1,0 +1,14 @@
+/** Build dist/pion: one self-contained executable (text assets embedded, version injected). */
+const commit = (await Bun.$`git rev-parse --short HEAD`.nothrow().quiet().text()).trim() || "unknown";
+const result = await Bun.build({
+  entrypoints: ["./src/cli.ts"],
+  compile: { outfile: "./dist/pion" },
+  define: { PION_COMMIT: JSON.stringify(commit) },
+  minify: true,
+  sourcemap: "linked",
+});
+if (!result.success) {
+  for (const log of result.logs) console.error(log);
+  process.exit(1);
+}
+console.error(`built dist/pion (${commit})`);

@@ -1,0 +1,202 @@
+import type { AssistantMessage, LlmRequest, StreamFn, ToolCall, ToolResultMessage } from "../providers/types.ts";
+import type { AgentMessage } from "../store/entries.ts";
+import { ToolArgumentError, type Tool, type ToolResult } from "../tools/tool.ts";
+import type { AgentEvent } from "./events.ts";
+
+export interface LoopDeps {
+  stream: StreamFn;
+  /** Looked up at each tool call, so tools registered mid-run are found. */
+  tools: () => ReadonlyMap<string, Tool>;
+  /** A returned promise means "slow down": the loop awaits it (stdout backpressure). */
+  emit: (event: AgentEvent) => void | Promise<void>;
+  /** The request for the next model call, built from everything the run has so far. */
+  buildRequest: (context: readonly AgentMessage[]) => LlmRequest;
+  /** Steering messages to deliver now (the session owns the queue and its mode). */
+  nextSteering: () => AgentMessage[];
+  nextFollowUp: () => AgentMessage[];
+  /** "immediate": a pending steer skips the turn's remaining tool calls. */
+  interruptMode: () => "immediate" | "wait";
+  hasPendingSteering: () => boolean;
+  cwd: string;
+}
+
+/**
+ * Run the agent from `context` with new `prompts` until the model stops calling tools
+ * and no steering or follow-up is queued. Returns the messages this run added.
+ */
+export async function runAgent(
+  context: readonly AgentMessage[],
+  prompts: AgentMessage[],
+  deps: LoopDeps,
+  signal: AbortSignal,
+): Promise<AgentMessage[]> {
+  const all: AgentMessage[] = [...context];
+  const added: AgentMessage[] = [];
+  const emit = async (e: AgentEvent) => {
+    const p = deps.emit(e);
+    if (p) await p;
+  };
+  const push = async (m: AgentMessage) => {
+    await emit({ type: "message_start", message: m });
+    all.push(m);
+    added.push(m);
+    await emit({ type: "message_end", message: m });
+  };
+
+  await emit({ type: "agent_start" });
+  let pending = prompts;
+  for (;;) {
+    await emit({ type: "turn_start" });
+    for (const m of pending) await push(m);
+    pending = [];
+
+    const assistant = await streamAssistant(all, deps, emit, signal);
+    all.push(assistant);
+    added.push(assistant);
+    await emit({ type: "message_end", message: assistant });
+
+    const calls = assistant.content.filter((c): c is ToolCall => c.type === "toolCall");
+    const results: ToolResultMessage[] = [];
+    const failed = assistant.stopReason === "error" || assistant.stopReason === "aborted";
+    if (calls.length > 0 && !failed) {
+      for (const r of await runToolCalls(calls, deps, emit, signal)) {
+        await push(r);
+        results.push(r);
+      }
+    }
+    await emit({ type: "turn_end", message: assistant, toolResults: results });
+    if (failed || signal.aborted) break;
+
+    pending = deps.nextSteering();
+    if (pending.length > 0) continue;
+    if (calls.length > 0) continue;
+    pending = deps.nextFollowUp();
+    if (pending.length === 0) break;
+  }
+  await emit({ type: "agent_end", messages: added });
+  return added;
+}
+
+async function streamAssistant(
+  all: readonly AgentMessage[],
+  deps: LoopDeps,
+  emit: (e: AgentEvent) => Promise<void>,
+  signal: AbortSignal,
+): Promise<AssistantMessage> {
+  const req = deps.buildRequest(all);
+  const stream = deps.stream(req, signal);
+  const started: AssistantMessage = {
+    role: "assistant",
+    content: [],
+    api: req.model.api,
+    provider: req.model.provider,
+    model: req.model.id,
+    usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+    stopReason: "stop",
+    timestamp: Date.now(),
+  };
+  await emit({ type: "message_start", message: started });
+  for await (const ev of stream) await emit({ type: "message_update", assistantMessageEvent: ev });
+  return stream.result();
+}
+
+async function runToolCalls(
+  calls: ToolCall[],
+  deps: LoopDeps,
+  emit: (e: AgentEvent) => Promise<void>,
+  signal: AbortSignal,
+): Promise<ToolResultMessage[]> {
+  const tools = deps.tools();
+  // In "immediate" interrupt mode tools run one at a time so a steer can skip the rest;
+  // otherwise they run concurrently and their results keep the call order.
+  const sequential = deps.interruptMode() === "immediate";
+  const out: ToolResultMessage[] = [];
+  if (sequential) {
+    for (const call of calls) {
+      if (signal.aborted || deps.hasPendingSteering()) {
+        const reason = signal.aborted ? "Tool call skipped: the run was aborted." : "Tool call skipped: the user sent a new message.";
+        await emit({ type: "tool_execution_start", toolCallId: call.id, toolName: call.name, args: call.arguments });
+        out.push(await finish(call, { content: [{ type: "text", text: reason }], isError: true }, 0, emit));
+        continue;
+      }
+      out.push(await runOne(call, tools, deps, emit, signal));
+    }
+    return out;
+  }
+  const running = calls.map((call) => runOne(call, tools, deps, emit, signal));
+  for (const r of running) out.push(await r);
+  return out;
+}
+
+async function runOne(
+  call: ToolCall,
+  tools: ReadonlyMap<string, Tool>,
+  deps: LoopDeps,
+  emit: (e: AgentEvent) => Promise<void>,
+  signal: AbortSignal,
+): Promise<ToolResultMessage> {
+  const started = performance.now();
+  await emit({ type: "tool_execution_start", toolCallId: call.id, toolName: call.name, args: call.arguments });
+  const result = await execute(call, tools, deps, emit, signal);
+  return finish(call, result, performance.now() - started, emit);
+}
+
+async function finish(
+  call: ToolCall,
+  result: ToolResult,
+  durationMs: number,
+  emit: (e: AgentEvent) => Promise<void>,
+): Promise<ToolResultMessage> {
+  const isError = result.isError === true;
+  await emit({
+    type: "tool_execution_end",
+    toolCallId: call.id,
+    toolName: call.name,
+    result: { content: result.content, details: result.details },
+    isError,
+    durationMs: Math.round(durationMs),
+  });
+  const msg: ToolResultMessage = {
+    role: "toolResult",
+    toolCallId: call.id,
+    toolName: call.name,
+    content: result.content,
+    isError,
+    timestamp: Date.now(),
+  };
+  if (result.details !== undefined) msg.details = result.details;
+  return msg;
+}
+
+const errorResult = (text: string): ToolResult => ({ content: [{ type: "text", text }], isError: true });
+
+async function execute(
+  call: ToolCall,
+  tools: ReadonlyMap<string, Tool>,
+  deps: LoopDeps,
+  emit: (e: AgentEvent) => Promise<void>,
+  signal: AbortSignal,
+): Promise<ToolResult> {
+  const tool = tools.get(call.name);
+  if (!tool) return errorResult(`Tool "${call.name}" not found. Available tools: ${[...tools.keys()].join(", ") || "none"}.`);
+  let args: unknown;
+  try {
+    args = tool.parse(call.arguments);
+  } catch (err) {
+    const why = err instanceof ToolArgumentError || err instanceof Error ? err.message : String(err);
+    return errorResult(`Invalid arguments for tool "${call.name}": ${why}. Fix the arguments and call the tool again.`);
+  }
+  try {
+    const result = await tool.execute(args, {
+      signal,
+      callId: call.id,
+      cwd: deps.cwd,
+      onUpdate: (partialResult) =>
+        void emit({ type: "tool_execution_update", toolCallId: call.id, toolName: call.name, args: call.arguments, partialResult }),
+    });
+    if (signal.aborted && !result.isError) return { ...result, isError: true };
+    return result;
+  } catch (err) {
+    return errorResult(err instanceof Error ? err.message : String(err));
+  }
+}

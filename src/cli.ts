@@ -1,0 +1,139 @@
+#!/usr/bin/env bun
+import { defineCommand, renderUsage, type ArgsDef } from "citty";
+import { loadSettings, pionHome, VERSION } from "./config.ts";
+import { runJsonMode } from "./modes/json.ts";
+import { runRpcMode } from "./modes/rpc.ts";
+import { composeSession, type CliOptions } from "./modes/compose.ts";
+import { errorMessage } from "./util/errors.ts";
+
+const ARGS = {
+  mode: { type: "string", description: "Output mode: rpc, json or print", valueHint: "rpc|json|print" },
+  print: { type: "boolean", alias: "p", description: "Print mode: run the prompt and print the final text" },
+  provider: { type: "string", description: "Provider of the model (anthropic, openai, ...)" },
+  model: { type: "string", description: "Model id, provider/id or pattern, with optional :thinking suffix" },
+  models: { type: "string", description: "Comma-separated model patterns that cycle_model goes through" },
+  thinking: { type: "string", description: "Thinking level: off, minimal, low, medium, high, xhigh, max" },
+  name: { type: "string", alias: "n", description: "Session display name" },
+  session: { type: "string", description: "Open a session file or id" },
+  "session-dir": { type: "string", description: "Directory where sessions are stored" },
+  "no-session": { type: "boolean", description: "Keep the session in memory only" },
+  continue: { type: "boolean", alias: "c", description: "Continue the most recent session of this folder" },
+  "api-key": { type: "string", description: "API key for the selected provider" },
+  extension: { type: "string", alias: "e", description: "Load an extension (repeatable)" },
+  "no-extensions": { type: "boolean", description: "Do not discover extensions" },
+  tools: { type: "string", description: "Tools to enable: names replace, +name adds, -name removes" },
+  "system-prompt": { type: "string", description: "Replace the base system prompt" },
+  "append-system-prompt": { type: "string", description: "Append text to the system prompt" },
+  version: { type: "boolean", alias: "v", description: "Print the version" },
+  help: { type: "boolean", alias: "h", description: "Show this help" },
+} as const satisfies ArgsDef;
+
+const main = defineCommand({
+  meta: { name: "pion", version: VERSION, description: "A headless coding agent speaking JSON lines over stdio" },
+  args: { ...ARGS, prompts: { type: "positional", required: false, description: "Prompts (json and print modes)" } },
+});
+
+class UsageError extends Error {}
+
+/** Strict flag check: unknown flags and missing values are errors (citty alone accepts both). */
+function checkArgs(argv: string[]): { values: Record<string, string | boolean>; extensions: string[]; positionals: string[] } {
+  const values: Record<string, string | boolean> = {};
+  const byName = new Map<string, [string, (typeof ARGS)[keyof typeof ARGS]]>();
+  for (const [name, def] of Object.entries(ARGS)) {
+    byName.set(`--${name}`, [name, def]);
+    if ("alias" in def) byName.set(`-${def.alias}`, [name, def]);
+  }
+  const extensions: string[] = [];
+  const positionals: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const tok = argv[i]!;
+    if (tok === "--") {
+      positionals.push(...argv.slice(i + 1));
+      break;
+    }
+    if (!tok.startsWith("-") || tok === "-") {
+      positionals.push(tok);
+      continue;
+    }
+    const eq = tok.indexOf("=");
+    const flag = eq > 0 ? tok.slice(0, eq) : tok;
+    const found = byName.get(flag);
+    if (!found) throw new UsageError(`Unknown option: ${flag}`);
+    const [name, def] = found;
+    if (def.type === "boolean") {
+      if (eq > 0) throw new UsageError(`Option ${flag} takes no value`);
+      values[name] = true;
+      continue;
+    }
+    let value: string | undefined;
+    if (eq > 0) value = tok.slice(eq + 1);
+    else {
+      value = argv[i + 1];
+      if (value === undefined || byName.has(value)) throw new UsageError(`Option ${flag} needs a value`);
+      i++;
+    }
+    if (name === "extension") extensions.push(value);
+    values[name] = value;
+  }
+  return { values, extensions, positionals };
+}
+
+async function run(argv: string[]): Promise<number> {
+  let checked: ReturnType<typeof checkArgs>;
+  try {
+    checked = checkArgs(argv);
+  } catch (err) {
+    process.stderr.write(`pion: ${errorMessage(err)} (see pion --help)\n`);
+    return 2;
+  }
+  const args: Record<string, string | boolean | undefined> = checked.values;
+  if (args.help) {
+    process.stdout.write(`${await renderUsage(main)}\n`);
+    return 0;
+  }
+  if (args.version) {
+    process.stdout.write(`${VERSION}\n`);
+    return 0;
+  }
+  const mode = args.print ? "print" : ((args.mode as string | undefined) ?? "print");
+  if (!["rpc", "json", "print"].includes(mode)) {
+    process.stderr.write(`pion: unknown mode "${mode}": expected rpc, json or print\n`);
+    return 2;
+  }
+  const prompts = checked.positionals;
+  if (mode === "rpc" && prompts.some((p) => p.startsWith("@"))) {
+    process.stderr.write(`pion: @file arguments are not supported in RPC mode; send files in prompt commands instead\n`);
+    return 2;
+  }
+  if (mode === "rpc" && prompts.length > 0) {
+    process.stderr.write(`pion: RPC mode takes no prompt arguments; send prompt commands on stdin\n`);
+    return 2;
+  }
+  const opts: CliOptions = {
+    cwd: process.cwd(),
+    home: pionHome(),
+    env: process.env,
+    provider: args.provider as string | undefined,
+    model: args.model as string | undefined,
+    models: args.models as string | undefined,
+    thinking: args.thinking as string | undefined,
+    name: args.name as string | undefined,
+    apiKey: args["api-key"] as string | undefined,
+    noSession: args["no-session"] === true,
+    tools: args.tools as string | undefined,
+    systemPrompt: args["system-prompt"] as string | undefined,
+    appendSystemPrompt: args["append-system-prompt"] as string | undefined,
+  };
+  let composed: Awaited<ReturnType<typeof composeSession>>;
+  try {
+    opts.settings = loadSettings(opts.home, opts.cwd);
+    composed = await composeSession(opts);
+  } catch (err) {
+    process.stderr.write(`pion: ${errorMessage(err)}\n`);
+    return 1;
+  }
+  if (mode === "rpc") return runRpcMode(composed);
+  return runJsonMode(composed, prompts, mode === "print" ? "print" : "json");
+}
+
+process.exit(await run(process.argv.slice(2)));

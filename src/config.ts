@@ -1,0 +1,61 @@
+import { homedir } from "node:os";
+import { join } from "node:path";
+import * as v from "valibot";
+import pkg from "../package.json" with { type: "json" };
+import { describeIssues } from "./util/issues.ts";
+import { readJsonFile } from "./util/json-file.ts";
+
+declare const PION_COMMIT: string | undefined;
+export const VERSION = `${pkg.version}+${typeof PION_COMMIT === "string" ? PION_COMMIT : "dev"}`;
+
+export const pionHome = (env: Record<string, string | undefined> = process.env): string =>
+  env.PION_HOME || join(homedir(), ".pion");
+
+const SettingsSchema = v.looseObject({
+  defaultProvider: v.optional(v.string()),
+  defaultModel: v.optional(v.string()),
+  defaultThinkingLevel: v.optional(v.picklist(["off", "minimal", "low", "medium", "high", "xhigh", "max"])),
+  steeringMode: v.optional(v.picklist(["all", "one-at-a-time"])),
+  followUpMode: v.optional(v.picklist(["all", "one-at-a-time"])),
+  interruptMode: v.optional(v.picklist(["immediate", "wait"])),
+  defaultTools: v.optional(v.union([v.string(), v.array(v.string())])),
+  httpIdleTimeoutMs: v.optional(v.number()),
+  retry: v.optional(
+    v.looseObject({
+      enabled: v.optional(v.boolean()),
+      maxRetries: v.optional(v.number()),
+      baseDelayMs: v.optional(v.number()),
+    }),
+  ),
+  compaction: v.optional(
+    v.looseObject({
+      enabled: v.optional(v.boolean()),
+      reserveTokens: v.optional(v.number()),
+      keepRecentTokens: v.optional(v.number()),
+    }),
+  ),
+});
+export type Settings = v.InferOutput<typeof SettingsSchema>;
+
+function readSettingsFile(path: string): Settings {
+  const raw = readJsonFile(path);
+  if (raw === undefined) return {};
+  const parsed = v.safeParse(SettingsSchema, raw);
+  if (!parsed.success) throw new Error(`Invalid settings in ${path}: ${describeIssues(parsed.issues)}`);
+  return parsed.output;
+}
+
+/** User settings from PION_HOME, overridden key by key (nested objects merged) by the project's. */
+export function loadSettings(home: string, cwd: string): Settings {
+  const user = readSettingsFile(join(home, "settings.json"));
+  const project = readSettingsFile(join(cwd, ".pion", "settings.json"));
+  const merged: Record<string, unknown> = { ...user };
+  for (const [k, val] of Object.entries(project)) {
+    const prev = merged[k];
+    merged[k] =
+      val && typeof val === "object" && !Array.isArray(val) && prev && typeof prev === "object" && !Array.isArray(prev)
+        ? { ...prev, ...val }
+        : val;
+  }
+  return merged as Settings;
+}

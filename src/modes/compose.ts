@@ -1,0 +1,89 @@
+import type { Settings } from "../config.ts";
+import { loadModels, resolveModel } from "../providers/models.ts";
+import { streamByApi } from "../providers/index.ts";
+import type { Model, ThinkingLevel } from "../providers/types.ts";
+import { buildSystemPrompt } from "../resources/system-prompt.ts";
+import { AgentSession } from "../session/session.ts";
+import { MemoryStore } from "../store/memory-store.ts";
+import type { Tool } from "../tools/tool.ts";
+
+export interface CliOptions {
+  cwd: string;
+  home: string;
+  env: Record<string, string | undefined>;
+  settings?: Settings;
+  provider?: string;
+  model?: string;
+  models?: string;
+  thinking?: string;
+  name?: string;
+  apiKey?: string;
+  noSession: boolean;
+  tools?: string;
+  systemPrompt?: string;
+  appendSystemPrompt?: string;
+}
+
+export interface Composed {
+  session: AgentSession;
+  scopedModels: Model[];
+}
+
+const LEVELS = ["off", "minimal", "low", "medium", "high", "xhigh", "max"];
+
+/** Build everything a mode needs from the CLI options. Throws with a one-line message. */
+export async function composeSession(o: CliOptions): Promise<Composed> {
+  const settings = o.settings ?? {};
+  const registry = loadModels(o.home, o.env, { provider: o.provider, apiKey: o.apiKey });
+
+  let model: Model | undefined;
+  let thinking: ThinkingLevel | undefined;
+  const pattern = o.model ?? (o.provider ? undefined : settings.defaultModel);
+  const provider = o.provider ?? (o.model ? undefined : settings.defaultProvider);
+  if (pattern) {
+    const found = resolveModel(registry.all, pattern, provider);
+    if (!found) throw new Error(`Model not found: ${provider ? `${provider}/` : ""}${pattern}`);
+    model = found.model;
+    thinking = found.thinkingLevel;
+  } else if (provider) {
+    model = registry.all.find((m) => m.provider === provider);
+    if (!model) throw new Error(`Unknown provider: ${provider}`);
+  } else {
+    model = registry.available()[0];
+  }
+  if (model && (o.model || o.provider) && registry.apiKey(model.provider) === undefined) {
+    throw new Error(`No API key for provider "${model.provider}": set its environment variable, models.json apiKey, or --api-key`);
+  }
+  if (o.thinking !== undefined) {
+    if (!LEVELS.includes(o.thinking)) throw new Error(`Invalid thinking level "${o.thinking}": expected one of ${LEVELS.join(", ")}`);
+    thinking = o.thinking as ThinkingLevel;
+  }
+
+  const scopedModels: Model[] = [];
+  for (const pat of (o.models ?? "").split(",").map((p) => p.trim()).filter(Boolean)) {
+    const found = resolveModel(registry.all, pat);
+    if (!found) throw new Error(`Model not found in --models: ${pat}`);
+    if (!scopedModels.includes(found.model)) scopedModels.push(found.model);
+  }
+
+  const tools = new Map<string, Tool>();
+  const session = new AgentSession({
+    store: new MemoryStore(),
+    stream: streamByApi,
+    models: registry,
+    tools: () => tools,
+    systemPrompt: (active) => buildSystemPrompt({ cwd: o.cwd, tools: active, custom: o.systemPrompt, append: o.appendSystemPrompt }),
+    cwd: o.cwd,
+    model,
+    thinkingLevel: thinking ?? settings.defaultThinkingLevel ?? "medium",
+    steeringMode: settings.steeringMode ?? "one-at-a-time",
+    followUpMode: settings.followUpMode ?? "one-at-a-time",
+    interruptMode: settings.interruptMode ?? "wait",
+    autoCompaction: settings.compaction?.enabled ?? true,
+    autoRetry: settings.retry?.enabled ?? true,
+    idleTimeoutMs: settings.httpIdleTimeoutMs,
+    fileFor: () => undefined,
+  });
+  if (o.name) session.setName(o.name);
+  return { session, scopedModels };
+}

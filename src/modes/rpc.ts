@@ -1,0 +1,29 @@
+import { createHandlers } from "../rpc/handlers.ts";
+import { serveRpc } from "../rpc/server.ts";
+import { createWriter } from "../rpc/writer.ts";
+import type { Composed } from "./compose.ts";
+
+/**
+ * The command loop over stdin. On EOF the running prompt finishes and persists before
+ * exit 0. SIGTERM/SIGHUP abort the run, persist, and exit; a second signal exits at once.
+ */
+export async function runRpcMode({ session, scopedModels }: Composed): Promise<number> {
+  const writer = createWriter(Bun.stdout.writer());
+  session.subscribe((e) => writer.write(e));
+
+  let stopping = false;
+  const onSignal = (code: number) => async () => {
+    if (stopping) process.exit(code);
+    stopping = true;
+    await session.abort();
+    await writer.drain();
+    process.exit(code);
+  };
+  process.on("SIGTERM", onSignal(143));
+  process.on("SIGHUP", onSignal(129));
+
+  await serveRpc(Bun.stdin.stream(), writer, createHandlers({ session, scopedModels }));
+  await session.idle();
+  await writer.drain();
+  return 0;
+}

@@ -1,0 +1,234 @@
+import Anthropic from "@anthropic-ai/sdk";
+import type {
+  ContentBlockParam,
+  MessageCreateParamsStreaming,
+  MessageParam,
+  RawMessageStreamEvent,
+  ToolResultBlockParam,
+} from "@anthropic-ai/sdk/resources/messages/messages";
+import { emptyAssistant, priceUsage, PushStream } from "./event-stream.ts";
+import { describeProviderError } from "./errors.ts";
+import { idleWatchdog, linkedController, parseToolArguments, sanitizeHistory } from "./transform.ts";
+import type { AssistantMessage, ImageContent, LlmRequest, Message, StopReason, StreamFn, TextContent, ThinkingLevel } from "./types.ts";
+
+const BUDGETS: Record<Exclude<ThinkingLevel, "off">, number> = {
+  minimal: 1024,
+  low: 4096,
+  medium: 10240,
+  high: 20480,
+  xhigh: 32768,
+  max: 63999,
+};
+
+export const streamAnthropic: StreamFn = (req, signal) => {
+  const out = new PushStream();
+  const msg = emptyAssistant(req.model);
+  const controller = linkedController(signal);
+  const watchdog = idleWatchdog(controller, req.idleTimeoutMs);
+  void (async () => {
+    try {
+      const client = new Anthropic({
+        apiKey: req.apiKey ?? "",
+        baseURL: req.model.baseUrl.replace(/\/v1\/?$/, ""),
+        maxRetries: 0,
+        // x-api-key as well: Anthropic-compatible proxies often read only that header.
+        defaultHeaders: { ...(req.apiKey ? { "x-api-key": req.apiKey } : {}), ...req.model.headers },
+      });
+      const stream = await client.messages.create(toParams(req), { signal: controller.signal });
+      const state = new BlockState(msg, out);
+      for await (const ev of stream) {
+        watchdog.touch();
+        state.apply(ev);
+      }
+      if (!state.sawStop) throw new Error("stream ended before message_stop");
+      priceUsage(msg.usage, req.model);
+    } catch (err) {
+      priceUsage(msg.usage, req.model);
+      msg.stopReason = signal.aborted ? "aborted" : "error";
+      if (!signal.aborted) msg.errorMessage = watchdog.fired() ? String(controller.signal.reason?.message) : describeProviderError(err);
+      else msg.errorMessage = "Request was aborted";
+    } finally {
+      watchdog.stop();
+      out.end(msg);
+    }
+  })();
+  return out;
+};
+
+class BlockState {
+  private partialJson = new Map<number, string>();
+  /** Anthropic block index -> index in msg.content */
+  private index = new Map<number, number>();
+  sawStop = false;
+
+  constructor(
+    private msg: AssistantMessage,
+    private out: PushStream,
+  ) {}
+
+  apply(ev: RawMessageStreamEvent): void {
+    const msg = this.msg;
+    switch (ev.type) {
+      case "message_start": {
+        msg.responseId = ev.message.id;
+        const u = ev.message.usage;
+        msg.usage.input = u.input_tokens ?? 0;
+        msg.usage.output = u.output_tokens ?? 0;
+        msg.usage.cacheRead = u.cache_read_input_tokens ?? 0;
+        msg.usage.cacheWrite = u.cache_creation_input_tokens ?? 0;
+        break;
+      }
+      case "content_block_start": {
+        const b = ev.content_block;
+        const i = msg.content.length;
+        this.index.set(ev.index, i);
+        if (b.type === "text") {
+          msg.content.push({ type: "text", text: "" });
+          this.out.push({ type: "text_start", contentIndex: i });
+        } else if (b.type === "thinking") {
+          msg.content.push({ type: "thinking", thinking: "", thinkingSignature: "" });
+          this.out.push({ type: "thinking_start", contentIndex: i });
+        } else if (b.type === "redacted_thinking") {
+          msg.content.push({ type: "thinking", thinking: "[Reasoning redacted]", thinkingSignature: b.data, redacted: true });
+          this.out.push({ type: "thinking_start", contentIndex: i });
+        } else if (b.type === "tool_use") {
+          msg.content.push({ type: "toolCall", id: b.id, name: b.name, arguments: {} });
+          this.partialJson.set(i, "");
+          this.out.push({ type: "toolcall_start", contentIndex: i, id: b.id, toolName: b.name });
+        } else {
+          this.index.delete(ev.index);
+        }
+        break;
+      }
+      case "content_block_delta": {
+        const i = this.index.get(ev.index);
+        const block = i === undefined ? undefined : msg.content[i];
+        if (i === undefined || !block) break;
+        const d = ev.delta;
+        if (d.type === "text_delta" && block.type === "text") {
+          block.text += d.text;
+          this.out.push({ type: "text_delta", contentIndex: i, delta: d.text });
+        } else if (d.type === "thinking_delta" && block.type === "thinking") {
+          block.thinking += d.thinking;
+          this.out.push({ type: "thinking_delta", contentIndex: i, delta: d.thinking });
+        } else if (d.type === "signature_delta" && block.type === "thinking") {
+          block.thinkingSignature = (block.thinkingSignature ?? "") + d.signature;
+        } else if (d.type === "input_json_delta" && block.type === "toolCall") {
+          this.partialJson.set(i, (this.partialJson.get(i) ?? "") + d.partial_json);
+          this.out.push({ type: "toolcall_delta", contentIndex: i, delta: d.partial_json });
+        }
+        break;
+      }
+      case "content_block_stop": {
+        const i = this.index.get(ev.index);
+        const block = i === undefined ? undefined : msg.content[i];
+        if (i === undefined || !block) break;
+        if (block.type === "text") this.out.push({ type: "text_end", contentIndex: i, content: block.text });
+        else if (block.type === "thinking") this.out.push({ type: "thinking_end", contentIndex: i, content: block.thinking });
+        else {
+          block.arguments = parseToolArguments(this.partialJson.get(i) ?? "");
+          this.out.push({ type: "toolcall_end", contentIndex: i, toolCall: block });
+        }
+        break;
+      }
+      case "message_delta": {
+        if (ev.delta.stop_reason) msg.stopReason = mapStop(ev.delta.stop_reason);
+        const u = ev.usage;
+        if (u.input_tokens != null) msg.usage.input = u.input_tokens;
+        if (u.output_tokens != null) msg.usage.output = u.output_tokens;
+        if (u.cache_read_input_tokens != null) msg.usage.cacheRead = u.cache_read_input_tokens;
+        if (u.cache_creation_input_tokens != null) msg.usage.cacheWrite = u.cache_creation_input_tokens;
+        break;
+      }
+      case "message_stop":
+        this.sawStop = true;
+        break;
+    }
+  }
+}
+
+function mapStop(reason: string): StopReason {
+  switch (reason) {
+    case "max_tokens":
+      return "length";
+    case "tool_use":
+      return "toolUse";
+    case "refusal":
+      return "error";
+    default:
+      return "stop";
+  }
+}
+
+function toParams(req: LlmRequest): MessageCreateParamsStreaming {
+  const { model } = req;
+  const params: MessageCreateParamsStreaming = {
+    model: model.id,
+    max_tokens: model.maxTokens,
+    messages: toMessages(sanitizeHistory(req.messages), model.input.includes("image")),
+    stream: true,
+  };
+  if (req.systemPrompt) params.system = [{ type: "text", text: req.systemPrompt, cache_control: { type: "ephemeral" } }];
+  if (req.tools.length > 0) {
+    params.tools = req.tools.map((t, i) => ({
+      name: t.name,
+      description: t.description,
+      input_schema: t.parameters as { type: "object" },
+      ...(i === req.tools.length - 1 ? { cache_control: { type: "ephemeral" as const } } : {}),
+    }));
+  }
+  if (model.reasoning && req.thinkingLevel !== "off") {
+    const budget = Math.max(1024, Math.min(BUDGETS[req.thinkingLevel], model.maxTokens - 1024));
+    params.max_tokens = Math.max(model.maxTokens, budget + 1024);
+    params.thinking = { type: "enabled", budget_tokens: budget };
+  }
+  if (req.sessionId) params.metadata = { user_id: req.sessionId };
+  return params;
+}
+
+function userBlocks(content: string | (TextContent | ImageContent)[], images: boolean): ContentBlockParam[] | string {
+  if (typeof content === "string") return content;
+  const blocks: ContentBlockParam[] = [];
+  for (const c of content) {
+    if (c.type === "text") {
+      if (c.text) blocks.push({ type: "text", text: c.text });
+    } else if (images) {
+      blocks.push({ type: "image", source: { type: "base64", media_type: c.mimeType as "image/png", data: c.data } });
+    } else blocks.push({ type: "text", text: "[image omitted: this model does not accept images]" });
+  }
+  return blocks.length > 0 ? blocks : [{ type: "text", text: "(empty)" }];
+}
+
+function toMessages(history: Message[], images: boolean): MessageParam[] {
+  const out: MessageParam[] = [];
+  for (const m of history) {
+    if (m.role === "user") {
+      out.push({ role: "user", content: userBlocks(m.content, images) });
+    } else if (m.role === "assistant") {
+      const blocks: ContentBlockParam[] = [];
+      for (const c of m.content) {
+        if (c.type === "text") {
+          if (c.text) blocks.push({ type: "text", text: c.text });
+        } else if (c.type === "thinking") {
+          if (c.redacted && c.thinkingSignature) blocks.push({ type: "redacted_thinking", data: c.thinkingSignature });
+          else if (c.thinkingSignature && m.api === "anthropic-messages") blocks.push({ type: "thinking", thinking: c.thinking, signature: c.thinkingSignature });
+          else if (c.thinking) blocks.push({ type: "text", text: c.thinking });
+        } else blocks.push({ type: "tool_use", id: c.id, name: c.name, input: c.arguments });
+      }
+      if (blocks.length > 0) out.push({ role: "assistant", content: blocks });
+    } else {
+      const result: ToolResultBlockParam = {
+        type: "tool_result",
+        tool_use_id: m.toolCallId,
+        content: userBlocks(m.content, images) as ToolResultBlockParam["content"],
+        is_error: m.isError,
+      };
+      const prev = out[out.length - 1];
+      // Consecutive tool results go back in one user message, as the API expects.
+      if (prev && prev.role === "user" && Array.isArray(prev.content) && prev.content.every((b) => b.type === "tool_result")) {
+        prev.content.push(result);
+      } else out.push({ role: "user", content: [result] });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,86 @@
+import type { AssistantMessage, AssistantMessageEvent, AssistantStream, Cost, Model, Usage } from "./types.ts";
+
+/** A push-driven AssistantStream: the producer calls push()/end(), consumers iterate. */
+export class PushStream implements AssistantStream {
+  private queue: AssistantMessageEvent[] = [];
+  private waiting: ((r: IteratorResult<AssistantMessageEvent>) => void) | null = null;
+  private done = false;
+  private final: Promise<AssistantMessage>;
+  private resolveFinal!: (m: AssistantMessage) => void;
+
+  constructor() {
+    this.final = new Promise((r) => (this.resolveFinal = r));
+  }
+
+  push(ev: AssistantMessageEvent): void {
+    if (this.done) return;
+    const w = this.waiting;
+    if (w) {
+      this.waiting = null;
+      w({ value: ev, done: false });
+    } else this.queue.push(ev);
+  }
+
+  end(message: AssistantMessage): void {
+    if (this.done) return;
+    this.done = true;
+    this.resolveFinal(message);
+    const w = this.waiting;
+    if (w) {
+      this.waiting = null;
+      w({ value: undefined, done: true });
+    }
+  }
+
+  result(): Promise<AssistantMessage> {
+    return this.final;
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<AssistantMessageEvent> {
+    return {
+      next: () => {
+        const ev = this.queue.shift();
+        if (ev) return Promise.resolve({ value: ev, done: false });
+        if (this.done) return Promise.resolve({ value: undefined, done: true });
+        return new Promise((r) => (this.waiting = r));
+      },
+    };
+  }
+}
+
+export const zeroCost = (): Cost => ({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 });
+
+export const emptyUsage = (): Usage => ({
+  input: 0,
+  output: 0,
+  cacheRead: 0,
+  cacheWrite: 0,
+  totalTokens: 0,
+  cost: zeroCost(),
+});
+
+export function emptyAssistant(model: Model): AssistantMessage {
+  return {
+    role: "assistant",
+    content: [],
+    api: model.api,
+    provider: model.provider,
+    model: model.id,
+    usage: emptyUsage(),
+    stopReason: "stop",
+    timestamp: Date.now(),
+  };
+}
+
+/** Fill in totalTokens and the cost breakdown from the model's per-million prices. */
+export function priceUsage(usage: Usage, model: Model): Usage {
+  const p = model.cost;
+  usage.totalTokens = usage.input + usage.output + usage.cacheRead + usage.cacheWrite;
+  const c = usage.cost;
+  c.input = (usage.input * p.input) / 1e6;
+  c.output = (usage.output * p.output) / 1e6;
+  c.cacheRead = (usage.cacheRead * p.cacheRead) / 1e6;
+  c.cacheWrite = (usage.cacheWrite * p.cacheWrite) / 1e6;
+  c.total = c.input + c.output + c.cacheRead + c.cacheWrite;
+  return usage;
+}

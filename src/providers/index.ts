@@ -1,0 +1,24 @@
+import { streamAnthropic } from "./anthropic.ts";
+import type { StreamFn } from "./types.ts";
+
+/** Route a request to the adapter of its model's API. */
+export const streamByApi: StreamFn = (req, signal) => {
+  switch (req.model.api) {
+    case "anthropic-messages":
+      return streamAnthropic(req, signal);
+    default:
+      return failedStream(req, `API "${req.model.api}" is not implemented yet`);
+  }
+};
+
+import { emptyAssistant, PushStream } from "./event-stream.ts";
+import type { LlmRequest } from "./types.ts";
+
+function failedStream(req: LlmRequest, message: string) {
+  const out = new PushStream();
+  const msg = emptyAssistant(req.model);
+  msg.stopReason = "error";
+  msg.errorMessage = message;
+  out.end(msg);
+  return out;
+}

@@ -1,0 +1,151 @@
+/**
+ * Provider-neutral message and stream types. These are the wire spellings of the
+ * spec's message types (role "user" / "assistant" / "toolResult"), so the session can
+ * persist and emit them unchanged.
+ */
+
+export interface TextContent {
+  type: "text";
+  text: string;
+  textSignature?: string;
+}
+
+export interface ThinkingContent {
+  type: "thinking";
+  thinking: string;
+  /** Anthropic signature or OpenAI encrypted reasoning item, kept for replay. */
+  thinkingSignature?: string;
+  redacted?: boolean;
+}
+
+export interface ImageContent {
+  type: "image";
+  data: string;
+  mimeType: string;
+}
+
+export interface ToolCall {
+  type: "toolCall";
+  id: string;
+  name: string;
+  arguments: Record<string, unknown>;
+}
+
+export interface Cost {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  total: number;
+}
+
+export interface Usage {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  totalTokens: number;
+  cost: Cost;
+}
+
+export type StopReason = "stop" | "length" | "toolUse" | "error" | "aborted";
+
+export type Api = "anthropic-messages" | "openai-completions" | "openai-responses" | "scripted";
+
+export interface UserMessage {
+  role: "user";
+  content: string | (TextContent | ImageContent)[];
+  timestamp: number;
+}
+
+export interface AssistantMessage {
+  role: "assistant";
+  content: (TextContent | ThinkingContent | ToolCall)[];
+  api: Api;
+  provider: string;
+  model: string;
+  responseId?: string;
+  usage: Usage;
+  stopReason: StopReason;
+  errorMessage?: string;
+  timestamp: number;
+}
+
+export interface ToolResultMessage {
+  role: "toolResult";
+  toolCallId: string;
+  toolName: string;
+  content: (TextContent | ImageContent)[];
+  details?: unknown;
+  isError: boolean;
+  timestamp: number;
+}
+
+/** What a provider can be sent. */
+export type Message = UserMessage | AssistantMessage | ToolResultMessage;
+
+export interface ModelCost {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+}
+
+export interface Model {
+  id: string;
+  name: string;
+  api: Api;
+  provider: string;
+  baseUrl: string;
+  reasoning: boolean;
+  input: ("text" | "image")[];
+  contextWindow: number;
+  maxTokens: number;
+  cost: ModelCost;
+  headers?: Record<string, string>;
+  /** Thinking levels beyond "high" that this model accepts. */
+  thinkingLevels?: ThinkingLevel[];
+}
+
+export type ThinkingLevel = "off" | "minimal" | "low" | "medium" | "high" | "xhigh" | "max";
+
+export interface ToolSpec {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments object. */
+  parameters: Record<string, unknown>;
+}
+
+export interface LlmRequest {
+  model: Model;
+  apiKey?: string;
+  systemPrompt: string;
+  messages: Message[];
+  tools: ToolSpec[];
+  thinkingLevel: ThinkingLevel;
+  sessionId?: string;
+  /** Idle timeout of the HTTP stream in ms (no bytes for this long fails the request). */
+  idleTimeoutMs?: number;
+}
+
+/** Delta-only events of one assistant message, as they go on the wire in message_update. */
+export type AssistantMessageEvent =
+  | { type: "text_start"; contentIndex: number }
+  | { type: "text_delta"; contentIndex: number; delta: string }
+  | { type: "text_end"; contentIndex: number; content: string }
+  | { type: "thinking_start"; contentIndex: number }
+  | { type: "thinking_delta"; contentIndex: number; delta: string }
+  | { type: "thinking_end"; contentIndex: number; content: string }
+  | { type: "toolcall_start"; contentIndex: number; id: string; toolName: string }
+  | { type: "toolcall_delta"; contentIndex: number; delta: string }
+  | { type: "toolcall_end"; contentIndex: number; toolCall: ToolCall };
+
+/**
+ * One streamed assistant message. Iterate for deltas; `result` resolves with the final
+ * message once the stream is over. Never rejects: failures end with stopReason "error".
+ */
+export interface AssistantStream extends AsyncIterable<AssistantMessageEvent> {
+  result(): Promise<AssistantMessage>;
+}
+
+export type StreamFn = (req: LlmRequest, signal: AbortSignal) => AssistantStream;

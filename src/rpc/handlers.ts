@@ -1,0 +1,130 @@
+import type { Model } from "../providers/types.ts";
+import type { AgentSession } from "../session/session.ts";
+import { PionError } from "../util/errors.ts";
+import type { Handlers } from "./server.ts";
+
+export interface HandlerContext {
+  session: AgentSession;
+  /** Models `cycle_model` goes through (from --models), empty when not scoped. */
+  scopedModels: Model[];
+}
+
+const notYet = (type: string) => () => {
+  throw new PionError(`Command "${type}" is not implemented yet`, "not_implemented");
+};
+
+/** One small function per command; each returns the response's `data` or throws. */
+export function createHandlers(ctx: HandlerContext): Handlers {
+  const s = () => ctx.session;
+  return {
+    prompt: (c) => ({ disposition: s().prompt(c.message, c.images, c.streamingBehavior) }),
+    steer: (c) => ({ disposition: s().prompt(c.message, c.images, s().isStreaming ? "steer" : undefined) }),
+    follow_up: (c) => ({ disposition: s().prompt(c.message, c.images, s().isStreaming ? "followUp" : undefined) }),
+    abort: async () => {
+      await s().abort();
+    },
+    abort_and_prompt: async (c) => {
+      await s().abort();
+      return { disposition: s().prompt(c.message, c.images) };
+    },
+    new_session: notYet("new_session"),
+    get_state: () => getState(s()),
+    get_messages: () => ({ messages: s().messages() }),
+    set_todos: notYet("set_todos"),
+    set_host_tools: notYet("set_host_tools"),
+
+    set_model: (c) => {
+      const model = s().availableModels().find((m) => m.provider === c.provider && m.id === c.modelId);
+      if (!model) throw new PionError(`Model not found: ${c.provider}/${c.modelId}`, "not_found");
+      s().setModel(model);
+      return model;
+    },
+    cycle_model: () => {
+      const scoped = ctx.scopedModels.length > 0;
+      const pool = scoped ? ctx.scopedModels : s().availableModels();
+      if (pool.length <= 1) return null;
+      const cur = s().model;
+      const i = cur ? pool.findIndex((m) => m.provider === cur.provider && m.id === cur.id) : -1;
+      const next = pool[(i + 1) % pool.length]!;
+      s().setModel(next);
+      return { model: next, thinkingLevel: s().thinkingLevel, isScoped: scoped };
+    },
+    get_available_models: () => ({ models: s().availableModels() }),
+
+    set_thinking_level: (c) => {
+      s().setThinkingLevel(c.level);
+    },
+    cycle_thinking_level: () => {
+      const levels = s().availableThinkingLevels();
+      if (levels.length <= 1) return null;
+      const next = levels[(levels.indexOf(s().thinkingLevel) + 1) % levels.length]!;
+      return { level: s().setThinkingLevel(next) };
+    },
+    get_available_thinking_levels: () => ({ levels: s().availableThinkingLevels() }),
+
+    set_steering_mode: (c) => {
+      s().queues.steeringMode = c.mode;
+    },
+    set_follow_up_mode: (c) => {
+      s().queues.followUpMode = c.mode;
+    },
+    set_interrupt_mode: (c) => {
+      s().interruptMode = c.mode;
+    },
+    clear_queue: () => s().queues.clear(),
+
+    compact: notYet("compact"),
+    set_auto_compaction: (c) => {
+      s().autoCompaction = c.enabled;
+    },
+    set_auto_retry: (c) => {
+      s().autoRetry = c.enabled;
+    },
+    abort_retry: notYet("abort_retry"),
+
+    bash: notYet("bash"),
+    abort_bash: notYet("abort_bash"),
+
+    get_session_stats: notYet("get_session_stats"),
+    export_html: notYet("export_html"),
+    switch_session: notYet("switch_session"),
+    fork: notYet("fork"),
+    branch: notYet("branch"),
+    clone: notYet("clone"),
+    get_fork_messages: notYet("get_fork_messages"),
+    get_branch_messages: notYet("get_branch_messages"),
+    get_entries: notYet("get_entries"),
+    get_tree: notYet("get_tree"),
+    get_last_assistant_text: () => ({ text: s().lastAssistantText() }),
+    set_session_name: (c) => {
+      s().setName(c.name);
+    },
+    get_commands: notYet("get_commands"),
+    list_sessions: notYet("list_sessions"),
+    search_sessions: notYet("search_sessions"),
+
+    extension_ui_response: () => undefined,
+    host_tool_update: () => undefined,
+    host_tool_result: () => undefined,
+  };
+}
+
+function getState(s: AgentSession) {
+  const state: Record<string, unknown> = {
+    model: s.model ?? null,
+    thinkingLevel: s.thinkingLevel,
+    isStreaming: s.isStreaming,
+    isCompacting: false,
+    steeringMode: s.queues.steeringMode,
+    followUpMode: s.queues.followUpMode,
+    interruptMode: s.interruptMode,
+  };
+  if (s.file) state.sessionFile = s.file;
+  state.sessionId = s.sessionId;
+  if (s.name) state.sessionName = s.name;
+  state.autoCompactionEnabled = s.autoCompaction;
+  state.messageCount = s.messageCount();
+  state.pendingMessageCount = s.queues.size;
+  state.todoPhases = [];
+  return state;
+}

@@ -1,0 +1,113 @@
+import * as v from "valibot";
+import { COMMAND_SCHEMAS, describeIssues, isCommandType, SILENT_FRAMES, type Command } from "../protocol/commands.ts";
+import { failure, success } from "../protocol/responses.ts";
+import { errorMessage, PionError } from "../util/errors.ts";
+import { log } from "../util/log.ts";
+import { jsonLines } from "./jsonl.ts";
+import type { Writer } from "./writer.ts";
+
+export type Handler = (cmd: Command) => unknown;
+export type Handlers = { [K in Command["type"]]: (cmd: Extract<Command, { type: K }>) => unknown };
+
+/** Commands that act at once instead of waiting behind earlier commands. */
+const BYPASS: ReadonlySet<string> = new Set([
+  "abort",
+  "abort_bash",
+  "abort_retry",
+  "abort_and_prompt",
+  "extension_ui_response",
+  "host_tool_update",
+  "host_tool_result",
+]);
+
+/**
+ * Reads commands until EOF: each line is parsed, validated and dispatched; every
+ * non-blank line gets exactly one response (sub-protocol answers get none). Commands
+ * take effect in arrival order; a handler that starts long work answers when the work
+ * is accepted, so the queue keeps moving.
+ */
+export async function serveRpc(input: AsyncIterable<Uint8Array>, writer: Writer, handlers: Handlers): Promise<void> {
+  const queue = new SerialQueue();
+  for await (const rec of jsonLines(input)) {
+    if ("error" in rec) {
+      writer.write(failure(undefined, "parse", `Failed to parse command: ${rec.error}`));
+      continue;
+    }
+    const line = rec.line;
+    if (line.trim() === "") continue;
+    let json: unknown;
+    try {
+      json = JSON.parse(line);
+    } catch (err) {
+      writer.write(failure(undefined, "parse", `Failed to parse command: ${errorMessage(err)}`));
+      continue;
+    }
+    const cmd = validate(json);
+    if ("error" in cmd) {
+      writer.write(failure(cmd.id, cmd.command, cmd.error));
+      continue;
+    }
+    const run = () => dispatch(cmd.value, writer, handlers);
+    if (BYPASS.has(cmd.value.type)) void run();
+    else queue.push(run);
+  }
+  await queue.idle();
+}
+
+type Validated = { value: Command } | { error: string; id?: string; command: string };
+
+function validate(json: unknown): Validated {
+  if (typeof json !== "object" || json === null || Array.isArray(json)) {
+    return { command: "parse", error: "Failed to parse command: a command must be a JSON object" };
+  }
+  const rec = json as Record<string, unknown>;
+  const id = typeof rec.id === "string" ? rec.id : undefined;
+  const type = rec.type;
+  if (typeof type !== "string") {
+    return { id, command: "unknown", error: 'Invalid command: missing string field "type"' };
+  }
+  if (!isCommandType(type)) return { id, command: type, error: `Unknown command: ${type}` };
+  const parsed = v.safeParse(COMMAND_SCHEMAS[type], json);
+  if (!parsed.success) return { id, command: type, error: describeIssues(parsed.issues) };
+  return { value: parsed.output as Command };
+}
+
+async function dispatch(cmd: Command, writer: Writer, handlers: Handlers): Promise<void> {
+  const silent = SILENT_FRAMES.has(cmd.type);
+  const id = "id" in cmd && !silent ? cmd.id : undefined;
+  try {
+    const handler = handlers[cmd.type] as Handler;
+    const data = await handler(cmd);
+    if (!silent) await writer.write(success(id, cmd.type, data));
+  } catch (err) {
+    if (!(err instanceof PionError)) log("rpc", `${cmd.type} failed`, { error: errorMessage(err) });
+    if (!silent) await writer.write(failure(id, cmd.type, errorMessage(err)));
+  }
+}
+
+/** Runs tasks one after another; synchronous tasks run without a promise hop. */
+class SerialQueue {
+  private tasks: (() => unknown)[] = [];
+  private busy = false;
+  private waiters: (() => void)[] = [];
+
+  push(task: () => unknown): void {
+    this.tasks.push(task);
+    if (!this.busy) void this.drain();
+  }
+
+  private async drain(): Promise<void> {
+    this.busy = true;
+    while (this.tasks.length > 0) {
+      const r = this.tasks.shift()!();
+      if (r instanceof Promise) await r;
+    }
+    this.busy = false;
+    for (const w of this.waiters.splice(0)) w();
+  }
+
+  idle(): Promise<void> {
+    if (!this.busy && this.tasks.length === 0) return Promise.resolve();
+    return new Promise((r) => this.waiters.push(r));
+  }
+}

@@ -1,0 +1,85 @@
+import type { Message, UserMessage } from "../providers/types.ts";
+import type { AgentMessage, CompactionEntry, Entry } from "../store/entries.ts";
+
+/**
+ * Messages the model should see for a branch (root first). Pure and cheap: called before
+ * every model request. Entries before the newest compaction's `firstKeptEntryId` are
+ * replaced by its summary.
+ */
+export function buildContext(path: readonly Entry[]): AgentMessage[] {
+  let compactionAt = -1;
+  for (let i = path.length - 1; i >= 0; i--) {
+    if (path[i]!.type === "compaction") {
+      compactionAt = i;
+      break;
+    }
+  }
+  const out: AgentMessage[] = [];
+  let start = 0;
+  if (compactionAt >= 0) {
+    const c = path[compactionAt] as CompactionEntry;
+    out.push({ role: "compactionSummary", summary: c.summary, tokensBefore: c.tokensBefore, timestamp: Date.parse(c.timestamp) || Date.now() });
+    const kept = path.findIndex((e) => e.id === c.firstKeptEntryId);
+    // kept entries sit before the compaction entry on the path; then everything after it
+    if (kept >= 0 && kept < compactionAt) {
+      for (let i = kept; i < compactionAt; i++) pushEntry(out, path[i]!);
+    }
+    start = compactionAt + 1;
+  }
+  for (let i = start; i < path.length; i++) pushEntry(out, path[i]!);
+  return out;
+}
+
+function pushEntry(out: AgentMessage[], e: Entry): void {
+  if (e.type === "message") out.push(e.message);
+  else if (e.type === "custom_message") {
+    out.push({ role: "custom", customType: e.customType, content: e.content, display: e.display, details: e.details, timestamp: Date.parse(e.timestamp) || 0 });
+  } else if (e.type === "branch_summary") {
+    out.push({ role: "branchSummary", summary: e.summary, fromId: e.fromId, timestamp: Date.parse(e.timestamp) || 0 });
+  }
+}
+
+const userText = (text: string, timestamp: number): UserMessage => ({ role: "user", content: [{ type: "text", text }], timestamp });
+
+/** The coding-agent roles become plain user messages for the provider. */
+export function toLlmMessages(messages: readonly AgentMessage[]): Message[] {
+  const out: Message[] = [];
+  for (const m of messages) {
+    switch (m.role) {
+      case "user":
+      case "assistant":
+      case "toolResult":
+        out.push(m);
+        break;
+      case "bashExecution":
+        if (!m.excludeFromContext) out.push(userText(bashExecutionText(m.command, m.output, m.exitCode, m.cancelled, m.truncated, m.fullOutputPath), m.timestamp));
+        break;
+      case "custom":
+        out.push({ role: "user", content: typeof m.content === "string" ? [{ type: "text", text: m.content }] : m.content, timestamp: m.timestamp });
+        break;
+      case "compactionSummary":
+        out.push(userText(`The conversation so far was compacted. Summary of the earlier part:\n\n<summary>\n${m.summary}\n</summary>`, m.timestamp));
+        break;
+      case "branchSummary":
+        out.push(userText(`Summary of a branch of this conversation that was left:\n\n<summary>\n${m.summary}\n</summary>`, m.timestamp));
+        break;
+    }
+  }
+  return out;
+}
+
+export function bashExecutionText(
+  command: string,
+  output: string,
+  exitCode: number | undefined,
+  cancelled: boolean,
+  truncated: boolean,
+  fullOutputPath?: string,
+): string {
+  let text = `Ran \`${command}\`\n`;
+  text += output ? `\`\`\`\n${output}\n\`\`\`` : "(no output)";
+  if (cancelled) text += "\n\n(command cancelled)";
+  else if (exitCode !== undefined && exitCode !== 0) text += `\n\nCommand exited with code ${exitCode}`;
+  if (truncated && fullOutputPath) text += `\n\n[Output truncated. Full output: ${fullOutputPath}]`;
+  return text;
+}

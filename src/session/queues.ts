@@ -1,0 +1,49 @@
+import type { UserMessage } from "../providers/types.ts";
+
+export type QueueMode = "all" | "one-at-a-time";
+
+export interface Queued {
+  text: string;
+  message: UserMessage;
+}
+
+/** The steering and follow-up queues; `onChange` fires whenever either changes. */
+export class MessageQueues {
+  steering: Queued[] = [];
+  followUp: Queued[] = [];
+  steeringMode: QueueMode = "one-at-a-time";
+  followUpMode: QueueMode = "one-at-a-time";
+
+  constructor(private onChange: () => void) {}
+
+  get size(): number {
+    return this.steering.length + this.followUp.length;
+  }
+
+  add(kind: "steering" | "followUp", item: Queued): void {
+    this[kind].push(item);
+    this.onChange();
+  }
+
+  take(kind: "steering" | "followUp"): UserMessage[] {
+    const q = this[kind];
+    if (q.length === 0) return [];
+    const mode = kind === "steering" ? this.steeringMode : this.followUpMode;
+    const taken = mode === "all" ? q.splice(0) : q.splice(0, 1);
+    this.onChange();
+    return taken.map((t) => t.message);
+  }
+
+  clear(): { steering: string[]; followUp: string[] } {
+    const out = { steering: this.steering.map((q) => q.text), followUp: this.followUp.map((q) => q.text) };
+    const changed = this.size > 0;
+    this.steering = [];
+    this.followUp = [];
+    if (changed) this.onChange();
+    return out;
+  }
+
+  snapshot(): { steering: string[]; followUp: string[] } {
+    return { steering: this.steering.map((q) => q.text), followUp: this.followUp.map((q) => q.text) };
+  }
+}

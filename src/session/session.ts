@@ -1,0 +1,295 @@
+import type { AgentEvent } from "../agent/events.ts";
+import { runAgent } from "../agent/loop.ts";
+import type { ModelRegistry } from "../providers/models.ts";
+import { clampThinkingLevel, thinkingLevelsFor } from "../providers/thinking.ts";
+import type { AssistantMessage, ImageContent, LlmRequest, Model, StreamFn, TextContent, ThinkingLevel, UserMessage } from "../providers/types.ts";
+import { pathTo, type AgentMessage, type Entry, type SessionHeader } from "../store/entries.ts";
+import type { SessionStore } from "../store/store.ts";
+import type { Tool } from "../tools/tool.ts";
+import { PionError } from "../util/errors.ts";
+import { shortId, uuid } from "../util/id.ts";
+import { buildContext, toLlmMessages } from "./context.ts";
+import { MessageQueues, type QueueMode } from "./queues.ts";
+
+/** Domain events: the loop's events plus the session's own. `entryId` marks a persisted entry. */
+export type SessionEvent =
+  | (AgentEvent & { entryId?: string; willRetry?: boolean })
+  | { type: "agent_settled"; aborted: boolean }
+  | { type: "queue_update"; steering: string[]; followUp: string[] }
+  | { type: "session_info_changed"; name: string | undefined; entryId: string }
+  | { type: "thinking_level_changed"; level: ThinkingLevel };
+
+export interface SessionOptions {
+  store: SessionStore;
+  stream: StreamFn;
+  models: ModelRegistry;
+  tools: () => ReadonlyMap<string, Tool>;
+  systemPrompt: (tools: readonly Tool[]) => string;
+  cwd: string;
+  model?: Model;
+  thinkingLevel: ThinkingLevel;
+  steeringMode: QueueMode;
+  followUpMode: QueueMode;
+  interruptMode: "immediate" | "wait";
+  autoCompaction: boolean;
+  autoRetry: boolean;
+  idleTimeoutMs?: number;
+  /** JSONL path for a new session, or undefined when nothing goes to disk. */
+  fileFor: (header: SessionHeader) => string | undefined;
+}
+
+/** An entry before the session gives it an id, parent and time. */
+type EntryInput = Entry extends infer E ? (E extends Entry ? Omit<E, "id" | "parentId" | "timestamp"> : never) : never;
+
+export type Disposition = "started" | "queued" | "handled";
+
+/**
+ * One live session: its entries and leaf, model and thinking level, queues, and the
+ * run in progress. Every finished message is committed to the store before the event
+ * announcing it is emitted.
+ */
+export class AgentSession {
+  header!: SessionHeader;
+  file: string | undefined;
+  name: string | undefined;
+  model: Model | undefined;
+  thinkingLevel: ThinkingLevel;
+  interruptMode: "immediate" | "wait";
+  autoCompaction: boolean;
+  autoRetry: boolean;
+  readonly queues: MessageQueues;
+
+  private byId = new Map<string, Entry>();
+  private leafId: string | null = null;
+  private run: { controller: AbortController; done: Promise<void> } | undefined;
+  private listeners: ((e: SessionEvent) => void | Promise<void>)[] = [];
+
+  constructor(private opts: SessionOptions) {
+    this.model = opts.model;
+    this.thinkingLevel = clampThinkingLevel(opts.model, opts.thinkingLevel);
+    this.interruptMode = opts.interruptMode;
+    this.autoCompaction = opts.autoCompaction;
+    this.autoRetry = opts.autoRetry;
+    this.queues = new MessageQueues(() => void this.emit({ type: "queue_update", ...this.queues.snapshot() }));
+    this.queues.steeringMode = opts.steeringMode;
+    this.queues.followUpMode = opts.followUpMode;
+    this.startNew();
+  }
+
+  subscribe(fn: (e: SessionEvent) => void | Promise<void>): void {
+    this.listeners.push(fn);
+  }
+
+  private emit(e: SessionEvent): void | Promise<void> {
+    let wait: Promise<void> | undefined;
+    for (const l of this.listeners) {
+      const p = l(e);
+      if (p) wait = p;
+    }
+    return wait;
+  }
+
+  get sessionId(): string {
+    return this.header.id;
+  }
+
+  get isStreaming(): boolean {
+    return this.run !== undefined;
+  }
+
+  /** Wait for the run in progress (if any) to settle. */
+  async idle(): Promise<void> {
+    while (this.run) await this.run.done;
+  }
+
+  startNew(parentSession?: string): void {
+    this.header = { type: "session", version: 3, id: uuid(), timestamp: new Date().toISOString(), cwd: this.opts.cwd };
+    if (parentSession) this.header.parentSession = parentSession;
+    this.file = this.opts.fileFor(this.header);
+    this.opts.store.createSession(this.header, this.file);
+    this.byId = new Map();
+    this.leafId = null;
+    this.name = undefined;
+  }
+
+  // ---- entries
+
+  entries(): Entry[] {
+    return this.opts.store.entries(this.sessionId);
+  }
+
+  get leaf(): string | null {
+    return this.leafId;
+  }
+
+  private append(partial: EntryInput): Entry {
+    const entry = { ...partial, id: shortId(this.byId), parentId: this.leafId, timestamp: new Date().toISOString() } as Entry;
+    this.opts.store.append(this.sessionId, entry);
+    this.byId.set(entry.id, entry);
+    this.leafId = entry.id;
+    return entry;
+  }
+
+  branchPath(): Entry[] {
+    return pathTo(this.byId, this.leafId);
+  }
+
+  messages(): AgentMessage[] {
+    return buildContext(this.branchPath());
+  }
+
+  lastAssistantText(): string | null {
+    const msgs = this.messages();
+    for (let i = msgs.length - 1; i >= 0; i--) {
+      const m = msgs[i]!;
+      if (m.role !== "assistant") continue;
+      const text = m.content.filter((c): c is TextContent => c.type === "text").map((c) => c.text).join("");
+      if (text) return text;
+    }
+    return null;
+  }
+
+  setName(name: string): string {
+    const trimmed = name.trim();
+    if (!trimmed) throw new PionError("Session name cannot be empty", "invalid_argument");
+    const entry = this.append({ type: "session_info", name: trimmed });
+    this.name = trimmed;
+    void this.emit({ type: "session_info_changed", name: trimmed, entryId: entry.id });
+    return trimmed;
+  }
+
+  // ---- model and thinking
+
+  setModel(model: Model): void {
+    const hadThinking = this.thinkingLevel;
+    this.model = model;
+    this.append({ type: "model_change", provider: model.provider, modelId: model.id });
+    const clamped = clampThinkingLevel(model, hadThinking);
+    if (clamped !== hadThinking) this.setThinkingLevel(clamped);
+  }
+
+  setThinkingLevel(level: ThinkingLevel): ThinkingLevel {
+    const clamped = clampThinkingLevel(this.model, level);
+    if (clamped === this.thinkingLevel) return clamped;
+    this.thinkingLevel = clamped;
+    this.append({ type: "thinking_level_change", thinkingLevel: clamped });
+    void this.emit({ type: "thinking_level_changed", level: clamped });
+    return clamped;
+  }
+
+  availableThinkingLevels(): ThinkingLevel[] {
+    return thinkingLevelsFor(this.model);
+  }
+
+  availableModels(): Model[] {
+    return this.opts.models.available();
+  }
+
+  // ---- prompting
+
+  userMessage(text: string, images?: ImageContent[]): UserMessage {
+    const content: (TextContent | ImageContent)[] = [{ type: "text", text }];
+    if (images) content.push(...images);
+    return { role: "user", content, timestamp: Date.now() };
+  }
+
+  /** Start a run, or queue the message when one is active (the caller chose how). */
+  prompt(text: string, images: ImageContent[] | undefined, whileStreaming?: "steer" | "followUp"): Disposition {
+    const message = this.userMessage(text, images);
+    if (this.run) {
+      if (!whileStreaming) {
+        throw new PionError(
+          "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message.",
+          "busy",
+        );
+      }
+      this.queues.add(whileStreaming === "steer" ? "steering" : "followUp", { text, message });
+      return "queued";
+    }
+    this.checkCanPrompt(images);
+    this.startRun([message]);
+    return "started";
+  }
+
+  private checkCanPrompt(images?: ImageContent[]): void {
+    const model = this.model;
+    if (!model) throw new PionError("No model selected. Configure one with --model or set_model.", "no_model");
+    if (this.opts.models.apiKey(model.provider) === undefined) {
+      throw new PionError(`No API key found for provider "${model.provider}".`, "no_api_key");
+    }
+    if (images?.length && !model.input.includes("image")) {
+      throw new PionError(`Model ${model.provider}/${model.id} does not accept images.`, "invalid_argument");
+    }
+  }
+
+  abort(): Promise<void> {
+    this.run?.controller.abort();
+    return this.idle();
+  }
+
+  private startRun(prompts: AgentMessage[]): void {
+    const controller = new AbortController();
+    const run = { controller, done: Promise.resolve() };
+    this.run = run;
+    run.done = this.execute(prompts, controller.signal).finally(() => {
+      if (this.run === run) this.run = undefined;
+    });
+  }
+
+  private async execute(prompts: AgentMessage[], signal: AbortSignal): Promise<void> {
+    let aborted = false;
+    try {
+      // Start on the next macrotask, so the command's response is written before agent_start.
+      await new Promise<void>((r) => setImmediate(r));
+      await runAgent(this.messages(), prompts, {
+        stream: this.opts.stream,
+        tools: this.opts.tools,
+        emit: (e) => this.onAgentEvent(e),
+        buildRequest: (context) => this.buildRequest(context),
+        nextSteering: () => this.queues.take("steering"),
+        nextFollowUp: () => this.queues.take("followUp"),
+        interruptMode: () => this.interruptMode,
+        hasPendingSteering: () => this.queues.steering.length > 0,
+        cwd: this.opts.cwd,
+      }, signal);
+    } finally {
+      aborted = signal.aborted;
+      await this.emit({ type: "agent_settled", aborted });
+    }
+  }
+
+  private onAgentEvent(e: AgentEvent): void | Promise<void> {
+    if (e.type === "message_end") {
+      // persist before announce
+      const entry = this.append({ type: "message", message: e.message });
+      return this.emit({ ...e, entryId: entry.id });
+    }
+    if (e.type === "agent_end") return this.emit({ ...e, willRetry: false });
+    return this.emit(e);
+  }
+
+  private buildRequest(context: readonly AgentMessage[]): LlmRequest {
+    const model = this.model!;
+    const tools = [...this.opts.tools().values()];
+    return {
+      model,
+      apiKey: this.opts.models.apiKey(model.provider),
+      systemPrompt: this.opts.systemPrompt(tools),
+      messages: toLlmMessages(context),
+      tools: tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })),
+      thinkingLevel: this.thinkingLevel,
+      sessionId: this.sessionId,
+      idleTimeoutMs: this.opts.idleTimeoutMs,
+    };
+  }
+
+  messageCount(): number {
+    return this.messages().length;
+  }
+
+  lastAssistant(): AssistantMessage | undefined {
+    const msgs = this.messages();
+    for (let i = msgs.length - 1; i >= 0; i--) if (msgs[i]!.role === "assistant") return msgs[i] as AssistantMessage;
+    return undefined;
+  }
+}

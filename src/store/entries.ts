@@ -1,0 +1,250 @@
+import type { ImageContent, Message, TextContent } from "../providers/types.ts";
+import { shortId } from "../util/id.ts";
+
+/** A shell command the host ran with the `bash` RPC command. */
+export interface BashExecutionMessage {
+  role: "bashExecution";
+  command: string;
+  output: string;
+  exitCode: number | undefined;
+  cancelled: boolean;
+  truncated: boolean;
+  fullOutputPath?: string;
+  excludeFromContext?: boolean;
+  timestamp: number;
+}
+
+export interface CustomMessage {
+  role: "custom";
+  customType: string;
+  content: string | (TextContent | ImageContent)[];
+  display: boolean;
+  details?: unknown;
+  timestamp: number;
+}
+
+export interface BranchSummaryMessage {
+  role: "branchSummary";
+  summary: string;
+  fromId: string;
+  timestamp: number;
+}
+
+export interface CompactionSummaryMessage {
+  role: "compactionSummary";
+  summary: string;
+  tokensBefore: number;
+  timestamp: number;
+}
+
+/** Every message the session keeps; only `Message` reaches a provider unconverted. */
+export type AgentMessage = Message | BashExecutionMessage | CustomMessage | BranchSummaryMessage | CompactionSummaryMessage;
+
+export interface SessionHeader {
+  type: "session";
+  version: 3;
+  id: string;
+  timestamp: string;
+  cwd: string;
+  parentSession?: string;
+}
+
+interface EntryBase {
+  id: string;
+  parentId: string | null;
+  timestamp: string;
+}
+
+export interface MessageEntry extends EntryBase {
+  type: "message";
+  message: AgentMessage;
+}
+export interface ModelChangeEntry extends EntryBase {
+  type: "model_change";
+  provider: string;
+  modelId: string;
+}
+export interface ThinkingLevelChangeEntry extends EntryBase {
+  type: "thinking_level_change";
+  thinkingLevel: string;
+}
+export interface CompactionEntry extends EntryBase {
+  type: "compaction";
+  summary: string;
+  firstKeptEntryId: string;
+  tokensBefore: number;
+  details?: unknown;
+  fromHook?: boolean;
+}
+export interface BranchSummaryEntry extends EntryBase {
+  type: "branch_summary";
+  fromId: string;
+  summary: string;
+  details?: unknown;
+  fromHook?: boolean;
+}
+export interface CustomEntry extends EntryBase {
+  type: "custom";
+  customType: string;
+  data?: unknown;
+}
+export interface CustomMessageEntry extends EntryBase {
+  type: "custom_message";
+  customType: string;
+  content: string | (TextContent | ImageContent)[];
+  display: boolean;
+  details?: unknown;
+}
+export interface LabelEntry extends EntryBase {
+  type: "label";
+  targetId: string;
+  label: string | undefined;
+}
+export interface SessionInfoEntry extends EntryBase {
+  type: "session_info";
+  name?: string;
+}
+
+export type Entry =
+  | MessageEntry
+  | ModelChangeEntry
+  | ThinkingLevelChangeEntry
+  | CompactionEntry
+  | BranchSummaryEntry
+  | CustomEntry
+  | CustomMessageEntry
+  | LabelEntry
+  | SessionInfoEntry;
+
+/** Entries on the path from the root to `leafId`, root first. Iterative: sessions can be 100k deep. */
+export function pathTo(byId: ReadonlyMap<string, Entry>, leafId: string | null): Entry[] {
+  const path: Entry[] = [];
+  const seen = new Set<string>();
+  for (let e = leafId ? byId.get(leafId) : undefined; e && !seen.has(e.id); e = e.parentId ? byId.get(e.parentId) : undefined) {
+    seen.add(e.id);
+    path.push(e);
+  }
+  return path.reverse();
+}
+
+/** 8 lowercase hex chars not in `existing` (ids are unique per session). */
+export function newEntryId(existing: ReadonlySet<string>): string {
+  return shortId(existing);
+}
+
+export interface LabelInfo {
+  label: string;
+  timestamp: string;
+}
+
+/** Current label per target id: the latest `label` entry wins, an empty label clears. */
+export function collectLabels(entries: readonly Entry[]): Map<string, LabelInfo> {
+  const labels = new Map<string, LabelInfo>();
+  for (const e of entries) {
+    if (e.type !== "label") continue;
+    if (e.label) labels.set(e.targetId, { label: e.label, timestamp: e.timestamp });
+    else labels.delete(e.targetId);
+  }
+  return labels;
+}
+
+export interface TreeNode {
+  entry: Entry;
+  children: TreeNode[];
+  label?: string;
+  labelTimestamp?: string;
+}
+
+/**
+ * The session as a forest. Roots are entries without a parent and orphans whose parent is
+ * missing; children are ordered oldest first. Iterative: a linear session is as deep as it is long.
+ */
+export function buildTree(entries: readonly Entry[], labels: ReadonlyMap<string, LabelInfo> = collectLabels(entries)): TreeNode[] {
+  const nodes = new Map<string, TreeNode>();
+  for (const entry of entries) {
+    const node: TreeNode = { entry, children: [] };
+    const l = labels.get(entry.id);
+    if (l) {
+      node.label = l.label;
+      node.labelTimestamp = l.timestamp;
+    }
+    nodes.set(entry.id, node);
+  }
+  const roots: TreeNode[] = [];
+  for (const entry of entries) {
+    const node = nodes.get(entry.id);
+    if (!node || node.entry !== entry) continue; // a duplicate id: the later entry won the map
+    const parent = entry.parentId !== null && entry.parentId !== entry.id ? nodes.get(entry.parentId) : undefined;
+    (parent ? parent.children : roots).push(node);
+  }
+  const time = (n: TreeNode) => Date.parse(n.entry.timestamp) || 0;
+  const stack = [...roots];
+  for (let node = stack.pop(); node; node = stack.pop()) {
+    if (node.children.length > 1) node.children.sort((a, b) => time(a) - time(b));
+    for (const child of node.children) stack.push(child);
+  }
+  return roots;
+}
+
+/**
+ * JSON text of `nodes`, equal to `JSON.stringify(nodes)` but with an explicit stack, because the
+ * engine's JSON.stringify throws on trees deeper than about 20k levels.
+ */
+export function serializeTree(nodes: readonly TreeNode[]): string {
+  interface Frame {
+    node: TreeNode | undefined;
+    children: readonly TreeNode[];
+    next: number;
+  }
+  const out: string[] = ["["];
+  const stack: Frame[] = [{ node: undefined, children: nodes, next: 0 }];
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1]!;
+    if (top.next < top.children.length) {
+      if (top.next > 0) out.push(",");
+      const child = top.children[top.next++]!;
+      out.push('{"entry":', JSON.stringify(child.entry), ',"children":[');
+      stack.push({ node: child, children: child.children, next: 0 });
+      continue;
+    }
+    stack.pop();
+    out.push("]");
+    const n = top.node;
+    if (!n) continue;
+    if (n.label !== undefined) out.push(',"label":', JSON.stringify(n.label));
+    if (n.labelTimestamp !== undefined) out.push(',"labelTimestamp":', JSON.stringify(n.labelTimestamp));
+    out.push("}");
+  }
+  return out.join("");
+}
+
+/** Text blocks of a message's content joined by a space, as session lists show it. */
+export function contentText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  const parts: string[] = [];
+  for (const block of content as unknown[]) {
+    if (typeof block === "object" && block !== null && "type" in block && block.type === "text" && "text" in block && typeof block.text === "string") {
+      parts.push(block.text);
+    }
+  }
+  return parts.join(" ");
+}
+
+/** What full-text search indexes for an entry: user/assistant text, bash command and output. */
+export function searchableText(entry: Entry): { role: string; text: string } | undefined {
+  if (entry.type !== "message") return undefined;
+  const m = entry.message;
+  if (m.role === "user" || m.role === "assistant") {
+    const text = contentText(m.content);
+    return text ? { role: m.role, text } : undefined;
+  }
+  if (m.role === "bashExecution") return { role: m.role, text: `${m.command}\n${m.output}` };
+  return undefined;
+}
+
+/** The text of a user message entry, or undefined for anything else or an empty text. */
+export function userText(entry: Entry): string | undefined {
+  if (entry.type !== "message" || entry.message.role !== "user") return undefined;
+  return contentText(entry.message.content) || undefined;
+}

@@ -1,0 +1,103 @@
+import type { Entry, SessionHeader } from "./entries.ts";
+
+export interface SessionMeta {
+  header: SessionHeader;
+  /** Path of the JSONL export, or undefined when nothing is written to disk. */
+  file?: string;
+  name?: string;
+  leafId: string | null;
+}
+
+/** A slice of a session's entries in append order. */
+export interface EntryPage {
+  entries: Entry[];
+  /** True when entries after the last returned one exist. */
+  hasMore: boolean;
+}
+
+export interface SessionSummary {
+  sessionId: string;
+  file: string | undefined;
+  cwd: string;
+  name: string | undefined;
+  /** Text of the first user message, undefined when there is none yet. */
+  firstMessage: string | undefined;
+  /** Number of `message` entries, every role counted, as the reference does. */
+  messageCount: number;
+  /** ISO timestamps: the header's, and the newest entry's (or the header's). */
+  createdAt: string;
+  updatedAt: string;
+  parentSession: string | undefined;
+}
+
+export interface ListSessionsOptions {
+  cwd?: string;
+  /** Default 50. */
+  limit?: number;
+  /** `nextCursor` of the previous page. */
+  cursor?: string;
+}
+
+export interface SessionList {
+  /** Newest first by `updatedAt`. */
+  sessions: SessionSummary[];
+  /** Opaque; absent on the last page. */
+  nextCursor?: string;
+}
+
+export interface SearchOptions {
+  /** Words to find (all of them); the last one also matches as a prefix. */
+  query: string;
+  cwd?: string;
+  /** Default 20. */
+  limit?: number;
+}
+
+export interface SearchHit {
+  sessionId: string;
+  sessionFile: string | undefined;
+  entryId: string;
+  /** "user", "assistant" or "bashExecution". */
+  role: string;
+  snippet: string;
+  /** The entry's ISO timestamp. */
+  timestamp: string;
+}
+
+/**
+ * The session port. Every append is committed before it returns, so the caller may
+ * announce the entry right after. Entries are never updated or deleted; only the session
+ * row (leaf pointer, name, counters) changes.
+ *
+ * Failures are `PionError`s with codes: `unknown_session`, `unknown_entry`, `session_exists`,
+ * `duplicate_entry`, `session_locked`, `invalid_cursor`.
+ */
+export interface SessionStore {
+  createSession(header: SessionHeader, file?: string): void;
+  getSession(sessionId: string): SessionMeta | undefined;
+  /** Appends one entry and moves the leaf to it. */
+  append(sessionId: string, entry: Entry): void;
+  /** Appends in one transaction (imports, forks); the leaf moves to the last one. */
+  appendMany(sessionId: string, entries: readonly Entry[]): void;
+  /** All entries in append order. */
+  entries(sessionId: string): Entry[];
+  /** Entries strictly after `sinceId` in append order; `unknown_entry` when `sinceId` is not in the session. */
+  entriesSince(sessionId: string, sinceId: string, limit?: number): EntryPage;
+  /** The first `limit` entries; continue with `entriesSince(lastId)`. */
+  entriesPage(sessionId: string, limit: number): EntryPage;
+  entryCount(sessionId: string): number;
+  getEntry(sessionId: string, entryId: string): Entry | undefined;
+  /** `leafId` must be an entry of the session, or null before the first entry. */
+  setLeaf(sessionId: string, leafId: string | null): void;
+  listSessions(options?: ListSessionsOptions): SessionList;
+  searchSessions(options: SearchOptions): SearchHit[];
+  findSessionByFile(path: string): SessionMeta | undefined;
+  /**
+   * Claims the session for writing by this process. Fails with `session_locked`, naming the
+   * pid, while another live process holds it; a lock left by a dead process is taken over.
+   */
+  acquireSession(sessionId: string): void;
+  releaseSession(sessionId: string): void;
+  /** Releases this instance's locks and closes. */
+  close(): void;
+}

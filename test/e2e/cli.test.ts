@@ -1,0 +1,55 @@
+import { describe, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
+import { BINARY, Pion, runPion, tempDirs } from "../support/pion.ts";
+
+describe("command line", () => {
+  const cases: [string, string[], RegExp][] = [
+    ["unknown flag", ["--mode", "rpc", "--bogus"], /Unknown option: --bogus/],
+    ["missing value", ["--mode", "rpc", "--model"], /--model needs a value/],
+    ["unknown mode", ["--mode", "nope"], /unknown mode "nope"/],
+    ["@file in rpc mode", ["--mode", "rpc", "@notes.md"], /@file arguments are not supported in RPC mode/],
+    ["unknown model", ["--mode", "rpc", "--model", "no-such-model-anywhere"], /Model not found/],
+  ];
+  for (const [name, args, err] of cases) {
+    test.concurrent(`${name}: one line on stderr, non-zero exit, nothing on stdout`, async () => {
+      const r = await runPion(args, tempDirs());
+      expect(r.code).not.toBe(0);
+      expect(r.stdout).toBe("");
+      expect(r.stderr).toMatch(err);
+      expect(r.stderr.trim().split("\n").length).toBe(1);
+    });
+  }
+
+  test.concurrent("--version and --help", async () => {
+    const v = await runPion(["--version"], tempDirs());
+    expect(v.code).toBe(0);
+    expect(v.stdout).toMatch(/^\d+\.\d+\.\d+\+\S+\n$/);
+    const h = await runPion(["--help"], tempDirs());
+    expect(h.code).toBe(0);
+    expect(h.stdout).toContain("--mode");
+    expect(h.stdout).toContain("--models");
+  });
+
+  test.concurrent("an invalid models.json is a clear startup error naming the file", async () => {
+    const dirs = tempDirs();
+    await Bun.write(`${dirs.home}/models.json`, '{"providers":{"x":{"baseUrl":"http://h","models":[{"name":"no id"}]}}}');
+    const r = await runPion(["--mode", "rpc"], dirs);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("models.json");
+    expect(r.stderr).toContain("id");
+  });
+});
+
+describe("compiled binary", () => {
+  const built = existsSync(BINARY);
+  // CI builds the binary before the tests; locally it may be missing.
+  test.skipIf(!built && !process.env.CI)("dist/pion answers get_state from another directory", async () => {
+    expect(built).toBe(true);
+    const p = new Pion({ binary: true });
+    const st = await p.request({ type: "get_state" });
+    expect(st).toMatchObject({ type: "response", command: "get_state", success: true });
+    expect(await p.close()).toBe(0);
+    const v = await runPion(["--version"], { ...tempDirs(), binary: true });
+    expect(v.stdout).toMatch(/^\d+\.\d+\.\d+\+/);
+  });
+});

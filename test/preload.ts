@@ -1,0 +1,11 @@
+import { afterAll } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const home = mkdtempSync(join(tmpdir(), "pion-test-"));
+process.env.PION_HOME = home;
+for (const key of Object.keys(process.env)) {
+  if (/_API_KEY$|_BASE_URL$/.test(key)) delete process.env[key]; // tests must opt in to a model
+}
+afterAll(() => rmSync(home, { recursive: true, force: true }));

@@ -1,0 +1,310 @@
+/**
+ * A fake LLM server for tests: the real Anthropic and OpenAI SDKs talk to it over HTTP.
+ *
+ * Each request to a known endpoint takes the next scripted reply and streams it as SSE in the
+ * format of the API the path names. No scripted reply left, an unknown path or a failing
+ * `onRequest` hook answers HTTP 500 with `x-should-retry: false`, so an unexpected request
+ * fails loudly instead of being retried by the SDK.
+ */
+import {
+  encodeAnthropic,
+  encodeCompletions,
+  encodeResponses,
+  randomId,
+  type Frame,
+  type StreamPlan,
+} from "./fake-provider/encoders.ts";
+
+export type FakeApi = "anthropic-messages" | "openai-completions" | "openai-responses";
+
+export type FakeBlock =
+  | { type: "text"; /** An array gives the individual deltas. */ text: string | string[] }
+  | { type: "thinking"; thinking: string | string[]; /** Anthropic signature / Responses encrypted_content. */ signature?: string }
+  | {
+      type: "toolCall";
+      /** Default: toolu_… for Anthropic, call_… for OpenAI. */
+      id?: string;
+      name: string;
+      /** An object is JSON-encoded; a string is sent verbatim (it may be invalid JSON). */
+      arguments: Record<string, unknown> | string;
+      /** Split the JSON text into this many argument deltas. Default 1. */
+      fragments?: number;
+    };
+
+/**
+ * `input` counts prompt tokens neither read from nor written to the cache (Anthropic `input_tokens`).
+ * OpenAI replies report `prompt_tokens`/`input_tokens` = input + cacheRead + cacheWrite, with
+ * `cached_tokens` = cacheRead and `cache_write_tokens` = cacheWrite. Defaults: input 10, output 5, caches 0.
+ */
+export interface FakeUsage {
+  input?: number;
+  output?: number;
+  cacheRead?: number;
+  cacheWrite?: number;
+}
+
+/** Chunks are SSE events (an OpenAI `data: [DONE]` counts as one). */
+export interface FakeTiming {
+  /** Wait before each chunk. */
+  chunkDelayMs?: number;
+  /** Send this many chunks, then nothing more while keeping the connection open. */
+  stallAfterChunks?: number;
+  /** Send this many chunks, then reset the connection (the client sees a network error). */
+  disconnectAfterChunks?: number;
+}
+
+export type FakeReply =
+  | ({
+      kind?: "message";
+      blocks: FakeBlock[];
+      usage?: FakeUsage;
+      /** Default: "toolUse" when a toolCall block is present, else "stop". */
+      stopReason?: "stop" | "length" | "toolUse";
+    } & FakeTiming)
+  | {
+      kind: "http_error";
+      status: number;
+      /** Replaces the provider-shaped error body entirely. */
+      body?: unknown;
+      /** Used in the default body. */
+      message?: string;
+      errorType?: string;
+      headers?: Record<string, string>;
+    }
+  | ({
+      kind: "stream_error";
+      /** Streamed completely before the error. */
+      afterBlocks?: FakeBlock[];
+      message: string;
+      /** Anthropic `error.type` (default overloaded_error), OpenAI `error.type`/`code` (default server_error). */
+      errorType?: string;
+    } & FakeTiming);
+
+export interface FakeRequest {
+  /** Undefined for a path the fake does not serve. */
+  api: FakeApi | undefined;
+  path: string;
+  method: string;
+  /** Lower-cased names. */
+  headers: Record<string, string>;
+  /** Parsed JSON, or the raw text when the body is not JSON. */
+  body: unknown;
+}
+
+export interface FakeProviderOptions {
+  replies?: FakeReply[];
+  /** Runs before a reply is taken; a throw answers HTTP 500 and is added to `failures`. */
+  onRequest?: (req: FakeRequest) => void;
+}
+
+export interface FakeProvider extends Disposable, AsyncDisposable {
+  /** `http://127.0.0.1:PORT`, no trailing slash and no /v1. */
+  readonly url: string;
+  readonly requests: FakeRequest[];
+  /** Why the fake refused a request: empty queue, unknown path, failed hook. */
+  readonly failures: string[];
+  /** Scripted replies not yet taken. */
+  readonly remaining: number;
+  enqueue(...replies: FakeReply[]): void;
+  /** Resolves with `requests` once at least `n` have arrived. */
+  waitForRequests(n: number, timeoutMs?: number): Promise<FakeRequest[]>;
+  stop(): Promise<void>;
+}
+
+const encoders: Record<FakeApi, (plan: StreamPlan) => Frame[]> = {
+  "anthropic-messages": encodeAnthropic,
+  "openai-completions": encodeCompletions,
+  "openai-responses": encodeResponses,
+};
+
+export function startFakeProvider(opts: FakeProviderOptions = {}): FakeProvider {
+  const queue: FakeReply[] = [...(opts.replies ?? [])];
+  const requests: FakeRequest[] = [];
+  const failures: string[] = [];
+  let waiters: { n: number; resolve: () => void }[] = [];
+
+  const refuse = (api: FakeApi | undefined, message: string): Response => {
+    failures.push(message);
+    return errorResponse(api, 500, { message, errorType: "api_error", headers: { "x-should-retry": "false" } });
+  };
+
+  const server = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    async fetch(httpReq) {
+      const path = new URL(httpReq.url).pathname;
+      const api = httpReq.method === "POST" ? apiForPath(path) : undefined;
+      const text = await httpReq.text();
+      const req: FakeRequest = {
+        api,
+        path,
+        method: httpReq.method,
+        headers: Object.fromEntries(httpReq.headers),
+        body: parseJsonOrText(text),
+      };
+      requests.push(req);
+      waiters = waiters.filter((w) => (requests.length >= w.n ? (w.resolve(), false) : true));
+
+      if (!api) return refuse(undefined, `fake provider: no endpoint for ${httpReq.method} ${path}`);
+      try {
+        opts.onRequest?.(req);
+      } catch (err) {
+        return refuse(api, `fake provider: onRequest failed: ${err instanceof Error ? err.message : String(err)}`);
+      }
+      const body = req.body;
+      if (!isRecord(body) || body.stream !== true) {
+        return refuse(api, "fake provider: only streaming requests (stream: true) are supported");
+      }
+      const reply = queue.shift();
+      if (!reply) return refuse(api, `fake provider: no scripted reply left for request #${requests.length} (${path})`);
+      if (reply.kind === "http_error") return errorResponse(api, reply.status, reply);
+      return streamResponse(encoders[api](toPlan(reply, body)), reply);
+    },
+  });
+  const url = `http://127.0.0.1:${server.port}`;
+  const stop = () => server.stop(true);
+
+  return {
+    url,
+    requests,
+    failures,
+    get remaining() {
+      return queue.length;
+    },
+    enqueue: (...replies) => void queue.push(...replies),
+    waitForRequests(n, timeoutMs = 5000) {
+      if (requests.length >= n) return Promise.resolve(requests);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(
+          () => reject(new Error(`fake provider: ${requests.length} of ${n} requests after ${timeoutMs} ms`)),
+          timeoutMs,
+        );
+        waiters.push({ n, resolve: () => (clearTimeout(timer), resolve(requests)) });
+      });
+    },
+    stop,
+    [Symbol.dispose]: () => void stop(),
+    [Symbol.asyncDispose]: stop,
+  };
+}
+
+function apiForPath(path: string): FakeApi | undefined {
+  const p = path.replace(/\/+$/, "");
+  if (p.endsWith("/messages")) return "anthropic-messages";
+  if (p.endsWith("/chat/completions")) return "openai-completions";
+  if (p.endsWith("/responses")) return "openai-responses";
+  return undefined;
+}
+
+function toPlan(reply: Exclude<FakeReply, { kind: "http_error" }>, body: Record<string, unknown>): StreamPlan {
+  const model = typeof body.model === "string" ? body.model : "fake-model";
+  const streamOptions = body.stream_options;
+  const includeUsage = isRecord(streamOptions) && streamOptions.include_usage === true;
+  if (reply.kind === "stream_error") {
+    return {
+      model,
+      includeUsage,
+      blocks: reply.afterBlocks ?? [],
+      usage: fullUsage(undefined),
+      stopReason: "stop",
+      error: { message: reply.message, errorType: reply.errorType },
+    };
+  }
+  const hasTool = reply.blocks.some((b) => b.type === "toolCall");
+  return {
+    model,
+    includeUsage,
+    blocks: reply.blocks,
+    usage: fullUsage(reply.usage),
+    stopReason: reply.stopReason ?? (hasTool ? "toolUse" : "stop"),
+  };
+}
+
+const fullUsage = (u: FakeUsage | undefined): Required<FakeUsage> => ({
+  input: u?.input ?? 10,
+  output: u?.output ?? 5,
+  cacheRead: u?.cacheRead ?? 0,
+  cacheWrite: u?.cacheWrite ?? 0,
+});
+
+const DISCONNECT_FLUSH_MS = 20;
+
+function streamResponse(frames: Frame[], timing: FakeTiming): Response {
+  const enc = new TextEncoder();
+  let cancelled = false;
+  const body = new ReadableStream<Uint8Array>({
+    async start(ctl) {
+      for (const [i, frame] of frames.entries()) {
+        if (i === timing.stallAfterChunks) return;
+        if (i === timing.disconnectAfterChunks) {
+          // Erroring the body resets the socket and drops whatever Bun has not written yet, so give the
+          // chunks already enqueued time to reach the client first. error() without a reason: Bun logs reasons.
+          await Bun.sleep(DISCONNECT_FLUSH_MS);
+          ctl.error();
+          return;
+        }
+        if (timing.chunkDelayMs) await Bun.sleep(timing.chunkDelayMs);
+        if (cancelled) return;
+        ctl.enqueue(enc.encode(frame));
+      }
+      ctl.close();
+    },
+    cancel() {
+      cancelled = true;
+    },
+  });
+  return new Response(body, {
+    headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" },
+  });
+}
+
+const anthropicErrorTypes: Record<number, string> = {
+  400: "invalid_request_error",
+  401: "authentication_error",
+  403: "permission_error",
+  404: "not_found_error",
+  413: "request_too_large",
+  429: "rate_limit_error",
+  500: "api_error",
+  504: "timeout_error",
+  529: "overloaded_error",
+};
+const openaiErrorTypes: Record<number, string> = {
+  400: "invalid_request_error",
+  401: "invalid_request_error",
+  403: "invalid_request_error",
+  404: "invalid_request_error",
+  429: "rate_limit_exceeded",
+  500: "server_error",
+  503: "server_error",
+};
+
+function errorResponse(
+  api: FakeApi | undefined,
+  status: number,
+  o: { body?: unknown; message?: string; errorType?: string; headers?: Record<string, string> },
+): Response {
+  const message = o.message ?? (status === 529 ? "Overloaded" : `fake provider: HTTP ${status}`);
+  const requestId = randomId("req_011", 24);
+  if (api === "anthropic-messages") {
+    const type = o.errorType ?? anthropicErrorTypes[status] ?? "api_error";
+    const body = o.body ?? { type: "error", error: { type, message }, request_id: requestId };
+    return Response.json(body, { status, headers: { "request-id": requestId, ...o.headers } });
+  }
+  const type = o.errorType ?? openaiErrorTypes[status] ?? "server_error";
+  const code = status === 429 ? "rate_limit_exceeded" : status === 401 ? "invalid_api_key" : null;
+  const body = o.body ?? { error: { message, type, param: null, code } };
+  return Response.json(body, { status, headers: { "x-request-id": requestId, ...o.headers } });
+}
+
+function parseJsonOrText(text: string): unknown {
+  if (text === "") return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);

@@ -1,0 +1,183 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import type { Subprocess } from "bun";
+import { jsonLines } from "../../src/rpc/jsonl.ts";
+
+const ROOT = resolve(import.meta.dir, "../..");
+export const SOURCE_ENTRY = join(ROOT, "src/cli.ts");
+export const BINARY = join(ROOT, "dist/pion");
+
+// biome-ignore lint: records are arbitrary JSON
+export type Rec = Record<string, any>;
+
+export interface SpawnOptions {
+  args?: string[];
+  home?: string;
+  cwd?: string;
+  env?: Record<string, string>;
+  /** Run dist/pion instead of the source entry. */
+  binary?: boolean;
+}
+
+/** A temp folder pair: PION_HOME and a project cwd. */
+export function tempDirs(): { home: string; cwd: string } {
+  const root = mkdtempSync(join(tmpdir(), "pion-e2e-"));
+  const home = join(root, "home");
+  const cwd = join(root, "project");
+  mkdirSync(home, { recursive: true });
+  mkdirSync(cwd, { recursive: true });
+  return { home, cwd };
+}
+
+/** models.json with a "fake" provider for each API, all pointing at `baseUrl`. */
+export function writeFakeModels(home: string, baseUrl: string, extra: Record<string, unknown> = {}): void {
+  const model = (id: string, reasoning: boolean) => ({
+    id,
+    name: id,
+    reasoning,
+    input: ["text", "image"],
+    contextWindow: 200000,
+    maxTokens: 8192,
+    cost: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
+  });
+  const providers = {
+    fake: { baseUrl, api: "anthropic-messages", apiKey: "test-key", models: [model("fake-model", true), model("fake-plain", false)] },
+    "fake-openai": { baseUrl: `${baseUrl}/v1`, api: "openai-completions", apiKey: "test-key", models: [model("fake-chat", true)] },
+    "fake-responses": { baseUrl: `${baseUrl}/v1`, api: "openai-responses", apiKey: "test-key", models: [model("fake-resp", true)] },
+    ...extra,
+  };
+  writeFileSync(join(home, "models.json"), JSON.stringify({ providers }, null, 2));
+}
+
+export function writeSettings(home: string, settings: Record<string, unknown>): void {
+  writeFileSync(join(home, "settings.json"), JSON.stringify(settings));
+}
+
+/** A running pion with its stdout parsed into records as they arrive. */
+export class Pion {
+  readonly records: Rec[] = [];
+  stderr = "";
+  private waiters: { pred: (r: Rec) => boolean; from: number; resolve: (r: Rec) => void }[] = [];
+  private nextId = 0;
+  readonly exited: Promise<number>;
+  private proc: Subprocess<"pipe", "pipe", "pipe">;
+  private stdoutDone: Promise<void>;
+
+  constructor(opts: SpawnOptions = {}) {
+    const dirs = opts.home && opts.cwd ? { home: opts.home, cwd: opts.cwd } : tempDirs();
+    const cmd = opts.binary ? [BINARY] : ["bun", SOURCE_ENTRY];
+    this.proc = Bun.spawn([...cmd, ...(opts.args ?? ["--mode", "rpc"])], {
+      cwd: opts.cwd ?? dirs.cwd,
+      env: { ...process.env, PION_HOME: opts.home ?? dirs.home, ...opts.env },
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    this.stdoutDone = this.readStdout();
+    void this.readStderr();
+    this.exited = this.proc.exited.then(async (code) => {
+      await this.stdoutDone;
+      return code;
+    });
+  }
+
+  get pid(): number {
+    return this.proc.pid;
+  }
+
+  private async readStdout(): Promise<void> {
+    for await (const rec of jsonLines(this.proc.stdout)) {
+      if ("error" in rec) throw new Error(rec.error);
+      if (rec.line === "") continue;
+      let parsed: Rec;
+      try {
+        parsed = JSON.parse(rec.line);
+      } catch {
+        throw new Error(`pion wrote a non-JSON line to stdout: ${rec.line.slice(0, 200)}`);
+      }
+      this.records.push(parsed);
+      const idx = this.records.length - 1;
+      this.waiters = this.waiters.filter((w) => {
+        if (idx >= w.from && w.pred(parsed)) {
+          w.resolve(parsed);
+          return false;
+        }
+        return true;
+      });
+    }
+  }
+
+  private async readStderr(): Promise<void> {
+    const dec = new TextDecoder();
+    for await (const chunk of this.proc.stderr) this.stderr += dec.decode(chunk, { stream: true });
+  }
+
+  /** Write raw bytes or text to stdin. */
+  write(data: string | Uint8Array): void {
+    this.proc.stdin.write(data);
+    this.proc.stdin.flush();
+  }
+
+  send(cmd: Rec): void {
+    this.write(`${JSON.stringify(cmd)}\n`);
+  }
+
+  /** Send a command (an id is added when missing) and wait for its response. */
+  async request(cmd: Rec): Promise<Rec> {
+    const id = (cmd.id as string | undefined) ?? `t${++this.nextId}`;
+    const from = this.records.length;
+    const p = this.waitFor((r) => r.type === "response" && r.id === id, from);
+    this.send({ ...cmd, id });
+    return p;
+  }
+
+  /** The first record (at index >= from) matching `pred`, waiting for it if needed. */
+  waitFor(pred: string | ((r: Rec) => boolean), from = 0, timeoutMs = 15000): Promise<Rec> {
+    const test = typeof pred === "string" ? (r: Rec) => r.type === pred : pred;
+    for (let i = from; i < this.records.length; i++) if (test(this.records[i]!)) return Promise.resolve(this.records[i]!);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`timed out waiting for ${typeof pred === "string" ? pred : "record"}; got ${JSON.stringify(this.records.map((r) => r.type)).slice(-500)}\nstderr: ${this.stderr.slice(-1000)}`)),
+        timeoutMs,
+      );
+      this.waiters.push({
+        pred: test,
+        from,
+        resolve: (r) => {
+          clearTimeout(timer);
+          resolve(r);
+        },
+      });
+    });
+  }
+
+  /** Types of records from index `from`, for asserting order. */
+  types(from = 0): string[] {
+    return this.records.slice(from).map((r) => (r.type === "message_update" ? `message_update:${r.assistantMessageEvent?.type}` : r.type));
+  }
+
+  /** Close stdin and wait for exit. */
+  async close(): Promise<number> {
+    this.proc.stdin.end();
+    return this.exited;
+  }
+
+  kill(signal: NodeJS.Signals | number = "SIGKILL"): void {
+    this.proc.kill(signal);
+  }
+}
+
+/** Run pion to completion with the given stdin (one-shot modes, bad flags). */
+export async function runPion(args: string[], opts: { home: string; cwd: string; stdin?: string; env?: Record<string, string>; binary?: boolean }) {
+  const cmd = opts.binary ? [BINARY] : ["bun", SOURCE_ENTRY];
+  const proc = Bun.spawn([...cmd, ...args], {
+    cwd: opts.cwd,
+    env: { ...process.env, PION_HOME: opts.home, ...opts.env },
+    stdin: opts.stdin === undefined ? "ignore" : new TextEncoder().encode(opts.stdin),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return { stdout, stderr, code };
+}
