@@ -1,3 +1,4 @@
+export {};
 /** Build dist/pion: one self-contained executable (text assets embedded, version injected). */
 const commit = (await Bun.$`git rev-parse --short HEAD`.nothrow().quiet().text()).trim() || "unknown";
 const result = await Bun.build({

@@ -17,6 +17,7 @@ export interface LoopDeps {
   /** "immediate": a pending steer skips the turn's remaining tool calls. */
   interruptMode: () => "immediate" | "wait";
   hasPendingSteering: () => boolean;
+  hasPendingFollowUp: () => boolean;
   cwd: string;
 }
 
@@ -44,11 +45,13 @@ export async function runAgent(
   };
 
   await emit({ type: "agent_start" });
-  let pending = prompts;
+  // What opens the next turn: the prompts, then queued steering or follow-up messages,
+  // taken right after turn_start so the queue_update lands inside the turn.
+  let next: "prompts" | "steering" | "followUp" | "none" = "prompts";
   for (;;) {
     await emit({ type: "turn_start" });
-    for (const m of pending) await push(m);
-    pending = [];
+    const opening = next === "prompts" ? prompts : next === "steering" ? deps.nextSteering() : next === "followUp" ? deps.nextFollowUp() : [];
+    for (const m of opening) await push(m);
 
     const assistant = await streamAssistant(all, deps, emit, signal);
     all.push(assistant);
@@ -67,11 +70,10 @@ export async function runAgent(
     await emit({ type: "turn_end", message: assistant, toolResults: results });
     if (failed || signal.aborted) break;
 
-    pending = deps.nextSteering();
-    if (pending.length > 0) continue;
-    if (calls.length > 0) continue;
-    pending = deps.nextFollowUp();
-    if (pending.length === 0) break;
+    if (deps.hasPendingSteering()) next = "steering";
+    else if (calls.length > 0) next = "none";
+    else if (deps.hasPendingFollowUp()) next = "followUp";
+    else break;
   }
   await emit({ type: "agent_end", messages: added });
   return added;

@@ -5,6 +5,7 @@ import type { Model, ThinkingLevel } from "../providers/types.ts";
 import { buildSystemPrompt } from "../resources/system-prompt.ts";
 import { AgentSession } from "../session/session.ts";
 import { MemoryStore } from "../store/memory-store.ts";
+import { createBuiltinTools, DEFAULT_TOOLS, selectTools } from "../tools/index.ts";
 import type { Tool } from "../tools/tool.ts";
 
 export interface CliOptions {
@@ -66,7 +67,9 @@ export async function composeSession(o: CliOptions): Promise<Composed> {
     if (!scopedModels.includes(found.model)) scopedModels.push(found.model);
   }
 
+  const builtin = createBuiltinTools({ images: true });
   const tools = new Map<string, Tool>();
+  for (const name of selectTools(o.tools ?? settings.defaultTools, DEFAULT_TOOLS)) tools.set(name, builtin.get(name)!);
   const session = new AgentSession({
     store: new MemoryStore(),
     stream: streamByApi,

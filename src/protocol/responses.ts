@@ -10,7 +10,8 @@ export interface SuccessResponse {
 export interface FailureResponse {
   id?: string;
   type: "response";
-  command: string;
+  /** Absent only when the record had no type to name. */
+  command?: string;
   success: false;
   error: string;
 }
@@ -21,8 +22,10 @@ export function success(id: string | undefined, command: string, data: unknown):
   return r;
 }
 
-export function failure(id: string | undefined, command: string, error: string): FailureResponse {
-  return id === undefined
-    ? { type: "response", command, success: false, error }
-    : { id, type: "response", command, success: false, error };
+export function failure(id: string | undefined, command: string | undefined, error: string): FailureResponse {
+  const r: FailureResponse = id === undefined ? { type: "response" } as FailureResponse : ({ id, type: "response" } as FailureResponse);
+  if (command !== undefined) r.command = command;
+  r.success = false;
+  r.error = error;
+  return r;
 }

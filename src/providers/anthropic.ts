@@ -46,7 +46,7 @@ export const streamAnthropic: StreamFn = (req, signal) => {
       priceUsage(msg.usage, req.model);
       msg.stopReason = signal.aborted ? "aborted" : "error";
       if (!signal.aborted) msg.errorMessage = watchdog.fired() ? String(controller.signal.reason?.message) : describeProviderError(err);
-      else msg.errorMessage = "Request was aborted";
+      else msg.errorMessage = "The operation was aborted.";
     } finally {
       watchdog.stop();
       out.end(msg);
@@ -181,6 +181,8 @@ function toParams(req: LlmRequest): MessageCreateParamsStreaming {
     const budget = Math.max(1024, Math.min(BUDGETS[req.thinkingLevel], model.maxTokens - 1024));
     params.max_tokens = Math.max(model.maxTokens, budget + 1024);
     params.thinking = { type: "enabled", budget_tokens: budget };
+  } else if (model.reasoning) {
+    params.thinking = { type: "disabled" };
   }
   if (req.sessionId) params.metadata = { user_id: req.sessionId };
   return params;

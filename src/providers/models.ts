@@ -130,9 +130,9 @@ function toModel(p: ProviderDef, m: ModelDef): Model {
     baseUrl: m.baseUrl ?? p.baseUrl,
     reasoning: m.reasoning ?? false,
     input: m.input ?? ["text"],
+    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, ...m.cost },
     contextWindow: m.contextWindow ?? 128000,
     maxTokens: m.maxTokens ?? 16384,
-    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, ...m.cost },
   };
   const headers = { ...p.headers, ...m.headers };
   if (Object.keys(headers).length > 0) model.headers = headers;

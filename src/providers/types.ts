@@ -99,9 +99,9 @@ export interface Model {
   baseUrl: string;
   reasoning: boolean;
   input: ("text" | "image")[];
+  cost: ModelCost;
   contextWindow: number;
   maxTokens: number;
-  cost: ModelCost;
   headers?: Record<string, string>;
   /** Thinking levels beyond "high" that this model accepts. */
   thinkingLevels?: ThinkingLevel[];

@@ -18,8 +18,8 @@ export function createHandlers(ctx: HandlerContext): Handlers {
   const s = () => ctx.session;
   return {
     prompt: (c) => ({ disposition: s().prompt(c.message, c.images, c.streamingBehavior) }),
-    steer: (c) => ({ disposition: s().prompt(c.message, c.images, s().isStreaming ? "steer" : undefined) }),
-    follow_up: (c) => ({ disposition: s().prompt(c.message, c.images, s().isStreaming ? "followUp" : undefined) }),
+    steer: (c) => ({ disposition: s().enqueue("steer", c.message, c.images) }),
+    follow_up: (c) => ({ disposition: s().enqueue("followUp", c.message, c.images) }),
     abort: async () => {
       await s().abort();
     },
@@ -117,7 +117,6 @@ function getState(s: AgentSession) {
     isCompacting: false,
     steeringMode: s.queues.steeringMode,
     followUpMode: s.queues.followUpMode,
-    interruptMode: s.interruptMode,
   };
   if (s.file) state.sessionFile = s.file;
   state.sessionId = s.sessionId;
@@ -125,6 +124,7 @@ function getState(s: AgentSession) {
   state.autoCompactionEnabled = s.autoCompaction;
   state.messageCount = s.messageCount();
   state.pendingMessageCount = s.queues.size;
+  state.interruptMode = s.interruptMode;
   state.todoPhases = [];
   return state;
 }

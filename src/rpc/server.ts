@@ -54,17 +54,15 @@ export async function serveRpc(input: AsyncIterable<Uint8Array>, writer: Writer,
   await queue.idle();
 }
 
-type Validated = { value: Command } | { error: string; id?: string; command: string };
+type Validated = { value: Command } | { error: string; id?: string; command?: string };
 
 function validate(json: unknown): Validated {
-  if (typeof json !== "object" || json === null || Array.isArray(json)) {
-    return { command: "parse", error: "Failed to parse command: a command must be a JSON object" };
-  }
-  const rec = json as Record<string, unknown>;
+  // Not an object, or no string type: answered like the reference, "Unknown command: <type>".
+  const rec = typeof json === "object" && json !== null && !Array.isArray(json) ? (json as Record<string, unknown>) : {};
   const id = typeof rec.id === "string" ? rec.id : undefined;
   const type = rec.type;
   if (typeof type !== "string") {
-    return { id, command: "unknown", error: 'Invalid command: missing string field "type"' };
+    return { id, command: type === undefined ? undefined : JSON.stringify(type), error: `Unknown command: ${type === undefined ? "undefined" : JSON.stringify(type)}` };
   }
   if (!isCommandType(type)) return { id, command: type, error: `Unknown command: ${type}` };
   const parsed = v.safeParse(COMMAND_SCHEMAS[type], json);

@@ -36,10 +36,9 @@ export class MessageQueues {
 
   clear(): { steering: string[]; followUp: string[] } {
     const out = { steering: this.steering.map((q) => q.text), followUp: this.followUp.map((q) => q.text) };
-    const changed = this.size > 0;
     this.steering = [];
     this.followUp = [];
-    if (changed) this.onChange();
+    this.onChange();
     return out;
   }
 

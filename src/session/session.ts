@@ -193,6 +193,12 @@ export class AgentSession {
     return { role: "user", content, timestamp: Date.now() };
   }
 
+  /** Queue a steering or follow-up message; it is delivered by the current or next run. */
+  enqueue(kind: "steer" | "followUp", text: string, images?: ImageContent[]): Disposition {
+    this.queues.add(kind === "steer" ? "steering" : "followUp", { text, message: this.userMessage(text, images) });
+    return "queued";
+  }
+
   /** Start a run, or queue the message when one is active (the caller chose how). */
   prompt(text: string, images: ImageContent[] | undefined, whileStreaming?: "steer" | "followUp"): Disposition {
     const message = this.userMessage(text, images);
@@ -250,6 +256,7 @@ export class AgentSession {
         nextFollowUp: () => this.queues.take("followUp"),
         interruptMode: () => this.interruptMode,
         hasPendingSteering: () => this.queues.steering.length > 0,
+        hasPendingFollowUp: () => this.queues.followUp.length > 0,
         cwd: this.opts.cwd,
       }, signal);
     } finally {

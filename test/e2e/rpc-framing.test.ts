@@ -29,9 +29,9 @@ describe("rpc framing and validation", () => {
     const rs = await responses(p, 10);
     expect(rs.length).toBe(10);
     expect(rs[0]).toEqual({ type: "response", command: "parse", success: false, error: expect.stringContaining("Failed to parse command:") });
-    expect(rs[1]).toMatchObject({ command: "parse", success: false });
-    expect(rs[2]).toMatchObject({ command: "parse", success: false });
-    expect(rs[3]).toMatchObject({ id: "x", success: false, error: expect.stringContaining('"type"') });
+    expect(rs[1]).toEqual({ type: "response", success: false, error: "Unknown command: undefined" });
+    expect(rs[2]).toEqual({ type: "response", success: false, error: "Unknown command: undefined" });
+    expect(rs[3]).toEqual({ id: "x", type: "response", success: false, error: "Unknown command: undefined" });
     expect(rs[4]).toEqual({ id: "u1", type: "response", command: "nope", success: false, error: "Unknown command: nope" });
     expect(rs[5]).toMatchObject({ id: "s1", command: "set_steering_mode", success: false });
     expect(rs[5]!.error).toContain("mode");

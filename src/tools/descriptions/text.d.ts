@@ -1,0 +1,5 @@
+/** Markdown files imported `with { type: "text" }` (tool descriptions). */
+declare module "*.md" {
+  const text: string;
+  export default text;
+}

@@ -1,0 +1,80 @@
+import { readFile, writeFile } from "node:fs/promises";
+import * as v from "valibot";
+import DESCRIPTION from "./descriptions/edit.md" with { type: "text" };
+import { unifiedDiff } from "./diff.ts";
+import { applyEdits, EditError, type TextEdit } from "./edit-match.ts";
+import { modelSchema, parseWith } from "./params.ts";
+import { resolveToolPath, withFsErrors } from "./path.ts";
+import type { Tool } from "./tool.ts";
+
+const EditItem = v.object({
+  oldText: v.pipe(v.string(), v.description("Exact text to replace; must occur exactly once in the file")),
+  newText: v.pipe(v.string(), v.description("The text to put in its place")),
+});
+
+const pathField = v.pipe(v.string(), v.description("Path of the file to edit (relative or absolute)"));
+
+/** What the model is shown. */
+const Params = v.object({
+  path: pathField,
+  edits: v.pipe(
+    v.array(EditItem),
+    v.minLength(1, "at least one edit is required"),
+    v.description("Replacements, each matched against the original file; they must not overlap"),
+  ),
+});
+
+/** The older single-replacement form, still accepted. */
+const LegacyParams = v.object({ path: pathField, oldText: v.string(), newText: v.string() });
+
+export interface EditArgs {
+  path: string;
+  edits: TextEdit[];
+}
+
+export interface EditDetails {
+  diff: string;
+  firstChangedLine: number | undefined;
+}
+
+export interface EditToolOptions {
+  /** Pins the tool to this folder instead of each call's ctx.cwd. */
+  cwd?: string;
+}
+
+function parseEditArgs(args: unknown): EditArgs {
+  const isLegacy =
+    typeof args === "object" && args !== null && !("edits" in args) && ("oldText" in args || "newText" in args);
+  if (isLegacy) {
+    const { path, oldText, newText } = parseWith(LegacyParams, args);
+    return { path, edits: [{ oldText, newText }] };
+  }
+  return parseWith(Params, args);
+}
+
+export function createEditTool(options: EditToolOptions = {}): Tool<EditArgs> {
+  return {
+    name: "edit",
+    label: "Edit",
+    description: DESCRIPTION,
+    parameters: modelSchema(Params),
+    parse: parseEditArgs,
+    async execute(args, ctx) {
+      const abs = resolveToolPath(args.path, options.cwd ?? ctx.cwd);
+      const original = await withFsErrors(args.path, () => readFile(abs, "utf8"));
+      let result: ReturnType<typeof applyEdits>;
+      try {
+        result = applyEdits(original, args.edits);
+      } catch (err) {
+        if (err instanceof EditError) throw new Error(`Edit of ${args.path} failed: ${err.message}`);
+        throw err;
+      }
+      ctx.signal.throwIfAborted();
+      await withFsErrors(args.path, () => writeFile(abs, result.content));
+      const details: EditDetails = unifiedDiff(result.before, result.after, args.path);
+      const n = args.edits.length;
+      const text = `Successfully replaced ${n} ${n === 1 ? "block" : "blocks"} of text in ${args.path}.`;
+      return { content: [{ type: "text", text }], details };
+    },
+  };
+}

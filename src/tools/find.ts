@@ -1,0 +1,68 @@
+import { stat } from "node:fs/promises";
+import * as v from "valibot";
+import DESCRIPTION from "./descriptions/find.md" with { type: "text" };
+import { defineParams, positiveInt } from "./params.ts";
+import { resolveToolPath, withFsErrors } from "./path.ts";
+import type { Tool } from "./tool.ts";
+import { truncateHead, type Truncation } from "./truncate.ts";
+import { walk } from "./walk.ts";
+
+const Params = v.object({
+  pattern: v.pipe(v.string(), v.description("Glob to match, e.g. '*.ts', '**/*.json' or 'src/**/*.spec.ts'")),
+  path: v.optional(v.pipe(v.string(), v.description("Folder to search in (default: the working directory)"))),
+  limit: v.optional(positiveInt("Maximum number of results (default: 1000)")),
+});
+export type FindArgs = v.InferOutput<typeof Params>;
+
+export interface FindDetails {
+  resultLimitReached: number | null;
+  truncation: Truncation | null;
+}
+
+export interface FindToolOptions {
+  /** Pins the tool to this folder instead of each call's ctx.cwd. */
+  cwd?: string;
+}
+
+export const DEFAULT_FIND_LIMIT = 1000;
+
+export function createFindTool(options: FindToolOptions = {}): Tool<FindArgs> {
+  const { parameters, parse } = defineParams(Params);
+  return {
+    name: "find",
+    label: "Find",
+    description: DESCRIPTION,
+    parameters,
+    parse,
+    async execute(args, ctx) {
+      const shown = args.path ?? ".";
+      const root = resolveToolPath(shown, options.cwd ?? ctx.cwd);
+      const info = await withFsErrors(shown, () => stat(root));
+      if (!info.isDirectory()) throw new Error(`${shown} is not a directory`);
+      const limit = args.limit ?? DEFAULT_FIND_LIMIT;
+      const glob = new Bun.Glob(args.pattern);
+      // Like fd: a pattern without "/" is matched against the name, otherwise against the relative path.
+      const byName = !args.pattern.includes("/");
+      const found: string[] = [];
+      let limitReached = false;
+      for await (const entry of walk(root, ctx.signal)) {
+        const target = byName ? entry.rel.slice(entry.rel.lastIndexOf("/") + 1) : entry.rel;
+        if (!glob.match(target)) continue;
+        if (found.length >= limit) {
+          limitReached = true;
+          break;
+        }
+        found.push(entry.isDir ? `${entry.rel}/` : entry.rel);
+      }
+      if (found.length === 0) return { content: [{ type: "text", text: "No files found matching pattern" }], details: null };
+      found.sort();
+      const t = truncateHead(found.join("\n"), { maxLines: Number.MAX_SAFE_INTEGER });
+      const notes: string[] = [];
+      if (limitReached) notes.push(`${limit} results limit reached. Use limit=${limit * 2} for more, or refine the pattern.`);
+      if (t.truncated) notes.push(`Output truncated at ${t.outputLines} of ${t.totalLines} results (50KB limit).`);
+      const text = notes.length ? `${t.content}\n\n[${notes.join(" ")}]` : t.content;
+      const details: FindDetails = { resultLimitReached: limitReached ? limit : null, truncation: t.truncated ? t : null };
+      return { content: [{ type: "text", text }], details };
+    },
+  };
+}

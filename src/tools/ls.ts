@@ -1,0 +1,66 @@
+import { readdir, stat } from "node:fs/promises";
+import { join } from "node:path";
+import * as v from "valibot";
+import DESCRIPTION from "./descriptions/ls.md" with { type: "text" };
+import { defineParams, positiveInt } from "./params.ts";
+import { resolveToolPath, withFsErrors } from "./path.ts";
+import type { Tool } from "./tool.ts";
+import { truncateHead, type Truncation } from "./truncate.ts";
+
+const Params = v.object({
+  path: v.optional(v.pipe(v.string(), v.description("Folder to list (default: the working directory)"))),
+  limit: v.optional(positiveInt("Maximum number of entries (default: 500)")),
+});
+export type LsArgs = v.InferOutput<typeof Params>;
+
+export interface LsDetails {
+  entryLimitReached: number | null;
+  truncation: Truncation | null;
+}
+
+export interface LsToolOptions {
+  /** Pins the tool to this folder instead of each call's ctx.cwd. */
+  cwd?: string;
+}
+
+export const DEFAULT_LS_LIMIT = 500;
+
+const byName = (a: string, b: string) => {
+  const [x, y] = [a.toLowerCase(), b.toLowerCase()];
+  return x < y ? -1 : x > y ? 1 : a < b ? -1 : a > b ? 1 : 0;
+};
+
+export function createLsTool(options: LsToolOptions = {}): Tool<LsArgs> {
+  const { parameters, parse } = defineParams(Params);
+  return {
+    name: "ls",
+    label: "ls",
+    description: DESCRIPTION,
+    parameters,
+    parse,
+    async execute(args, ctx) {
+      const shown = args.path ?? ".";
+      const dir = resolveToolPath(shown, options.cwd ?? ctx.cwd);
+      const info = await withFsErrors(shown, () => stat(dir));
+      if (!info.isDirectory()) throw new Error(`${shown} is not a directory`);
+      const entries = await withFsErrors(shown, () => readdir(dir, { withFileTypes: true }));
+      const names = await Promise.all(
+        entries.map(async (e) => {
+          const isDir = e.isDirectory() || (e.isSymbolicLink() && (await stat(join(dir, e.name)).catch(() => null))?.isDirectory());
+          return isDir ? `${e.name}/` : e.name;
+        }),
+      );
+      if (names.length === 0) return { content: [{ type: "text", text: "(empty directory)" }], details: null };
+      names.sort(byName);
+      const limit = args.limit ?? DEFAULT_LS_LIMIT;
+      const limitReached = names.length > limit;
+      const t = truncateHead(names.slice(0, limit).join("\n"), { maxLines: Number.MAX_SAFE_INTEGER });
+      const notes: string[] = [];
+      if (limitReached) notes.push(`${limit} of ${names.length} entries shown. Use limit=${names.length} to see all.`);
+      if (t.truncated) notes.push(`Output truncated at ${t.outputLines} entries (50KB limit).`);
+      const text = notes.length ? `${t.content}\n\n[${notes.join(" ")}]` : t.content;
+      const details: LsDetails = { entryLimitReached: limitReached ? limit : null, truncation: t.truncated ? t : null };
+      return { content: [{ type: "text", text }], details };
+    },
+  };
+}

@@ -1,0 +1,41 @@
+import { toJsonSchema } from "@valibot/to-json-schema";
+import * as v from "valibot";
+import { ToolArgumentError } from "./tool.ts";
+
+export interface ToolParams<T> {
+  /** JSON Schema of the arguments object, as sent to the model (no `$schema` key). */
+  parameters: Record<string, unknown>;
+  /** Validates raw model arguments; throws ToolArgumentError naming the bad field. */
+  parse(args: unknown): T;
+}
+
+/** JSON Schema for the model, without the `$schema` key some providers reject. */
+export function modelSchema(schema: v.GenericSchema): Record<string, unknown> {
+  const { $schema: _ignored, ...rest } = toJsonSchema(schema) as Record<string, unknown>;
+  return rest;
+}
+
+/** Turns valibot issues into one sentence that names each bad field and what was expected. */
+export function describeIssues(issues: readonly v.BaseIssue<unknown>[]): string {
+  const parts = issues.map((issue) => {
+    const field = v.getDotPath(issue) ?? "arguments";
+    const what =
+      issue.kind === "schema" ? `expected ${issue.expected ?? "a valid value"}, received ${issue.received}` : issue.message;
+    return `"${field}": ${what}`;
+  });
+  return `Invalid arguments: ${parts.join("; ")}`;
+}
+
+export function parseWith<S extends v.GenericSchema>(schema: S, args: unknown): v.InferOutput<S> {
+  const result = v.safeParse(schema, args);
+  if (!result.success) throw new ToolArgumentError(describeIssues(result.issues));
+  return result.output;
+}
+
+export function defineParams<S extends v.GenericSchema>(schema: S): ToolParams<v.InferOutput<S>> {
+  return { parameters: modelSchema(schema), parse: (args) => parseWith(schema, args) };
+}
+
+/** A positive integer argument, described for the model. */
+export const positiveInt = (description: string) =>
+  v.pipe(v.number(), v.integer(), v.minValue(1), v.description(description));

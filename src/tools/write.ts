@@ -1,0 +1,39 @@
+import { mkdir, writeFile } from "node:fs/promises";
+import { dirname } from "node:path";
+import * as v from "valibot";
+import DESCRIPTION from "./descriptions/write.md" with { type: "text" };
+import { defineParams } from "./params.ts";
+import { resolveToolPath, withFsErrors } from "./path.ts";
+import type { Tool } from "./tool.ts";
+
+const Params = v.object({
+  path: v.pipe(v.string(), v.description("Path of the file to write (relative or absolute)")),
+  content: v.pipe(v.string(), v.description("The complete new content of the file")),
+});
+export type WriteArgs = v.InferOutput<typeof Params>;
+
+export interface WriteToolOptions {
+  /** Pins the tool to this folder instead of each call's ctx.cwd. */
+  cwd?: string;
+}
+
+export function createWriteTool(options: WriteToolOptions = {}): Tool<WriteArgs> {
+  const { parameters, parse } = defineParams(Params);
+  return {
+    name: "write",
+    label: "Write",
+    description: DESCRIPTION,
+    parameters,
+    parse,
+    async execute(args, ctx) {
+      const abs = resolveToolPath(args.path, options.cwd ?? ctx.cwd);
+      ctx.signal.throwIfAborted();
+      await withFsErrors(args.path, async () => {
+        await mkdir(dirname(abs), { recursive: true });
+        await writeFile(abs, args.content);
+      });
+      const bytes = Buffer.byteLength(args.content);
+      return { content: [{ type: "text", text: `Successfully wrote ${bytes} bytes to ${args.path}` }] };
+    },
+  };
+}

@@ -1,0 +1,140 @@
+import { describe, expect, test } from "bun:test";
+import { existsSync, readFileSync, statSync, unlinkSync } from "node:fs";
+import { join } from "node:path";
+import { type BashDetails, createBashTool } from "../../../src/tools/bash.ts";
+import { runShell } from "../../../src/tools/shell.ts";
+import type { ToolResult } from "../../../src/tools/tool.ts";
+import { context, run, textOf, tmp } from "./harness.ts";
+
+/** Running, not just an unreaped zombie (containers often lack an init that reaps). */
+const isAlive = (pid: number) => {
+  try {
+    if (!existsSync("/proc/self/stat")) return process.kill(pid, 0);
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return false;
+  }
+};
+
+describe("bash", () => {
+  const bash = createBashTool();
+
+  test.concurrent("runs in the working directory", async () => {
+    const dir = tmp();
+    const r = await run(bash, { command: "pwd; echo hi" }, context(dir));
+    expect(textOf(r)).toBe(`${dir}\nhi\n`);
+    expect(r.isError).toBe(false);
+    expect(r.details).toEqual({ truncation: null, fullOutputPath: null });
+  });
+
+  test.concurrent("merges stderr with stdout in arrival order", async () => {
+    const r = await run(bash, { command: "echo out; sleep 0.05; echo err >&2; sleep 0.05; echo out2" }, context(tmp()));
+    expect(textOf(r)).toBe("out\nerr\nout2\n");
+  });
+
+  test.concurrent("a non-zero exit is an error with the code", async () => {
+    const r = await run(bash, { command: "echo partial; exit 3" }, context(tmp()));
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toBe("partial\n\nCommand exited with code 3");
+  });
+
+  test.concurrent("no output says so", async () => {
+    expect(textOf(await run(bash, { command: "true" }, context(tmp())))).toBe("(no output)");
+  });
+
+  test.concurrent("a timeout kills the whole process group", async () => {
+    const dir = tmp();
+    const started = performance.now();
+    const r = await run(bash, { command: "sleep 30 & echo $! > bg.pid; wait", timeout: 0.3 }, context(dir));
+    expect(performance.now() - started).toBeLessThan(5000);
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toContain("Command timed out after 0.3 seconds");
+    const pid = Number(readFileSync(join(dir, "bg.pid"), "utf8"));
+    expect(isAlive(pid)).toBe(false);
+  });
+
+  test.concurrent("abort stops the command promptly", async () => {
+    const dir = tmp();
+    const controller = new AbortController();
+    let abortedAt = 0;
+    const ctx = context(dir, {
+      signal: controller.signal,
+      onUpdate: () => {
+        if (abortedAt) return;
+        abortedAt = performance.now();
+        controller.abort();
+      },
+    });
+    const r = await run(bash, { command: "echo started; sleep 30 & echo $! > bg.pid; wait" }, ctx);
+    expect(performance.now() - abortedAt).toBeLessThan(500);
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toBe("started\n\nCommand aborted");
+    expect(isAlive(Number(readFileSync(join(dir, "bg.pid"), "utf8")))).toBe(false);
+  });
+
+  test.concurrent("an already aborted signal does not run the command to completion", async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const r = await run(bash, { command: "sleep 30" }, context(tmp(), { signal: controller.signal }));
+    expect(textOf(r)).toContain("Command aborted");
+  });
+
+  test.concurrent("partial results carry the output so far", async () => {
+    const updates: ToolResult[] = [];
+    const ctx = context(tmp(), { onUpdate: (p) => updates.push(p) });
+    await run(bash, { command: "echo one; sleep 0.3; echo two" }, ctx);
+    expect(updates.length).toBeGreaterThanOrEqual(1);
+    expect(textOf(updates[0])).toStartWith("one");
+    expect(updates[0].details).toEqual({ truncation: null, fullOutputPath: null });
+  });
+
+  test.concurrent("a huge output keeps only the tail and saves everything to a file", async () => {
+    const line = "0123456789012345678901234567890123456789"; // 41 bytes with its newline
+    const lines = 500_000;
+    const r = await run(bash, { command: `yes ${line} | head -n ${lines}` }, context(tmp()));
+    const details = r.details as BashDetails;
+    expect(details.truncation).toMatchObject({ truncated: true, totalLines: lines, totalBytes: lines * 41, outputLines: 1248 });
+    const path = details.fullOutputPath ?? "";
+    expect(path).toMatch(/pion-bash-[0-9a-f]+\.log$/);
+    expect(statSync(path).size).toBe(lines * 41);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    const text = textOf(r);
+    expect(text).toContain(`[Showing lines ${lines - 1247}-${lines} of ${lines} (50.0KB limit). Full output: ${path}]`);
+    expect(text.split("\n")[0]).toBe(line);
+    unlinkSync(path);
+  });
+
+  test.concurrent("a missing working directory is an error", async () => {
+    await expect(run(bash, { command: "true" }, context("/nonexistent/pion"))).rejects.toThrow("does not exist");
+  });
+});
+
+describe("runShell", () => {
+  test.concurrent("updates are throttled, chunks are not", async () => {
+    const tails: string[] = [];
+    const chunks: string[] = [];
+    const r = await runShell("for i in 1 2 3 4 5; do echo $i; sleep 0.02; done", {
+      cwd: tmp(),
+      updateIntervalMs: 60_000,
+      onTail: (t) => tails.push(t.truncation.content),
+      onChunk: (c) => chunks.push(c),
+    });
+    expect(r.exitCode).toBe(0);
+    expect(tails).toHaveLength(1);
+    expect(tails[0]).toStartWith("1\n");
+    expect(chunks.join("")).toBe("1\n2\n3\n4\n5\n");
+  });
+
+  test.concurrent("line limit alone also saves the full output", async () => {
+    const r = await runShell("seq 1 3000", { cwd: tmp() });
+    expect(r.truncation).toMatchObject({ truncated: true, truncatedBy: "lines", totalLines: 3000, outputLines: 2000 });
+    expect(r.output.split("\n")[0]).toBe("1001");
+    expect(readFileSync(r.fullOutputPath ?? "", "utf8")).toBe(`${Array.from({ length: 3000 }, (_, i) => i + 1).join("\n")}\n`);
+    unlinkSync(r.fullOutputPath ?? "");
+  });
+
+  test.concurrent("signal deaths report a null exit code", async () => {
+    const r = await runShell("kill -9 $$", { cwd: tmp() });
+    expect(r.exitCode).toBeNull();
+  });
+});

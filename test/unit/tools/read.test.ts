@@ -1,0 +1,112 @@
+import { describe, expect, test } from "bun:test";
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join, relative } from "node:path";
+import { createReadTool } from "../../../src/tools/read.ts";
+import { ToolArgumentError } from "../../../src/tools/tool.ts";
+import { context, run, textOf, tmp } from "./harness.ts";
+
+const PNG = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]);
+const numbered = (n: number) => Array.from({ length: n }, (_, i) => `line ${i + 1}`).join("\n");
+
+describe("read", () => {
+  const read = createReadTool();
+
+  test.concurrent("returns a small text file as it is", async () => {
+    const dir = tmp();
+    writeFileSync(join(dir, "a.txt"), "hello\nworld\n");
+    const r = await run(read, { path: "a.txt" }, context(dir));
+    expect(r.content).toEqual([{ type: "text", text: "hello\nworld" }]);
+    expect(r.isError).toBeFalsy();
+  });
+
+  test.concurrent("offset and limit select lines and say how to continue", async () => {
+    const dir = tmp();
+    writeFileSync(join(dir, "a.txt"), numbered(10));
+    expect(textOf(await run(read, { path: "a.txt", offset: 3, limit: 2 }, context(dir)))).toBe(
+      "line 3\nline 4\n\n[6 more lines in the file. Use offset=5 to continue.]",
+    );
+    expect(textOf(await run(read, { path: "a.txt", offset: 9 }, context(dir)))).toBe("line 9\nline 10");
+  });
+
+  test.concurrent("long files stop at 2000 lines with a note", async () => {
+    const dir = tmp();
+    writeFileSync(join(dir, "big.txt"), `${numbered(5000)}\n`);
+    const text = textOf(await run(read, { path: "big.txt" }, context(dir)));
+    expect(text.endsWith("line 2000\n\n[Showing lines 1-2000 of 5000. Use offset=2001 to continue.]")).toBe(true);
+    const next = textOf(await run(read, { path: "big.txt", offset: 2001 }, context(dir)));
+    expect(next.startsWith("line 2001\n")).toBe(true);
+    expect(next).toContain("[Showing lines 2001-4000 of 5000. Use offset=4001 to continue.]");
+  });
+
+  test.concurrent("wide files stop at 50KB", async () => {
+    const dir = tmp();
+    writeFileSync(join(dir, "wide.txt"), Array.from({ length: 100 }, () => "x".repeat(1000)).join("\n"));
+    const r = await run(read, { path: "wide.txt" }, context(dir));
+    expect(textOf(r)).toContain("[Showing lines 1-51 of 100 (50.0KB limit). Use offset=52 to continue.]");
+    expect(r.details).toMatchObject({ truncation: { truncatedBy: "bytes", outputLines: 51 } });
+  });
+
+  test.concurrent("lines longer than 2000 characters are cut", async () => {
+    const dir = tmp();
+    writeFileSync(join(dir, "min.js"), `a\n${"y".repeat(5000)}\nb\n`);
+    const text = textOf(await run(read, { path: "min.js" }, context(dir)));
+    expect(text).toBe(`a\n${"y".repeat(2000)}... [line truncated, 3000 more characters]\nb`);
+  });
+
+  test.concurrent("CRLF is shown as LF; empty files say so", async () => {
+    const dir = tmp();
+    writeFileSync(join(dir, "crlf.txt"), "a\r\nb\r\n");
+    writeFileSync(join(dir, "empty.txt"), "");
+    expect(textOf(await run(read, { path: "crlf.txt" }, context(dir)))).toBe("a\nb");
+    expect(textOf(await run(read, { path: "empty.txt" }, context(dir)))).toBe("(empty file)");
+  });
+
+  test.concurrent("accepts absolute paths, an @ prefix and ~", async () => {
+    const dir = tmp();
+    writeFileSync(join(dir, "a.txt"), "hi");
+    expect(textOf(await run(read, { path: "@a.txt" }, context(dir)))).toBe("hi");
+    expect(textOf(await run(read, { path: join(dir, "a.txt") }, context("/")))).toBe("hi");
+    const fromHome = relative(homedir(), join(dir, "a.txt"));
+    if (!fromHome.startsWith("..")) expect(textOf(await run(read, { path: `~/${fromHome}` }, context("/")))).toBe("hi");
+  });
+
+  test.concurrent("clear errors", async () => {
+    const dir = tmp();
+    mkdirSync(join(dir, "sub"));
+    writeFileSync(join(dir, "bin"), Uint8Array.from([1, 2, 0, 3]));
+    writeFileSync(join(dir, "a.txt"), "one\ntwo\n");
+    const ctx = context(dir);
+    await expect(run(read, { path: "nope.txt" }, ctx)).rejects.toThrow("File not found: nope.txt");
+    await expect(run(read, { path: "sub" }, ctx)).rejects.toThrow("sub is a directory, not a file");
+    await expect(run(read, { path: "bin" }, ctx)).rejects.toThrow("binary file");
+    await expect(run(read, { path: "a.txt", offset: 3 }, ctx)).rejects.toThrow("Offset 3 is beyond the end of a.txt, which has 2 lines");
+  });
+
+  test.skipIf(process.getuid?.() === 0)("permission denied", async () => {
+    const dir = tmp();
+    writeFileSync(join(dir, "secret"), "x");
+    chmodSync(join(dir, "secret"), 0o000);
+    await expect(run(read, { path: "secret" }, context(dir))).rejects.toThrow("Permission denied: secret");
+  });
+
+  test.concurrent("images come back as image content, or as a note when the model cannot see them", async () => {
+    const dir = tmp();
+    writeFileSync(join(dir, "pic.bin"), PNG);
+    const r = await run(read, { path: "pic.bin" }, context(dir));
+    expect(r.content[1]).toEqual({ type: "image", mimeType: "image/png", data: Buffer.from(PNG).toString("base64") });
+    expect(textOf(r)).toContain("image/png");
+    const blind = await run(createReadTool({ images: false }), { path: "pic.bin" }, context(dir));
+    expect(blind.content).toHaveLength(1);
+    expect(textOf(blind)).toContain("does not support images");
+  });
+
+  test("invalid arguments name the field", () => {
+    expect(() => read.parse({ path: 3 })).toThrow(ToolArgumentError);
+    expect(() => read.parse({ path: 3 })).toThrow('"path": expected string');
+    expect(() => read.parse({ path: "a", offset: 0 })).toThrow('"offset"');
+    expect(() => read.parse({})).toThrow('"path"');
+    expect(read.parameters).toMatchObject({ type: "object", required: ["path"] });
+    expect(read.parameters.$schema).toBeUndefined();
+  });
+});
