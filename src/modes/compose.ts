@@ -84,6 +84,7 @@ export async function composeSession(o: CliOptions): Promise<Composed> {
     interruptMode: settings.interruptMode ?? "wait",
     autoCompaction: settings.compaction?.enabled ?? true,
     autoRetry: settings.retry?.enabled ?? true,
+    retry: { maxRetries: settings.retry?.maxRetries ?? 3, baseDelayMs: settings.retry?.baseDelayMs ?? 2000 },
     idleTimeoutMs: settings.httpIdleTimeoutMs,
     fileFor: () => undefined,
   });

@@ -80,7 +80,9 @@ export function createHandlers(ctx: HandlerContext): Handlers {
     set_auto_retry: (c) => {
       s().autoRetry = c.enabled;
     },
-    abort_retry: notYet("abort_retry"),
+    abort_retry: () => {
+      s().abortRetry();
+    },
 
     bash: notYet("bash"),
     abort_bash: notYet("abort_bash"),

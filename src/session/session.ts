@@ -10,6 +10,7 @@ import { PionError } from "../util/errors.ts";
 import { shortId, uuid } from "../util/id.ts";
 import { buildContext, toLlmMessages } from "./context.ts";
 import { MessageQueues, type QueueMode } from "./queues.ts";
+import { cancellableSleep, isTransientError, retryDelay } from "./retry.ts";
 
 /** Domain events: the loop's events plus the session's own. `entryId` marks a persisted entry. */
 export type SessionEvent =
@@ -17,7 +18,9 @@ export type SessionEvent =
   | { type: "agent_settled"; aborted: boolean }
   | { type: "queue_update"; steering: string[]; followUp: string[] }
   | { type: "session_info_changed"; name: string | undefined; entryId: string }
-  | { type: "thinking_level_changed"; level: ThinkingLevel };
+  | { type: "thinking_level_changed"; level: ThinkingLevel }
+  | { type: "auto_retry_start"; attempt: number; maxAttempts: number; delayMs: number; errorMessage: string }
+  | { type: "auto_retry_end"; success: boolean; attempt: number; finalError?: string };
 
 export interface SessionOptions {
   store: SessionStore;
@@ -33,6 +36,7 @@ export interface SessionOptions {
   interruptMode: "immediate" | "wait";
   autoCompaction: boolean;
   autoRetry: boolean;
+  retry: { maxRetries: number; baseDelayMs: number };
   idleTimeoutMs?: number;
   /** JSONL path for a new session, or undefined when nothing goes to disk. */
   fileFor: (header: SessionHeader) => string | undefined;
@@ -40,6 +44,10 @@ export interface SessionOptions {
 
 /** An entry before the session gives it an id, parent and time. */
 type EntryInput = Entry extends infer E ? (E extends Entry ? Omit<E, "id" | "parentId" | "timestamp"> : never) : never;
+
+function freshRetry() {
+  return { attempt: 0, pending: false, exhausted: false, lastError: "", cancel: undefined as AbortController | undefined };
+}
 
 export type Disposition = "started" | "queued" | "handled";
 
@@ -63,6 +71,7 @@ export class AgentSession {
   private leafId: string | null = null;
   private run: { controller: AbortController; done: Promise<void> } | undefined;
   private listeners: ((e: SessionEvent) => void | Promise<void>)[] = [];
+  private retry = freshRetry();
 
   constructor(private opts: SessionOptions) {
     this.model = opts.model;
@@ -243,35 +252,81 @@ export class AgentSession {
   }
 
   private async execute(prompts: AgentMessage[], signal: AbortSignal): Promise<void> {
-    let aborted = false;
+    // Start on the next macrotask, so the command's response is written before agent_start.
+    await new Promise<void>((r) => setImmediate(r));
     try {
-      // Start on the next macrotask, so the command's response is written before agent_start.
-      await new Promise<void>((r) => setImmediate(r));
-      await runAgent(this.messages(), prompts, {
-        stream: this.opts.stream,
-        tools: this.opts.tools,
-        emit: (e) => this.onAgentEvent(e),
-        buildRequest: (context) => this.buildRequest(context),
-        nextSteering: () => this.queues.take("steering"),
-        nextFollowUp: () => this.queues.take("followUp"),
-        interruptMode: () => this.interruptMode,
-        hasPendingSteering: () => this.queues.steering.length > 0,
-        hasPendingFollowUp: () => this.queues.followUp.length > 0,
-        cwd: this.opts.cwd,
-      }, signal);
+      let opening = prompts;
+      for (;;) {
+        this.retry.pending = false;
+        await runAgent(this.messages(), opening, this.loopDeps(), signal);
+        if (!this.retry.pending) break;
+        // A transient failure: wait, then run again from the same context (no new prompt).
+        const attempt = ++this.retry.attempt;
+        const delayMs = retryDelay(attempt, this.opts.retry.baseDelayMs);
+        await this.emit({ type: "auto_retry_start", attempt, maxAttempts: this.opts.retry.maxRetries, delayMs, errorMessage: this.retry.lastError });
+        const cancel = new AbortController();
+        this.retry.cancel = cancel;
+        const onAbort = () => cancel.abort();
+        signal.addEventListener("abort", onAbort, { once: true });
+        const waited = await cancellableSleep(delayMs, cancel.signal);
+        signal.removeEventListener("abort", onAbort);
+        this.retry.cancel = undefined;
+        if (!waited) {
+          await this.emit({ type: "auto_retry_end", success: false, attempt, finalError: "Retry cancelled" });
+          break;
+        }
+        opening = [];
+      }
+      if (this.retry.attempt > 0 && this.retry.exhausted) {
+        await this.emit({ type: "auto_retry_end", success: false, attempt: this.retry.attempt, finalError: this.retry.lastError });
+      }
     } finally {
-      aborted = signal.aborted;
-      await this.emit({ type: "agent_settled", aborted });
+      this.retry = freshRetry();
+      await this.emit({ type: "agent_settled", aborted: signal.aborted });
     }
+  }
+
+  /** Cancel a pending retry delay; the run ends with the last error. */
+  abortRetry(): void {
+    this.retry.cancel?.abort();
+  }
+
+  private loopDeps() {
+    return {
+      stream: this.opts.stream,
+      tools: this.opts.tools,
+      emit: (e: AgentEvent) => this.onAgentEvent(e),
+      buildRequest: (context: readonly AgentMessage[]) => this.buildRequest(context),
+      nextSteering: () => this.queues.take("steering"),
+      nextFollowUp: () => this.queues.take("followUp"),
+      interruptMode: () => this.interruptMode,
+      hasPendingSteering: () => this.queues.steering.length > 0,
+      hasPendingFollowUp: () => this.queues.followUp.length > 0,
+      cwd: this.opts.cwd,
+    };
   }
 
   private onAgentEvent(e: AgentEvent): void | Promise<void> {
     if (e.type === "message_end") {
       // persist before announce
       const entry = this.append({ type: "message", message: e.message });
-      return this.emit({ ...e, entryId: entry.id });
+      const p = this.emit({ ...e, entryId: entry.id });
+      if (e.message.role === "assistant" && this.retry.attempt > 0 && e.message.stopReason !== "error") {
+        // the retried call worked: say so before turn_end, as the reference does
+        return Promise.resolve(p).then(() => this.emit({ type: "auto_retry_end", success: true, attempt: this.retry.attempt }));
+      }
+      return p;
     }
-    if (e.type === "agent_end") return this.emit({ ...e, willRetry: false });
+    if (e.type === "agent_end") {
+      const last = e.messages.findLast((m) => m.role === "assistant");
+      const failed = last?.role === "assistant" && last.stopReason === "error" ? last : undefined;
+      const transient = failed !== undefined && this.autoRetry && isTransientError(failed.errorMessage);
+      const willRetry = transient && this.retry.attempt < this.opts.retry.maxRetries;
+      this.retry.pending = willRetry;
+      this.retry.exhausted = transient && !willRetry;
+      if (failed) this.retry.lastError = failed.errorMessage ?? "unknown error";
+      return this.emit({ ...e, willRetry });
+    }
     return this.emit(e);
   }
 

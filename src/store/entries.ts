@@ -224,9 +224,8 @@ export function contentText(content: unknown): string {
   if (!Array.isArray(content)) return "";
   const parts: string[] = [];
   for (const block of content as unknown[]) {
-    if (typeof block === "object" && block !== null && "type" in block && block.type === "text" && "text" in block && typeof block.text === "string") {
-      parts.push(block.text);
-    }
+    if (typeof block !== "object" || block === null || !("type" in block) || block.type !== "text") continue;
+    if ("text" in block && typeof block.text === "string") parts.push(block.text);
   }
   return parts.join(" ");
 }

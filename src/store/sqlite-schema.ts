@@ -1,0 +1,66 @@
+import type { Database } from "bun:sqlite";
+import { PionError } from "../util/errors.ts";
+
+/**
+ * Schema version N is reached by running MIGRATIONS[0..N-1] in order; `PRAGMA user_version`
+ * records N. Append new migrations, never edit shipped ones.
+ */
+const MIGRATIONS: ReadonlyArray<(db: Database) => void> = [
+  (db) => {
+    // Only the session row changes after insert: leaf pointer, name, counters, updated_at.
+    db.run(`CREATE TABLE session (
+      id             TEXT PRIMARY KEY,
+      cwd            TEXT NOT NULL,
+      name           TEXT,
+      parent_session TEXT,
+      file           TEXT UNIQUE,
+      leaf_id        TEXT,
+      created_at     TEXT NOT NULL,
+      updated_at     TEXT NOT NULL,
+      header         TEXT NOT NULL,
+      first_message  TEXT,
+      message_count  INTEGER NOT NULL DEFAULT 0,
+      entry_count    INTEGER NOT NULL DEFAULT 0
+    )`);
+    db.run("CREATE INDEX session_updated ON session (updated_at DESC, id DESC)");
+    db.run("CREATE INDEX session_cwd_updated ON session (cwd, updated_at DESC, id DESC)");
+    // Insert-only. `body` is the entry's JSON, byte-for-byte the line the JSONL export writes.
+    db.run(`CREATE TABLE entry (
+      seq        INTEGER PRIMARY KEY,
+      session_id TEXT NOT NULL REFERENCES session (id),
+      id         TEXT NOT NULL,
+      parent_id  TEXT,
+      type       TEXT NOT NULL,
+      created_at TEXT NOT NULL,
+      body       TEXT NOT NULL,
+      UNIQUE (session_id, id)
+    )`);
+    db.run("CREATE INDEX entry_session_seq ON entry (session_id, seq)");
+    // rowid = entry.seq; rows are written in the same transaction as their entry.
+    db.run("CREATE VIRTUAL TABLE entry_fts USING fts5 (text, role UNINDEXED, tokenize = 'unicode61 remove_diacritics 2')");
+    db.run(`CREATE TABLE lock (
+      session_id  TEXT PRIMARY KEY,
+      pid         INTEGER NOT NULL,
+      start       TEXT NOT NULL,
+      acquired_at TEXT NOT NULL
+    )`);
+  },
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/** Brings the database to SCHEMA_VERSION; concurrent openers serialize on the write lock. */
+export function migrate(db: Database): void {
+  db.transaction(() => {
+    const row = db.prepare<{ user_version: number }, []>("PRAGMA user_version").get();
+    const from = row?.user_version ?? 0;
+    if (from > SCHEMA_VERSION) {
+      throw new PionError(
+        `Session database schema version ${from} is newer than this pion supports (${SCHEMA_VERSION}); upgrade pion`,
+        "schema_too_new",
+      );
+    }
+    for (let v = from; v < SCHEMA_VERSION; v++) MIGRATIONS[v]!(db);
+    if (from !== SCHEMA_VERSION) db.run(`PRAGMA user_version = ${SCHEMA_VERSION}`);
+  }).immediate();
+}

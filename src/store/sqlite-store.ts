@@ -1,0 +1,373 @@
+import { Database, SQLiteError } from "bun:sqlite";
+import { closeSync, mkdirSync, openSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { PionError } from "../util/errors.ts";
+import { type Entry, type SessionHeader, searchableText, userText } from "./entries.ts";
+import { isOwnerAlive, type ProcessOwner, processOwner } from "./owner.ts";
+import { migrate } from "./sqlite-schema.ts";
+import type {
+  EntryPage,
+  ListSessionsOptions,
+  SearchHit,
+  SearchOptions,
+  SessionList,
+  SessionMeta,
+  SessionStore,
+  SessionSummary,
+} from "./store.ts";
+
+export interface SqliteStoreOptions {
+  /** Who holds the locks this instance acquires; defaults to the current process. */
+  owner?: ProcessOwner;
+  /** How long a write waits for another process's transaction. Default 10 s. */
+  busyTimeoutMs?: number;
+}
+
+interface SessionRow {
+  id: string;
+  cwd: string;
+  name: string | null;
+  parent_session: string | null;
+  file: string | null;
+  leaf_id: string | null;
+  created_at: string;
+  updated_at: string;
+  header: string;
+  first_message: string | null;
+  message_count: number;
+  entry_count: number;
+}
+interface BodyRow {
+  body: string;
+}
+interface HitRow {
+  session_id: string;
+  file: string | null;
+  entry_id: string;
+  role: string;
+  snippet: string;
+  created_at: string;
+}
+interface LockRow {
+  pid: number;
+  start: string;
+}
+type Param = string | number | null;
+
+const NO_LIMIT = -1;
+
+/**
+ * Opens (creating and migrating as needed) the session database.
+ *
+ * Durability: WAL with synchronous=NORMAL. A commit is in the WAL (the OS page cache) when
+ * `append` returns, so killing the process right after loses nothing: the next opener replays
+ * the WAL. Only a power loss can drop the newest commits (never corrupt the file); FULL would
+ * cover that at the price of an fsync per entry, which the durability rule (kill -9, not power
+ * loss) does not ask for.
+ */
+export function openSqliteStore(dbPath: string, options: SqliteStoreOptions = {}): SessionStore {
+  if (dbPath !== ":memory:") {
+    mkdirSync(dirname(dbPath), { recursive: true, mode: 0o700 });
+    // Create it 0600 before SQLite does (SQLite gives its -wal and -shm files the same mode).
+    closeSync(openSync(dbPath, "a", 0o600));
+  }
+  const db = new Database(dbPath, { create: true, readwrite: true, strict: true });
+  // busy_timeout first: switching to WAL and migrating already take locks another process may hold.
+  db.run(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 10_000))}`);
+  db.run("PRAGMA journal_mode = WAL");
+  db.run("PRAGMA synchronous = NORMAL");
+  db.run("PRAGMA foreign_keys = ON");
+  migrate(db);
+  return new SqliteStore(db, options.owner ?? processOwner());
+}
+
+class SqliteStore implements SessionStore {
+  private readonly held = new Set<string>();
+  private readonly q;
+
+  constructor(
+    private readonly db: Database,
+    private readonly owner: ProcessOwner,
+  ) {
+    this.q = {
+      insertSession: db.prepare<void, Param[]>(
+        `INSERT INTO session (id, cwd, parent_session, file, created_at, updated_at, header)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6)`,
+      ),
+      session: db.prepare<SessionRow, [string]>("SELECT * FROM session WHERE id = ?1"),
+      sessionByFile: db.prepare<SessionRow, [string]>("SELECT * FROM session WHERE file = ?1"),
+      afterAppend: db.prepare<void, Param[]>(
+        `UPDATE session SET leaf_id = ?2, updated_at = max(updated_at, ?3),
+           entry_count = entry_count + ?4, message_count = message_count + ?5,
+           first_message = coalesce(first_message, ?6), name = CASE WHEN ?7 THEN ?8 ELSE name END
+         WHERE id = ?1`,
+      ),
+      insertEntry: db.prepare<void, Param[]>(
+        "INSERT INTO entry (session_id, id, parent_id, type, created_at, body) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+      ),
+      insertFts: db.prepare<void, Param[]>("INSERT INTO entry_fts (rowid, text, role) VALUES (?1, ?2, ?3)"),
+      allBodies: db.prepare<BodyRow, [string]>("SELECT body FROM entry WHERE session_id = ?1 ORDER BY seq"),
+      seqOf: db.prepare<{ seq: number }, [string, string]>("SELECT seq FROM entry WHERE session_id = ?1 AND id = ?2"),
+      bodiesAfter: db.prepare<BodyRow, [string, number, number]>(
+        "SELECT body FROM entry WHERE session_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3",
+      ),
+      entry: db.prepare<BodyRow, [string, string]>("SELECT body FROM entry WHERE session_id = ?1 AND id = ?2"),
+      setLeaf: db.prepare<void, [string, string | null]>("UPDATE session SET leaf_id = ?2 WHERE id = ?1"),
+      list: db.prepare<SessionRow, Param[]>(
+        `SELECT * FROM session
+         WHERE (?1 IS NULL OR cwd = ?1) AND (?2 IS NULL OR updated_at < ?2 OR (updated_at = ?2 AND id < ?3))
+         ORDER BY updated_at DESC, id DESC LIMIT ?4`,
+      ),
+      search: db.prepare<HitRow, Param[]>(
+        `SELECT e.session_id, s.file, e.id AS entry_id, f.role,
+           snippet(entry_fts, 0, '**', '**', '…', 16) AS snippet, e.created_at
+         FROM entry_fts f JOIN entry e ON e.seq = f.rowid JOIN session s ON s.id = e.session_id
+         WHERE entry_fts MATCH ?1 AND (?2 IS NULL OR s.cwd = ?2)
+         ORDER BY f.rank, e.seq DESC LIMIT ?3`,
+      ),
+      lock: db.prepare<LockRow, [string]>("SELECT pid, start FROM lock WHERE session_id = ?1"),
+      putLock: db.prepare<void, Param[]>(
+        "INSERT OR REPLACE INTO lock (session_id, pid, start, acquired_at) VALUES (?1, ?2, ?3, ?4)",
+      ),
+      dropLock: db.prepare<void, Param[]>("DELETE FROM lock WHERE session_id = ?1 AND pid = ?2 AND start = ?3"),
+    };
+  }
+
+  createSession(header: SessionHeader, file?: string): void {
+    const path = file === undefined ? null : resolve(file);
+    try {
+      this.db
+        .transaction(() => {
+          this.q.insertSession.run(
+            header.id,
+            header.cwd,
+            header.parentSession ?? null,
+            path,
+            header.timestamp,
+            JSON.stringify(header),
+          );
+        })
+        .immediate();
+    } catch (err) {
+      if (err instanceof SQLiteError && err.code?.startsWith("SQLITE_CONSTRAINT")) {
+        const clash = path !== null ? this.q.sessionByFile.get(path) : null;
+        throw new PionError(
+          clash && clash.id !== header.id
+            ? `Session file ${path} already belongs to session ${clash.id}`
+            : `Session ${header.id} already exists`,
+          "session_exists",
+        );
+      }
+      throw err;
+    }
+  }
+
+  getSession(sessionId: string): SessionMeta | undefined {
+    const row = this.q.session.get(sessionId);
+    return row ? toMeta(row) : undefined;
+  }
+
+  findSessionByFile(path: string): SessionMeta | undefined {
+    const row = this.q.sessionByFile.get(resolve(path));
+    return row ? toMeta(row) : undefined;
+  }
+
+  append(sessionId: string, entry: Entry): void {
+    this.appendMany(sessionId, [entry]);
+  }
+
+  appendMany(sessionId: string, entries: readonly Entry[]): void {
+    if (entries.length === 0) return;
+    this.db.transaction(() => this.insertAll(sessionId, entries)).immediate();
+  }
+
+  entries(sessionId: string): Entry[] {
+    this.mustExist(sessionId);
+    return this.q.allBodies.all(sessionId).map(parseBody);
+  }
+
+  entriesSince(sessionId: string, sinceId: string, limit?: number): EntryPage {
+    this.mustExist(sessionId);
+    const since = this.q.seqOf.get(sessionId, sinceId);
+    if (!since) throw new PionError(`Entry ${sinceId} not found in session ${sessionId}`, "unknown_entry");
+    return this.pageAfter(sessionId, since.seq, limit);
+  }
+
+  entriesPage(sessionId: string, limit: number): EntryPage {
+    this.mustExist(sessionId);
+    return this.pageAfter(sessionId, 0, limit);
+  }
+
+  entryCount(sessionId: string): number {
+    return this.mustExist(sessionId).entry_count;
+  }
+
+  getEntry(sessionId: string, entryId: string): Entry | undefined {
+    const row = this.q.entry.get(sessionId, entryId);
+    return row ? parseBody(row) : undefined;
+  }
+
+  setLeaf(sessionId: string, leafId: string | null): void {
+    this.mustExist(sessionId);
+    if (leafId !== null && !this.q.seqOf.get(sessionId, leafId)) {
+      throw new PionError(`Entry ${leafId} not found in session ${sessionId}`, "unknown_entry");
+    }
+    this.q.setLeaf.run(sessionId, leafId);
+  }
+
+  listSessions(options: ListSessionsOptions = {}): SessionList {
+    const limit = positiveLimit(options.limit, 50);
+    const after = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
+    const rows = this.q.list.all(options.cwd ?? null, after?.[0] ?? null, after?.[1] ?? null, limit + 1);
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    return {
+      sessions: page.map(toSummary),
+      ...(rows.length > limit && last ? { nextCursor: encodeCursor(last.updated_at, last.id) } : {}),
+    };
+  }
+
+  searchSessions(options: SearchOptions): SearchHit[] {
+    const match = ftsQuery(options.query);
+    if (!match) return [];
+    return this.q.search.all(match, options.cwd ?? null, positiveLimit(options.limit, 20)).map((r) => ({
+      sessionId: r.session_id,
+      sessionFile: r.file ?? undefined,
+      entryId: r.entry_id,
+      role: r.role,
+      snippet: r.snippet,
+      timestamp: r.created_at,
+    }));
+  }
+
+  acquireSession(sessionId: string): void {
+    this.db
+      .transaction(() => {
+        const lock = this.q.lock.get(sessionId);
+        const mine = lock && lock.pid === this.owner.pid && lock.start === this.owner.start;
+        if (lock && !mine && isOwnerAlive(lock)) {
+          throw new PionError(
+            `Session ${sessionId} is open for writing in another pion process (pid ${lock.pid})`,
+            "session_locked",
+          );
+        }
+        this.q.putLock.run(sessionId, this.owner.pid, this.owner.start, new Date().toISOString());
+      })
+      .immediate();
+    this.held.add(sessionId);
+  }
+
+  releaseSession(sessionId: string): void {
+    this.q.dropLock.run(sessionId, this.owner.pid, this.owner.start);
+    this.held.delete(sessionId);
+  }
+
+  close(): void {
+    for (const id of [...this.held]) this.releaseSession(id);
+    this.db.close();
+  }
+
+  private insertAll(sessionId: string, entries: readonly Entry[]): void {
+    this.mustExist(sessionId);
+    let updatedAt = "";
+    let messages = 0;
+    let firstUser: string | null = null;
+    let renamed = false;
+    let name: string | null = null;
+    for (const entry of entries) {
+      const seq = this.insertEntry(sessionId, entry);
+      const indexed = searchableText(entry);
+      if (indexed) this.q.insertFts.run(seq, indexed.text, indexed.role);
+      if (entry.timestamp > updatedAt) updatedAt = entry.timestamp;
+      if (entry.type === "message") messages++;
+      firstUser ??= userText(entry) ?? null;
+      if (entry.type === "session_info") {
+        renamed = true;
+        name = entry.name?.trim() || null;
+      }
+    }
+    const leaf = entries[entries.length - 1]!.id;
+    this.q.afterAppend.run(sessionId, leaf, updatedAt, entries.length, messages, firstUser, renamed ? 1 : 0, name);
+  }
+
+  private insertEntry(sessionId: string, entry: Entry): number {
+    try {
+      const body = JSON.stringify(entry);
+      return Number(
+        this.q.insertEntry.run(sessionId, entry.id, entry.parentId, entry.type, entry.timestamp, body).lastInsertRowid,
+      );
+    } catch (err) {
+      if (err instanceof SQLiteError && err.code === "SQLITE_CONSTRAINT_UNIQUE") {
+        throw new PionError(`Entry id ${entry.id} already exists in session ${sessionId}`, "duplicate_entry");
+      }
+      throw err;
+    }
+  }
+
+  private pageAfter(sessionId: string, seq: number, limit: number | undefined): EntryPage {
+    const n = limit === undefined ? NO_LIMIT : Math.max(0, Math.floor(limit));
+    const rows = this.q.bodiesAfter.all(sessionId, seq, n === NO_LIMIT ? NO_LIMIT : n + 1);
+    const hasMore = n !== NO_LIMIT && rows.length > n;
+    return { entries: (hasMore ? rows.slice(0, n) : rows).map(parseBody), hasMore };
+  }
+
+  private mustExist(sessionId: string): SessionRow {
+    const row = this.q.session.get(sessionId);
+    if (!row) throw new PionError(`Unknown session ${sessionId}`, "unknown_session");
+    return row;
+  }
+}
+
+// Bodies are JSON this store wrote from Entry values; they are not re-validated on the way out.
+const parseBody = (row: BodyRow): Entry => JSON.parse(row.body) as Entry;
+
+function toMeta(row: SessionRow): SessionMeta {
+  return {
+    header: JSON.parse(row.header) as SessionHeader,
+    ...(row.file !== null ? { file: row.file } : {}),
+    ...(row.name !== null ? { name: row.name } : {}),
+    leafId: row.leaf_id,
+  };
+}
+
+function toSummary(row: SessionRow): SessionSummary {
+  return {
+    sessionId: row.id,
+    file: row.file ?? undefined,
+    cwd: row.cwd,
+    name: row.name ?? undefined,
+    firstMessage: row.first_message ?? undefined,
+    messageCount: row.message_count,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    parentSession: row.parent_session ?? undefined,
+  };
+}
+
+function positiveLimit(limit: number | undefined, fallback: number): number {
+  return limit === undefined ? fallback : Math.max(1, Math.floor(limit));
+}
+
+function encodeCursor(updatedAt: string, id: string): string {
+  return Buffer.from(JSON.stringify([updatedAt, id])).toString("base64url");
+}
+
+function decodeCursor(cursor: string): [string, string] {
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+  } catch {
+    value = undefined;
+  }
+  if (Array.isArray(value) && value.length === 2 && typeof value[0] === "string" && typeof value[1] === "string") {
+    return [value[0], value[1]];
+  }
+  throw new PionError("Invalid session list cursor", "invalid_cursor");
+}
+
+/** Every word must occur; the last may be a prefix. Quoting keeps FTS5 syntax out of user input. */
+function ftsQuery(query: string): string | undefined {
+  const words = query.match(/[\p{L}\p{N}]+/gu);
+  if (!words) return undefined;
+  return words.map((w, i) => `"${w}"${i === words.length - 1 ? "*" : ""}`).join(" ");
+}

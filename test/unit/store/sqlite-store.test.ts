@@ -1,0 +1,110 @@
+import { Database } from "bun:sqlite";
+import { describe, expect, test } from "bun:test";
+import { statSync } from "node:fs";
+import { join } from "node:path";
+import { SCHEMA_VERSION } from "../../../src/store/sqlite-schema.ts";
+import { openSqliteStore } from "../../../src/store/sqlite-store.ts";
+import { PionError } from "../../../src/util/errors.ts";
+import { assistant, chain, header, ids, tempDir, user } from "./helpers.ts";
+
+const mode = (path: string): number => statSync(path).mode & 0o777;
+
+describe("sqlite store on disk", () => {
+  test.concurrent("entries, leaf and name survive a reopen; files are 0600, folders 0700", () => {
+    using dir = tempDir();
+    const dbPath = join(dir.path, "nested", "sessions", "pion.db");
+    const a = openSqliteStore(dbPath);
+    a.createSession(header("s1"), join(dir.path, "s1.jsonl"));
+    a.append("s1", user("a", null, "hi"));
+    a.append("s1", assistant("b", "a", "hello"));
+    a.append("s1", { type: "session_info", id: "c", parentId: "b", timestamp: new Date().toISOString(), name: "work" });
+    a.setLeaf("s1", "a");
+    expect(mode(dbPath)).toBe(0o600);
+    expect(mode(`${dbPath}-wal`)).toBe(0o600);
+    expect(mode(`${dbPath}-shm`)).toBe(0o600);
+    expect(mode(join(dir.path, "nested"))).toBe(0o700);
+    expect(mode(join(dir.path, "nested", "sessions"))).toBe(0o700);
+    a.close();
+
+    const b = openSqliteStore(dbPath);
+    expect(ids(b.entries("s1"))).toEqual(["a", "b", "c"]);
+    expect(b.getSession("s1")).toEqual({ header: expect.objectContaining({ id: "s1" }), file: join(dir.path, "s1.jsonl"), name: "work", leafId: "a" });
+    b.close();
+  });
+
+  test.concurrent("the database is in WAL mode at the current schema version", () => {
+    using dir = tempDir();
+    const dbPath = join(dir.path, "pion.db");
+    const store = openSqliteStore(dbPath);
+    const raw = new Database(dbPath);
+    expect(raw.query("PRAGMA journal_mode").get()).toEqual({ journal_mode: "wal" });
+    expect(raw.query("PRAGMA user_version").get()).toEqual({ user_version: SCHEMA_VERSION });
+    raw.close();
+    store.close();
+  });
+
+  test.concurrent("stored body is exactly the entry's JSON, and is never rewritten", () => {
+    using dir = tempDir();
+    const dbPath = join(dir.path, "pion.db");
+    const store = openSqliteStore(dbPath);
+    store.createSession(header("s1"));
+    const e = user("a", null, "línea \u2028 \"quoted\"");
+    store.append("s1", e);
+    store.setLeaf("s1", null);
+    const raw = new Database(dbPath, { readonly: true });
+    expect(raw.query("SELECT seq, session_id, id, parent_id, type, created_at, body FROM entry").all()).toEqual([
+      { seq: 1, session_id: "s1", id: "a", parent_id: null, type: "message", created_at: e.timestamp, body: JSON.stringify(e) },
+    ]);
+    raw.close();
+    store.close();
+  });
+
+  test.concurrent("a database from a newer pion is refused", () => {
+    using dir = tempDir();
+    const dbPath = join(dir.path, "pion.db");
+    openSqliteStore(dbPath).close();
+    const raw = new Database(dbPath);
+    raw.run(`PRAGMA user_version = ${SCHEMA_VERSION + 1}`);
+    raw.close();
+    expect(() => openSqliteStore(dbPath)).toThrow(PionError);
+    expect(() => openSqliteStore(dbPath)).toThrow(/newer than this pion supports/);
+  });
+
+  test("entriesSince is O(result) at 100k entries", () => {
+    const store = openSqliteStore(":memory:");
+    store.createSession(header("big"));
+    const all = chain(100_000);
+    store.appendMany("big", all);
+    store.createSession(header("other"));
+    store.append("other", user("x", null, "x"));
+    expect(store.entryCount("big")).toBe(100_000);
+
+    const t0 = performance.now();
+    for (let i = 0; i < 100; i++) {
+      const since = all[99_000 + i * 5]!.id;
+      const page = store.entriesSince("big", since, 50);
+      expect(page.entries[0]!.id).toBe(all[99_001 + i * 5]!.id);
+    }
+    const perCall = (performance.now() - t0) / 100;
+    expect(perCall).toBeLessThan(5); // a scan of 100k rows takes tens of ms
+    const tail = store.entriesSince("big", all[99_997]!.id);
+    expect(tail).toEqual({ entries: all.slice(99_998), hasMore: false });
+    store.close();
+  });
+
+  test.concurrent("search tolerates FTS syntax in the query and matches a trailing prefix", () => {
+    const store = openSqliteStore(":memory:");
+    store.createSession(header("s1"));
+    store.append("s1", user("a", null, 'fix the "parser" AND the lexer-state NEAR bug * (urgent)'));
+    store.append("s1", assistant("b", "a", "Café déjà vu: naïve résumé"));
+    for (const q of ['"parser', "AND", "lexer-state", "NEAR(", "*", "(urgent", "a:b", "-x"]) {
+      expect(() => store.searchSessions({ query: q })).not.toThrow();
+    }
+    expect(store.searchSessions({ query: "lexer-state" }).map((h) => h.entryId)).toEqual(["a"]);
+    expect(store.searchSessions({ query: "pars" }).map((h) => h.entryId)).toEqual(["a"]);
+    expect(store.searchSessions({ query: "cafe resume" }).map((h) => h.entryId)).toEqual(["b"]);
+    expect(store.searchSessions({ query: "parser zebra" })).toEqual([]);
+    expect(store.searchSessions({ query: "lexer" })[0]!.snippet).toContain("**lexer**");
+    store.close();
+  });
+});

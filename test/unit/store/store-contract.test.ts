@@ -1,0 +1,127 @@
+import { describe, expect, test } from "bun:test";
+import { MemoryStore } from "../../../src/store/memory-store.ts";
+import { openSqliteStore } from "../../../src/store/sqlite-store.ts";
+import type { SessionStore } from "../../../src/store/store.ts";
+import { PionError } from "../../../src/util/errors.ts";
+import { assistant, bash, chain, header, ids, user } from "./helpers.ts";
+
+const stores: [string, () => SessionStore][] = [
+  ["sqlite", () => openSqliteStore(":memory:")],
+  ["memory", () => new MemoryStore()],
+];
+
+function code(fn: () => unknown): string | undefined {
+  try {
+    fn();
+  } catch (err) {
+    return err instanceof PionError ? err.code : `not a PionError: ${String(err)}`;
+  }
+  return undefined;
+}
+
+describe.each(stores)("%s store", (_name, open) => {
+  test("append keeps order, moves the leaf, and answers entries by id", () => {
+    const s = open();
+    s.createSession(header("s1"), "/tmp/s1.jsonl");
+    s.append("s1", user("a", null, "hi"));
+    s.append("s1", assistant("b", "a", "hello"));
+    s.append("s1", user("c", "a", "branch"));
+    expect(s.entries("s1").map((e) => [e.id, e.parentId])).toEqual([["a", null], ["b", "a"], ["c", "a"]]);
+    expect(s.getSession("s1")?.leafId).toBe("c");
+    expect(s.getEntry("s1", "b")).toEqual(assistant("b", "a", "hello", s.getEntry("s1", "b")!.timestamp));
+    expect(s.getEntry("s1", "zz")).toBeUndefined();
+    expect(s.entryCount("s1")).toBe(3);
+    s.setLeaf("s1", "b");
+    expect(s.getSession("s1")?.leafId).toBe("b");
+    expect(code(() => s.setLeaf("s1", "nope"))).toBe("unknown_entry");
+    expect(s.findSessionByFile("/tmp/s1.jsonl")?.header.id).toBe("s1");
+    expect(s.findSessionByFile("/tmp/other.jsonl")).toBeUndefined();
+    s.close();
+  });
+
+  test("errors are typed: unknown session, duplicate entry, existing session", () => {
+    const s = open();
+    s.createSession(header("s1"));
+    s.append("s1", user("a", null, "hi"));
+    expect(code(() => s.append("nope", user("x", null, "x")))).toBe("unknown_session");
+    expect(code(() => s.append("s1", user("a", null, "again")))).toBe("duplicate_entry");
+    expect(code(() => s.createSession(header("s1")))).toBe("session_exists");
+    expect(code(() => s.entries("nope"))).toBe("unknown_session");
+    // A failed batch leaves nothing behind.
+    expect(code(() => s.appendMany("s1", [user("b", "a", "b"), user("a", "b", "dup")]))).toBe("duplicate_entry");
+    expect(ids(s.entries("s1"))).toEqual(["a"]);
+    s.close();
+  });
+
+  test("entriesSince pages strictly after the cursor and rejects unknown ids", () => {
+    const s = open();
+    s.createSession(header("s1"));
+    const all = chain(10);
+    s.appendMany("s1", all);
+    expect(s.getSession("s1")?.leafId).toBe(all[9]!.id);
+    expect(s.entriesSince("s1", all[2]!.id)).toEqual({ entries: all.slice(3), hasMore: false });
+    expect(s.entriesSince("s1", all[2]!.id, 4)).toEqual({ entries: all.slice(3, 7), hasMore: true });
+    expect(s.entriesSince("s1", all[5]!.id, 4)).toEqual({ entries: all.slice(6, 10), hasMore: false });
+    expect(s.entriesSince("s1", all[9]!.id)).toEqual({ entries: [], hasMore: false });
+    expect(s.entriesPage("s1", 3)).toEqual({ entries: all.slice(0, 3), hasMore: true });
+    expect(s.entriesPage("s1", 10)).toEqual({ entries: all, hasMore: false });
+    expect(code(() => s.entriesSince("s1", "deadbeef"))).toBe("unknown_entry");
+    s.close();
+  });
+
+  test("listSessions: newest first, filtered by cwd, paged by cursor, with summary fields", () => {
+    const s = open();
+    for (let i = 0; i < 7; i++) {
+      const id = `s${i}`;
+      s.createSession(header(id, i % 2 === 0 ? "/a" : "/b", i === 3 ? "/x/parent.jsonl" : undefined), `/tmp/${id}.jsonl`);
+      s.append(id, user(`${id}u`, null, `first of ${id}`));
+      s.append(id, assistant(`${id}a`, `${id}u`, "reply"));
+    }
+    s.append("s2", { type: "session_info", id: "s2n", parentId: "s2a", timestamp: new Date(Date.now() + 1e12).toISOString(), name: " Named " });
+
+    const page1 = s.listSessions({ limit: 3 });
+    expect(page1.sessions.map((x) => x.sessionId)).toEqual(["s2", "s6", "s5"]);
+    expect(page1.nextCursor).toBeString();
+    const page2 = s.listSessions({ limit: 3, cursor: page1.nextCursor });
+    expect(page2.sessions.map((x) => x.sessionId)).toEqual(["s4", "s3", "s1"]);
+    const page3 = s.listSessions({ limit: 3, cursor: page2.nextCursor });
+    expect(page3).toEqual({ sessions: [expect.objectContaining({ sessionId: "s0" })] });
+    expect(s.listSessions({ cwd: "/b" }).sessions.map((x) => x.sessionId)).toEqual(["s5", "s3", "s1"]);
+
+    const s3 = page2.sessions[1]!;
+    expect(s3).toEqual({
+      sessionId: "s3",
+      file: "/tmp/s3.jsonl",
+      cwd: "/b",
+      name: undefined,
+      firstMessage: "first of s3",
+      messageCount: 2,
+      createdAt: s.getSession("s3")!.header.timestamp,
+      updatedAt: s.getEntry("s3", "s3a")!.timestamp,
+      parentSession: "/x/parent.jsonl",
+    });
+    expect(page1.sessions[0]!.name).toBe("Named");
+    expect(s.getSession("s2")?.name).toBe("Named");
+    expect(code(() => s.listSessions({ cursor: "garbage!" }))).toBe("invalid_cursor");
+    s.close();
+  });
+
+  test("searchSessions finds user, assistant and bash text", () => {
+    const s = open();
+    s.createSession(header("s1", "/a"), "/tmp/s1.jsonl");
+    s.createSession(header("s2", "/b"));
+    s.append("s1", user("u1", null, "please refactor the tokenizer module"));
+    s.append("s1", assistant("a1", "u1", "The tokenizer now streams."));
+    s.append("s2", bash("b1", null, "grep -rn tokenizer src", "src/lex.ts:1: tokenizer"));
+    s.append("s2", user("u2", "b1", "unrelated"));
+
+    const hits = s.searchSessions({ query: "tokenizer" });
+    expect(hits.map((h) => `${h.sessionId}/${h.entryId}/${h.role}`).sort()).toEqual(["s1/a1/assistant", "s1/u1/user", "s2/b1/bashExecution"]);
+    const u1 = hits.find((h) => h.entryId === "u1")!;
+    expect(u1).toEqual({ sessionId: "s1", sessionFile: "/tmp/s1.jsonl", entryId: "u1", role: "user", snippet: expect.stringContaining("tokenizer"), timestamp: s.getEntry("s1", "u1")!.timestamp });
+    expect(s.searchSessions({ query: "tokenizer", cwd: "/b" }).map((h) => h.entryId)).toEqual(["b1"]);
+    expect(s.searchSessions({ query: "tokenizer", limit: 1 })).toHaveLength(1);
+    expect(s.searchSessions({ query: "   " })).toEqual([]);
+    s.close();
+  });
+});
