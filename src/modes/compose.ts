@@ -1,10 +1,16 @@
+import { join, resolve } from "node:path";
 import type { Settings } from "../config.ts";
 import { loadModels, resolveModel } from "../providers/models.ts";
 import { streamByApi } from "../providers/index.ts";
 import type { Model, ThinkingLevel } from "../providers/types.ts";
 import { buildSystemPrompt } from "../resources/system-prompt.ts";
 import { AgentSession } from "../session/session.ts";
-import { MemoryStore } from "../store/memory-store.ts";
+import { locateSession } from "../session/navigation.ts";
+import type { SessionHeader } from "../store/entries.ts";
+import { withJsonlExport } from "../store/jsonl-export.ts";
+import { databasePath, sessionFilePath } from "../store/paths.ts";
+import { openSqliteStore } from "../store/sqlite-store.ts";
+import type { SessionStore } from "../store/store.ts";
 import { createBuiltinTools, DEFAULT_TOOLS, selectTools } from "../tools/index.ts";
 import type { Tool } from "../tools/tool.ts";
 
@@ -20,6 +26,9 @@ export interface CliOptions {
   name?: string;
   apiKey?: string;
   noSession: boolean;
+  session?: string;
+  sessionDir?: string;
+  continue?: boolean;
   tools?: string;
   systemPrompt?: string;
   appendSystemPrompt?: string;
@@ -28,6 +37,9 @@ export interface CliOptions {
 export interface Composed {
   session: AgentSession;
   scopedModels: Model[];
+  store: SessionStore;
+  cwd: string;
+  fileFor: (h: SessionHeader) => string | undefined;
 }
 
 const LEVELS = ["off", "minimal", "low", "medium", "high", "xhigh", "max"];
@@ -70,8 +82,13 @@ export async function composeSession(o: CliOptions): Promise<Composed> {
   const builtin = createBuiltinTools({ images: true });
   const tools = new Map<string, Tool>();
   for (const name of selectTools(o.tools ?? settings.defaultTools, DEFAULT_TOOLS)) tools.set(name, builtin.get(name)!);
+  // One database per sessions directory; --no-session keeps it in memory and writes no file.
+  const base = o.sessionDir ? resolve(o.cwd, o.sessionDir) : join(o.home, "sessions");
+  const store = o.noSession ? openSqliteStore(":memory:") : withJsonlExport(openSqliteStore(databasePath(base)));
+  const fileFor = o.noSession ? () => undefined : (h: SessionHeader) => sessionFilePath(base, h.cwd, h.timestamp, h.id);
+
   const session = new AgentSession({
-    store: new MemoryStore(),
+    store,
     stream: streamByApi,
     models: registry,
     tools: () => tools,
@@ -86,8 +103,16 @@ export async function composeSession(o: CliOptions): Promise<Composed> {
     autoRetry: settings.retry?.enabled ?? true,
     retry: { maxRetries: settings.retry?.maxRetries ?? 3, baseDelayMs: settings.retry?.baseDelayMs ?? 2000 },
     idleTimeoutMs: settings.httpIdleTimeoutMs,
-    fileFor: () => undefined,
+    fileFor,
   });
+  let resume = o.session;
+  if (!resume && o.continue) resume = store.listSessions({ cwd: o.cwd, limit: 1 }).sessions[0]?.sessionId;
+  if (resume) {
+    session.openStored(locateSession(store, resume, o.cwd, fileFor));
+    session.restoreSettings();
+    const restored = session.model;
+    if (model && (o.model || o.provider) && (restored?.provider !== model.provider || restored.id !== model.id)) session.setModel(model);
+  }
   if (o.name) session.setName(o.name);
-  return { session, scopedModels };
+  return { session, scopedModels, store, cwd: o.cwd, fileFor };
 }

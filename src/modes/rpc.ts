@@ -7,7 +7,8 @@ import type { Composed } from "./compose.ts";
  * The command loop over stdin. On EOF the running prompt finishes and persists before
  * exit 0. SIGTERM/SIGHUP abort the run, persist, and exit; a second signal exits at once.
  */
-export async function runRpcMode({ session, scopedModels }: Composed): Promise<number> {
+export async function runRpcMode(composed: Composed): Promise<number> {
+  const { session } = composed;
   const writer = createWriter(Bun.stdout.writer());
   session.subscribe((e) => writer.write(e));
 
@@ -22,8 +23,9 @@ export async function runRpcMode({ session, scopedModels }: Composed): Promise<n
   process.on("SIGTERM", onSignal(143));
   process.on("SIGHUP", onSignal(129));
 
-  await serveRpc(Bun.stdin.stream(), writer, createHandlers({ session, scopedModels }));
+  await serveRpc(Bun.stdin.stream(), writer, createHandlers(composed));
   await session.idle();
   await writer.drain();
+  composed.store.close();
   return 0;
 }

@@ -29,3 +29,14 @@ export function failure(id: string | undefined, command: string | undefined, err
   r.error = error;
   return r;
 }
+
+/** Response data already serialized (large or deeply nested trees that JSON.stringify cannot take). */
+export class RawJson {
+  constructor(readonly text: string) {}
+}
+
+/** The success line for data given as JSON text, with the same key order as `success`. */
+export function successLine(id: string | undefined, command: string, data: RawJson): string {
+  const head = id === undefined ? "" : `"id":${JSON.stringify(id)},`;
+  return `{${head}"type":"response","command":${JSON.stringify(command)},"success":true,"data":${data.text}}\n`;
+}

@@ -2,8 +2,9 @@ import type { Model } from "../providers/types.ts";
 import type { AgentSession } from "../session/session.ts";
 import { PionError } from "../util/errors.ts";
 import type { Handlers } from "./server.ts";
+import { sessionHandlers, type SessionHandlerContext } from "./session-handlers.ts";
 
-export interface HandlerContext {
+export interface HandlerContext extends SessionHandlerContext {
   session: AgentSession;
   /** Models `cycle_model` goes through (from --models), empty when not scoped. */
   scopedModels: Model[];
@@ -17,6 +18,7 @@ const notYet = (type: string) => () => {
 export function createHandlers(ctx: HandlerContext): Handlers {
   const s = () => ctx.session;
   return {
+    ...sessionHandlers(ctx),
     prompt: (c) => ({ disposition: s().prompt(c.message, c.images, c.streamingBehavior) }),
     steer: (c) => ({ disposition: s().enqueue("steer", c.message, c.images) }),
     follow_up: (c) => ({ disposition: s().enqueue("followUp", c.message, c.images) }),
@@ -27,7 +29,6 @@ export function createHandlers(ctx: HandlerContext): Handlers {
       await s().abort();
       return { disposition: s().prompt(c.message, c.images) };
     },
-    new_session: notYet("new_session"),
     get_state: () => getState(s()),
     get_messages: () => ({ messages: s().messages() }),
     set_todos: notYet("set_todos"),
@@ -87,23 +88,12 @@ export function createHandlers(ctx: HandlerContext): Handlers {
     bash: notYet("bash"),
     abort_bash: notYet("abort_bash"),
 
-    get_session_stats: notYet("get_session_stats"),
     export_html: notYet("export_html"),
-    switch_session: notYet("switch_session"),
-    fork: notYet("fork"),
-    branch: notYet("branch"),
-    clone: notYet("clone"),
-    get_fork_messages: notYet("get_fork_messages"),
-    get_branch_messages: notYet("get_branch_messages"),
-    get_entries: notYet("get_entries"),
-    get_tree: notYet("get_tree"),
     get_last_assistant_text: () => ({ text: s().lastAssistantText() }),
     set_session_name: (c) => {
       s().setName(c.name);
     },
     get_commands: notYet("get_commands"),
-    list_sessions: notYet("list_sessions"),
-    search_sessions: notYet("search_sessions"),
 
     extension_ui_response: () => undefined,
     host_tool_update: () => undefined,

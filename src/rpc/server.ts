@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { COMMAND_SCHEMAS, describeIssues, isCommandType, SILENT_FRAMES, type Command } from "../protocol/commands.ts";
-import { failure, success } from "../protocol/responses.ts";
+import { failure, RawJson, success, successLine } from "../protocol/responses.ts";
 import { errorMessage, PionError } from "../util/errors.ts";
 import { log } from "../util/log.ts";
 import { jsonLines } from "./jsonl.ts";
@@ -76,7 +76,7 @@ async function dispatch(cmd: Command, writer: Writer, handlers: Handlers): Promi
   try {
     const handler = handlers[cmd.type] as Handler;
     const data = await handler(cmd);
-    if (!silent) await writer.write(success(id, cmd.type, data));
+    if (!silent) await (data instanceof RawJson ? writer.writeLine(successLine(id, cmd.type, data)) : writer.write(success(id, cmd.type, data)));
   } catch (err) {
     if (!(err instanceof PionError)) log("rpc", `${cmd.type} failed`, { error: errorMessage(err) });
     if (!silent) await writer.write(failure(id, cmd.type, errorMessage(err)));

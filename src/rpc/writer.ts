@@ -8,6 +8,8 @@ import type { FileSink } from "bun";
  */
 export interface Writer {
   write(record: object): Promise<void> | undefined;
+  /** A line already serialized (must be one JSON object ending in LF). */
+  writeLine(line: string): Promise<void> | undefined;
   /** Resolves once everything written so far has been handed to the OS. */
   drain(): Promise<void>;
 }
@@ -20,12 +22,14 @@ export function createWriter(sink: FileSink): Writer {
     pending = 0;
     await sink.flush();
   };
+  const writeLine = (line: string) => {
+    const n = sink.write(line);
+    if (typeof n === "number") pending += n;
+    return pending >= HIGH_WATER ? flush() : undefined;
+  };
   return {
-    write(record) {
-      const n = sink.write(`${JSON.stringify(record)}\n`);
-      if (typeof n === "number") pending += n;
-      return pending >= HIGH_WATER ? flush() : undefined;
-    },
+    write: (record) => writeLine(`${JSON.stringify(record)}\n`),
+    writeLine,
     drain: flush,
   };
 }

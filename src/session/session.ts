@@ -69,6 +69,9 @@ export class AgentSession {
 
   private byId = new Map<string, Entry>();
   private leafId: string | null = null;
+  private stored = false;
+  /** Start entries held back until the session has something worth keeping. */
+  private pending: Entry[] = [];
   private run: { controller: AbortController; done: Promise<void> } | undefined;
   private listeners: ((e: SessionEvent) => void | Promise<void>)[] = [];
   private retry = freshRetry();
@@ -111,32 +114,125 @@ export class AgentSession {
     while (this.run) await this.run.done;
   }
 
+  /**
+   * Start an empty session. Nothing reaches the store until the first entry that is not a
+   * model or thinking-level change, so a process that only answers get_state leaves no
+   * session behind (the reference agent behaves the same way).
+   */
   startNew(parentSession?: string): void {
+    this.release();
     this.header = { type: "session", version: 3, id: uuid(), timestamp: new Date().toISOString(), cwd: this.opts.cwd };
     if (parentSession) this.header.parentSession = parentSession;
     this.file = this.opts.fileFor(this.header);
-    this.opts.store.createSession(this.header, this.file);
     this.byId = new Map();
     this.leafId = null;
     this.name = undefined;
+    this.stored = false;
+    this.pending = [];
+    if (this.model) this.append({ type: "model_change", provider: this.model.provider, modelId: this.model.id });
+    this.append({ type: "thinking_level_change", thinkingLevel: this.thinkingLevel });
+  }
+
+  /** Continue a session already in the store: its entries, leaf and name. */
+  openStored(sessionId: string): void {
+    const meta = this.opts.store.getSession(sessionId);
+    if (!meta) throw new PionError(`Session not found: ${sessionId}`, "not_found");
+    this.opts.store.acquireSession(sessionId);
+    this.release();
+    this.header = meta.header;
+    this.file = meta.file;
+    this.byId = new Map();
+    for (const e of this.opts.store.entries(sessionId)) this.byId.set(e.id, e);
+    this.leafId = meta.leafId;
+    this.stored = true;
+    this.pending = [];
+    this.name = undefined;
+    for (const e of this.byId.values()) if (e.type === "session_info") this.name = e.name;
+  }
+
+  /**
+   * Continue in a new session holding `entries` (same ids), whose header names this
+   * session as its parent. Used by fork and clone.
+   */
+  branchInto(entries: Entry[]): void {
+    const parent = this.file ?? this.header.id;
+    this.release();
+    this.header = { type: "session", version: 3, id: uuid(), timestamp: new Date().toISOString(), cwd: this.opts.cwd, parentSession: parent };
+    this.file = this.opts.fileFor(this.header);
+    const store = this.opts.store;
+    store.createSession(this.header, this.file);
+    store.acquireSession(this.header.id);
+    if (entries.length > 0) store.appendMany(this.header.id, entries);
+    this.byId = new Map(entries.map((e) => [e.id, e]));
+    this.leafId = entries.at(-1)?.id ?? null;
+    this.stored = true;
+    this.pending = [];
+    this.name = undefined;
+    for (const e of entries) if (e.type === "session_info") this.name = e.name;
+  }
+
+  /** Model and thinking level as last recorded on the active branch, when still available. */
+  restoreSettings(): void {
+    for (const e of this.branchPath()) {
+      if (e.type === "model_change") {
+        const m = this.opts.models.find(e.provider, e.modelId);
+        if (m) this.model = m;
+      } else if (e.type === "thinking_level_change") {
+        this.thinkingLevel = clampThinkingLevel(this.model, e.thinkingLevel as ThinkingLevel);
+      }
+    }
+  }
+
+  /** Give up the writer lock of the current session. */
+  release(): void {
+    if (this.stored && this.header) this.opts.store.releaseSession(this.header.id);
   }
 
   // ---- entries
 
+  /** All entries in append order (not only the active branch). */
   entries(): Entry[] {
-    return this.opts.store.entries(this.sessionId);
+    return this.stored ? this.opts.store.entries(this.sessionId) : [...this.pending];
   }
 
   get leaf(): string | null {
     return this.leafId;
   }
 
+  get isStored(): boolean {
+    return this.stored;
+  }
+
+  getEntry(id: string): Entry | undefined {
+    return this.byId.get(id);
+  }
+
   private append(partial: EntryInput): Entry {
     const entry = { ...partial, id: shortId(this.byId), parentId: this.leafId, timestamp: new Date().toISOString() } as Entry;
-    this.opts.store.append(this.sessionId, entry);
+    this.commit(entry);
+    return entry;
+  }
+
+  /** Commit an entry (and the held-back start entries on the first real one). */
+  private commit(entry: Entry): void {
+    const store = this.opts.store;
+    if (this.stored) store.append(this.sessionId, entry);
+    else if (entry.type === "model_change" || entry.type === "thinking_level_change") this.pending.push(entry);
+    else {
+      store.createSession(this.header, this.file);
+      store.acquireSession(this.sessionId);
+      store.appendMany(this.sessionId, [...this.pending, entry]);
+      this.pending = [];
+      this.stored = true;
+    }
     this.byId.set(entry.id, entry);
     this.leafId = entry.id;
-    return entry;
+  }
+
+  /** Move the leaf (branching); the new position is persisted with the session. */
+  setLeaf(leafId: string | null): void {
+    if (this.stored) this.opts.store.setLeaf(this.sessionId, leafId);
+    this.leafId = leafId;
   }
 
   branchPath(): Entry[] {

@@ -88,12 +88,13 @@ describe("rpc framing and validation", () => {
       isCompacting: false,
       steeringMode: "all",
       followUpMode: "all",
-      interruptMode: "immediate",
+      sessionFile: expect.stringMatching(/\.jsonl$/),
       sessionId: expect.any(String),
       sessionName: "start-name",
       autoCompactionEnabled: false,
       messageCount: 0,
       pendingMessageCount: 0,
+      interruptMode: "immediate",
       todoPhases: [],
     });
     await p.close();

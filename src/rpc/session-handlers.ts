@@ -1,0 +1,124 @@
+import type { CommandOf } from "../protocol/commands.ts";
+import { RawJson } from "../protocol/responses.ts";
+import { locateSession, userEntryText } from "../session/navigation.ts";
+import type { AgentSession } from "../session/session.ts";
+import { sessionStats } from "../session/stats.ts";
+import { buildTree, collectLabels, serializeTree } from "../store/entries.ts";
+import type { SessionHeader } from "../store/entries.ts";
+import type { SessionStore } from "../store/store.ts";
+import { PionError } from "../util/errors.ts";
+
+export interface SessionHandlerContext {
+  session: AgentSession;
+  store: SessionStore;
+  cwd: string;
+  fileFor: (h: SessionHeader) => string | undefined;
+}
+
+/** The session-tree commands: switching, branching, browsing entries and stats. */
+export function sessionHandlers(ctx: SessionHandlerContext) {
+  const s = () => ctx.session;
+
+  const forkMessages = () => {
+    const out: { entryId: string; text: string }[] = [];
+    for (const e of s().branchPath()) {
+      const text = userEntryText(e);
+      if (text !== undefined) out.push({ entryId: e.id, text });
+    }
+    return { messages: out };
+  };
+
+  const fork = async (c: CommandOf<"fork"> | CommandOf<"branch">) => {
+    const path = s().branchPath();
+    const at = path.findIndex((e) => e.id === c.entryId);
+    const text = userEntryText(path[at]);
+    if (at < 0 || text === undefined) throw new PionError("Invalid entry ID for forking", "invalid_argument");
+    await s().abort();
+    s().branchInto(path.slice(0, at));
+    return { text, cancelled: false };
+  };
+
+  return {
+    new_session: async (c: CommandOf<"new_session">) => {
+      await s().abort();
+      s().startNew(c.parentSession);
+      return { cancelled: false };
+    },
+    switch_session: async (c: CommandOf<"switch_session">) => {
+      const id = locateSession(ctx.store, c.sessionPath, ctx.cwd, ctx.fileFor);
+      await s().abort();
+      s().openStored(id);
+      s().restoreSettings();
+      return { cancelled: false };
+    },
+    fork,
+    branch: fork,
+    clone: async () => {
+      if (!s().isStored) {
+        throw new PionError("This session has not been saved yet. Send a message before cloning or forking it.", "invalid_state");
+      }
+      await s().abort();
+      s().branchInto(s().branchPath());
+      return { cancelled: false };
+    },
+    get_fork_messages: forkMessages,
+    get_branch_messages: forkMessages,
+    get_entries: (c: CommandOf<"get_entries">) => {
+      const leafId = s().leaf;
+      if (!s().isStored) {
+        const all = s().entries();
+        if (c.since !== undefined) {
+          const i = all.findIndex((e) => e.id === c.since);
+          if (i < 0) throw new PionError(`Entry not found: ${c.since}`, "not_found");
+          return page(all.slice(i + 1), c.limit, leafId);
+        }
+        return page(all, c.limit, leafId);
+      }
+      if (c.since !== undefined) {
+        if (!s().getEntry(c.since)) throw new PionError(`Entry not found: ${c.since}`, "not_found");
+        const r = ctx.store.entriesSince(s().sessionId, c.since, c.limit);
+        return c.limit === undefined ? { entries: r.entries, leafId } : { entries: r.entries, leafId, hasMore: r.hasMore };
+      }
+      if (c.limit !== undefined) {
+        const r = ctx.store.entriesPage(s().sessionId, c.limit);
+        return { entries: r.entries, leafId, hasMore: r.hasMore };
+      }
+      return { entries: s().entries(), leafId };
+    },
+    get_tree: () => {
+      const entries = s().entries();
+      const tree = serializeTree(buildTree(entries, collectLabels(entries)));
+      return new RawJson(`{"tree":${tree},"leafId":${JSON.stringify(s().leaf)}}`);
+    },
+    get_session_stats: () => {
+      const stats = sessionStats(s().entries(), s().branchPath(), s().model);
+      const out: Record<string, unknown> = {};
+      if (s().file) out.sessionFile = s().file;
+      out.sessionId = s().sessionId;
+      return { ...out, ...stats };
+    },
+    list_sessions: (c: CommandOf<"list_sessions">) => {
+      const r = ctx.store.listSessions({ cwd: c.cwd, limit: c.limit, cursor: c.cursor });
+      const sessions = r.sessions.map((x) => ({
+        sessionId: x.sessionId,
+        sessionFile: x.file,
+        cwd: x.cwd,
+        name: x.name,
+        firstMessage: x.firstMessage,
+        messageCount: x.messageCount,
+        createdAt: x.createdAt,
+        updatedAt: x.updatedAt,
+        parentSession: x.parentSession,
+      }));
+      return r.nextCursor ? { sessions, nextCursor: r.nextCursor } : { sessions };
+    },
+    search_sessions: (c: CommandOf<"search_sessions">) => ({
+      results: ctx.store.searchSessions({ query: c.query, cwd: c.cwd, limit: c.limit }),
+    }),
+  };
+}
+
+function page<T>(entries: T[], limit: number | undefined, leafId: string | null) {
+  if (limit === undefined) return { entries, leafId };
+  return { entries: entries.slice(0, limit), leafId, hasMore: entries.length > limit };
+}
