@@ -11,7 +11,9 @@ import { withJsonlExport } from "../store/jsonl-export.ts";
 import { databasePath, sessionFilePath } from "../store/paths.ts";
 import { openSqliteStore } from "../store/sqlite-store.ts";
 import type { SessionStore } from "../store/store.ts";
-import { createBuiltinTools, DEFAULT_TOOLS, selectTools } from "../tools/index.ts";
+import { HostTools } from "../extensions/host-tools.ts";
+import { BUILTIN_TOOL_NAMES, createBuiltinTools, DEFAULT_TOOLS, selectTools } from "../tools/index.ts";
+import { createTodoTool } from "../tools/todo.ts";
 import type { Tool } from "../tools/tool.ts";
 
 export interface CliOptions {
@@ -40,6 +42,7 @@ export interface Composed {
   store: SessionStore;
   cwd: string;
   fileFor: (h: SessionHeader) => string | undefined;
+  hostTools: HostTools;
 }
 
 const LEVELS = ["off", "minimal", "low", "medium", "high", "xhigh", "max"];
@@ -80,8 +83,20 @@ export async function composeSession(o: CliOptions): Promise<Composed> {
   }
 
   const builtin = createBuiltinTools({ images: true });
-  const tools = new Map<string, Tool>();
-  for (const name of selectTools(o.tools ?? settings.defaultTools, DEFAULT_TOOLS)) tools.set(name, builtin.get(name)!);
+  const todoTool = createTodoTool({ get: () => session.todos, set: (phases) => void session.setTodos(phases) });
+  builtin.set("todo", todoTool);
+  const selected = new Map<string, Tool>();
+  for (const name of selectTools(o.tools ?? settings.defaultTools, DEFAULT_TOOLS, [...BUILTIN_TOOL_NAMES, "todo"])) {
+    selected.set(name, builtin.get(name)!);
+  }
+  const hostTools = new HostTools((frame) => void session.publish(frame));
+  // Host tools join from the next model call; the todo tool once the host set a plan.
+  const tools = () => {
+    const all = new Map(selected);
+    if (session.todos.length > 0) all.set("todo", todoTool);
+    for (const t of hostTools.tools()) all.set(t.name, t);
+    return all;
+  };
   // One database per sessions directory; --no-session keeps it in memory and writes no file.
   const base = o.sessionDir ? resolve(o.cwd, o.sessionDir) : join(o.home, "sessions");
   const store = o.noSession ? openSqliteStore(":memory:") : withJsonlExport(openSqliteStore(databasePath(base)));
@@ -91,7 +106,7 @@ export async function composeSession(o: CliOptions): Promise<Composed> {
     store,
     stream: streamByApi,
     models: registry,
-    tools: () => tools,
+    tools,
     systemPrompt: (active) => buildSystemPrompt({ cwd: o.cwd, tools: active, custom: o.systemPrompt, append: o.appendSystemPrompt }),
     cwd: o.cwd,
     model,
@@ -114,5 +129,5 @@ export async function composeSession(o: CliOptions): Promise<Composed> {
     if (model && (o.model || o.provider) && (restored?.provider !== model.provider || restored.id !== model.id)) session.setModel(model);
   }
   if (o.name) session.setName(o.name);
-  return { session, scopedModels, store, cwd: o.cwd, fileFor };
+  return { session, scopedModels, store, cwd: o.cwd, fileFor, hostTools };
 }

@@ -1,4 +1,6 @@
+import type { HostTools } from "../extensions/host-tools.ts";
 import type { Model } from "../providers/types.ts";
+import { normalizeTodos } from "../tools/todo.ts";
 import type { AgentSession } from "../session/session.ts";
 import { PionError } from "../util/errors.ts";
 import type { Handlers } from "./server.ts";
@@ -6,6 +8,7 @@ import { sessionHandlers, type SessionHandlerContext } from "./session-handlers.
 
 export interface HandlerContext extends SessionHandlerContext {
   session: AgentSession;
+  hostTools: HostTools;
   /** Models `cycle_model` goes through (from --models), empty when not scoped. */
   scopedModels: Model[];
 }
@@ -31,8 +34,8 @@ export function createHandlers(ctx: HandlerContext): Handlers {
     },
     get_state: () => getState(s()),
     get_messages: () => ({ messages: s().messages() }),
-    set_todos: notYet("set_todos"),
-    set_host_tools: notYet("set_host_tools"),
+    set_todos: (c) => ({ phases: s().setTodos(normalizeTodos(c.phases)) }),
+    set_host_tools: (c) => ({ toolNames: ctx.hostTools.set(c.tools) }),
 
     set_model: (c) => {
       const model = s().availableModels().find((m) => m.provider === c.provider && m.id === c.modelId);
@@ -96,8 +99,8 @@ export function createHandlers(ctx: HandlerContext): Handlers {
     get_commands: notYet("get_commands"),
 
     extension_ui_response: () => undefined,
-    host_tool_update: () => undefined,
-    host_tool_result: () => undefined,
+    host_tool_update: (c) => ctx.hostTools.update(c.id, c.partialResult),
+    host_tool_result: (c) => ctx.hostTools.result(c.id, c.result, c.isError),
   };
 }
 
@@ -117,6 +120,6 @@ function getState(s: AgentSession) {
   state.messageCount = s.messageCount();
   state.pendingMessageCount = s.queues.size;
   state.interruptMode = s.interruptMode;
-  state.todoPhases = [];
+  state.todoPhases = s.todos;
   return state;
 }

@@ -5,6 +5,8 @@ import { clampThinkingLevel, thinkingLevelsFor } from "../providers/thinking.ts"
 import type { AssistantMessage, ImageContent, LlmRequest, Model, StreamFn, TextContent, ThinkingLevel, UserMessage } from "../providers/types.ts";
 import { pathTo, type AgentMessage, type Entry, type SessionHeader } from "../store/entries.ts";
 import type { SessionStore } from "../store/store.ts";
+import type { HostToolFrame } from "../extensions/host-tools.ts";
+import type { TodoPhase } from "../tools/todo.ts";
 import type { Tool } from "../tools/tool.ts";
 import { PionError } from "../util/errors.ts";
 import { shortId, uuid } from "../util/id.ts";
@@ -20,7 +22,9 @@ export type SessionEvent =
   | { type: "session_info_changed"; name: string | undefined; entryId: string }
   | { type: "thinking_level_changed"; level: ThinkingLevel }
   | { type: "auto_retry_start"; attempt: number; maxAttempts: number; delayMs: number; errorMessage: string }
-  | { type: "auto_retry_end"; success: boolean; attempt: number; finalError?: string };
+  | { type: "auto_retry_end"; success: boolean; attempt: number; finalError?: string }
+  | { type: "todo_update"; phases: TodoPhase[] }
+  | HostToolFrame;
 
 export interface SessionOptions {
   store: SessionStore;
@@ -90,6 +94,20 @@ export class AgentSession {
 
   subscribe(fn: (e: SessionEvent) => void | Promise<void>): void {
     this.listeners.push(fn);
+  }
+
+  /** Emit a record that is not tied to an entry (sub-protocol frames, todo changes). */
+  publish(e: SessionEvent): void | Promise<void> {
+    return this.emit(e);
+  }
+
+  /** The plan the host or the model keeps (spec 002 todo phases); not persisted. */
+  todos: TodoPhase[] = [];
+
+  setTodos(phases: TodoPhase[]): TodoPhase[] {
+    this.todos = phases;
+    void this.emit({ type: "todo_update", phases });
+    return phases;
   }
 
   private emit(e: SessionEvent): void | Promise<void> {

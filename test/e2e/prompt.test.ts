@@ -140,3 +140,46 @@ describe("prompt through the Anthropic SDK", () => {
     await fake.stop();
   });
 });
+
+describe("prompt through the OpenAI SDK", () => {
+  for (const [model, path] of [
+    ["fake-openai/fake-chat", "/v1/chat/completions"],
+    ["fake-responses/fake-resp", "/v1/responses"],
+  ] as const) {
+    test.concurrent(`${model}: text, thinking and usage reach the client`, async () => {
+      const { fake, home, cwd } = setup();
+      fake.enqueue({ blocks: [{ type: "thinking", thinking: "hmm" }, { type: "text", text: ["Hi", " there"] }], usage: { input: 20, output: 7, cacheRead: 10 } });
+      const p = new Pion({ home, cwd, args: ["--mode", "rpc", "--model", model, "--thinking", "high"] });
+      await p.request({ type: "prompt", message: "hello" });
+      const end = await p.waitFor((r) => r.type === "message_end" && r.message.role === "assistant");
+      expect(end.message.content).toMatchObject([{ type: "thinking", thinking: "hmm" }, { type: "text", text: "Hi there" }]);
+      expect(end.message.usage).toMatchObject({ input: 20, output: 7, cacheRead: 10, totalTokens: 37 });
+      expect(end.message.stopReason).toBe("stop");
+      expect(fake.requests[0]!.path).toBe(path);
+      const body = fake.requests[0]!.body as Record<string, unknown>;
+      expect(JSON.stringify(body)).toContain("high");
+      await p.waitFor("agent_settled");
+      await p.close();
+      await fake.stop();
+    });
+  }
+
+  test.concurrent("abort_and_prompt aborts the run and starts the new prompt", async () => {
+    const { fake, home, cwd } = setup();
+    fake.enqueue({ blocks: [{ type: "text", text: ["a", "b"] }], stallAfterChunks: 4 });
+    fake.enqueue({ blocks: [{ type: "text", text: "fresh" }] });
+    const p = new Pion({ home, cwd, args: ["--mode", "rpc", "--model", "fake-model"] });
+    await p.request({ type: "prompt", message: "first" });
+    await p.waitFor((r) => r.type === "message_update");
+    const r = await p.request({ type: "abort_and_prompt", message: "second" });
+    expect(r).toMatchObject({ success: true, data: { disposition: "started" } });
+    const settled = p.records.filter((x) => x.type === "agent_settled");
+    expect(settled[0]).toEqual({ type: "agent_settled", aborted: true });
+    await p.waitFor((x) => x.type === "agent_settled" && x.aborted === false);
+    const users = p.records.filter((x) => x.type === "message_end" && x.message.role === "user").map((x) => x.message.content[0].text);
+    expect(users).toEqual(["first", "second"]);
+    expect(p.records.findLast((x) => x.type === "message_end")!.message.content).toEqual([{ type: "text", text: "fresh" }]);
+    await p.close();
+    await fake.stop();
+  });
+});

@@ -1,0 +1,88 @@
+import type { ToolResult, Tool } from "../tools/tool.ts";
+import { ToolArgumentError } from "../tools/tool.ts";
+import { checkJsonSchema, type JsonSchema } from "../util/json-schema.ts";
+
+export interface HostToolDef {
+  name: string;
+  label?: string;
+  description: string;
+  parameters: JsonSchema;
+}
+
+/** Frames pion writes for the host tool sub-protocol (spec 002). */
+export type HostToolFrame =
+  | { type: "host_tool_call"; id: string; toolCallId: string; toolName: string; arguments: unknown }
+  | { type: "host_tool_cancel"; id: string; targetId: string };
+
+interface Pending {
+  resolve: (r: ToolResult) => void;
+  onUpdate?: (partial: ToolResult) => void;
+}
+
+/**
+ * Tools the host owns: a call is sent as `host_tool_call` and waits for the host's
+ * `host_tool_result` (with optional `host_tool_update`s on the way); abort sends
+ * `host_tool_cancel`. Frames for unknown ids are ignored.
+ */
+export class HostTools {
+  private defs: HostToolDef[] = [];
+  private pending = new Map<string, Pending>();
+  private seq = 0;
+  private cancelSeq = 0;
+
+  constructor(private send: (frame: HostToolFrame) => void) {}
+
+  /** Replace the whole set; returns the registered names. */
+  set(defs: HostToolDef[]): string[] {
+    this.defs = defs;
+    return defs.map((d) => d.name);
+  }
+
+  tools(): Tool[] {
+    return this.defs.map((d) => this.toTool(d));
+  }
+
+  update(id: string, partial: ToolResult): void {
+    this.pending.get(id)?.onUpdate?.(partial);
+  }
+
+  result(id: string, result: ToolResult, isError?: boolean): void {
+    const p = this.pending.get(id);
+    if (!p) return;
+    this.pending.delete(id);
+    p.resolve({ content: result.content, details: result.details, isError: isError === true });
+  }
+
+  private toTool(def: HostToolDef): Tool<Record<string, unknown>> {
+    return {
+      name: def.name,
+      label: def.label,
+      description: def.description,
+      parameters: def.parameters,
+      parse: (args) => {
+        const err = checkJsonSchema(def.parameters, args);
+        if (err) throw new ToolArgumentError(err);
+        return args as Record<string, unknown>;
+      },
+      execute: (args, ctx) =>
+        new Promise<ToolResult>((resolve) => {
+          const id = `host_${++this.seq}`;
+          const onAbort = () => {
+            if (!this.pending.delete(id)) return;
+            this.send({ type: "host_tool_cancel", id: `host_cancel_${++this.cancelSeq}`, targetId: id });
+            resolve({ content: [{ type: "text", text: `Tool "${def.name}" was cancelled.` }], isError: true });
+          };
+          this.pending.set(id, {
+            resolve: (r) => {
+              ctx.signal.removeEventListener("abort", onAbort);
+              resolve(r);
+            },
+            onUpdate: ctx.onUpdate,
+          });
+          ctx.signal.addEventListener("abort", onAbort, { once: true });
+          this.send({ type: "host_tool_call", id, toolCallId: ctx.callId, toolName: def.name, arguments: args });
+          if (ctx.signal.aborted) onAbort();
+        }),
+    };
+  }
+}

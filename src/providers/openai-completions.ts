@@ -1,0 +1,248 @@
+import type {
+  ChatCompletionAssistantMessageParam,
+  ChatCompletionChunk,
+  ChatCompletionContentPartImage,
+  ChatCompletionContentPartText,
+  ChatCompletionCreateParamsStreaming,
+  ChatCompletionMessageParam,
+} from "openai/resources/chat/completions";
+import type { PushStream } from "./event-stream.ts";
+import { callIdOf, dataUrl, IMAGE_OMITTED, reasoningEffort, runOpenAIStream } from "./openai-shared.ts";
+import { parseToolArguments, sanitizeHistory } from "./transform.ts";
+import type { AssistantMessage, ImageContent, LlmRequest, StopReason, StreamFn, TextContent, ToolCall } from "./types.ts";
+
+/** Chat Completions, the API every OpenAI-compatible server speaks. */
+export const streamOpenAICompletions: StreamFn = (req, signal) =>
+  runOpenAIStream(req, signal, async ({ client, msg, out, signal, touch }) => {
+    const stream = await client.chat.completions.create(toParams(req), { signal });
+    const state = new ChunkState(msg, out);
+    for await (const chunk of stream) {
+      touch();
+      state.apply(chunk);
+    }
+    state.finish();
+  });
+
+/** Reasoning deltas are not in OpenAI's schema: DeepSeek and most servers send `reasoning_content`, OpenRouter and vLLM `reasoning`. */
+type CompatDelta = ChatCompletionChunk.Choice.Delta & { reasoning_content?: string | null; reasoning?: string | null };
+type FinishReason = NonNullable<ChatCompletionChunk.Choice["finish_reason"]>;
+
+interface ToolSlot {
+  contentIndex: number;
+  id: string;
+  json: string;
+}
+
+class ChunkState {
+  /** Index in msg.content of the block receiving deltas, if one is open. */
+  private open: number | undefined;
+  /** Tool-call `index` of the chunk -> its slot. */
+  private tools = new Map<number, ToolSlot>();
+  private finishReason: FinishReason | undefined;
+
+  constructor(
+    private msg: AssistantMessage,
+    private out: PushStream,
+  ) {}
+
+  apply(chunk: ChatCompletionChunk): void {
+    this.msg.responseId ??= chunk.id;
+    if (chunk.usage) this.applyUsage(chunk.usage);
+    const choice = chunk.choices?.[0];
+    if (!choice) return;
+    const delta: CompatDelta = choice.delta ?? {};
+    const reasoning = delta.reasoning_content || delta.reasoning;
+    if (reasoning) this.appendThinking(reasoning);
+    if (delta.content) this.appendText(delta.content);
+    for (const tc of delta.tool_calls ?? []) this.applyToolCall(tc);
+    if (choice.finish_reason) {
+      this.finishReason = choice.finish_reason;
+      this.close();
+    }
+  }
+
+  /** Close the open block and settle stopReason; a stream without finish_reason was cut off. */
+  finish(): void {
+    this.close();
+    for (const slot of this.tools.values()) this.toolAt(slot.contentIndex).arguments = parseToolArguments(slot.json);
+    if (!this.finishReason) throw new Error("stream ended before finish_reason");
+    const stop = mapFinish(this.finishReason);
+    const hasTools = this.tools.size > 0;
+    // Some servers (Ollama among them) report "stop" for a turn that calls tools.
+    this.msg.stopReason = stop === "stop" && hasTools ? "toolUse" : stop;
+    if (this.finishReason === "content_filter") this.msg.errorMessage = "The provider stopped the response: content filter";
+  }
+
+  private applyUsage(u: NonNullable<ChatCompletionChunk["usage"]>): void {
+    // prompt_tokens counts cached and cache-written tokens too.
+    const cacheRead = u.prompt_tokens_details?.cached_tokens ?? 0;
+    const cacheWrite = u.prompt_tokens_details?.cache_write_tokens ?? 0;
+    const usage = this.msg.usage;
+    usage.input = Math.max(0, (u.prompt_tokens ?? 0) - cacheRead - cacheWrite);
+    usage.cacheRead = cacheRead;
+    usage.cacheWrite = cacheWrite;
+    usage.output = u.completion_tokens ?? 0;
+  }
+
+  private appendText(text: string): void {
+    let block = this.open === undefined ? undefined : this.msg.content[this.open];
+    if (block?.type !== "text") {
+      this.close();
+      block = { type: "text", text: "" };
+      this.open = this.msg.content.push(block) - 1;
+      this.out.push({ type: "text_start", contentIndex: this.open });
+    }
+    block.text += text;
+    this.out.push({ type: "text_delta", contentIndex: this.open!, delta: text });
+  }
+
+  private appendThinking(thinking: string): void {
+    let block = this.open === undefined ? undefined : this.msg.content[this.open];
+    if (block?.type !== "thinking") {
+      this.close();
+      block = { type: "thinking", thinking: "" };
+      this.open = this.msg.content.push(block) - 1;
+      this.out.push({ type: "thinking_start", contentIndex: this.open });
+    }
+    block.thinking += thinking;
+    this.out.push({ type: "thinking_delta", contentIndex: this.open!, delta: thinking });
+  }
+
+  private applyToolCall(tc: ChatCompletionChunk.Choice.Delta.ToolCall): void {
+    let slot = this.tools.get(tc.index);
+    // A new id at a known index is a new call: some servers send every call at index 0.
+    if (!slot || (tc.id && tc.id !== slot.id)) {
+      this.close();
+      const id = tc.id || `call_${this.msg.content.length}`;
+      const name = tc.function?.name ?? "";
+      const contentIndex = this.msg.content.push({ type: "toolCall", id, name, arguments: {} }) - 1;
+      slot = { contentIndex, id, json: "" };
+      this.tools.set(tc.index, slot);
+      this.open = contentIndex;
+      this.out.push({ type: "toolcall_start", contentIndex, id, toolName: name });
+    } else if (tc.function?.name && !this.toolAt(slot.contentIndex).name) {
+      this.toolAt(slot.contentIndex).name = tc.function.name;
+    }
+    const args = tc.function?.arguments;
+    if (args) {
+      slot.json += args;
+      this.out.push({ type: "toolcall_delta", contentIndex: slot.contentIndex, delta: args });
+    }
+  }
+
+  private toolAt(index: number): ToolCall {
+    return this.msg.content[index] as ToolCall;
+  }
+
+  private close(): void {
+    if (this.open === undefined) return;
+    const i = this.open;
+    const block = this.msg.content[i]!;
+    this.open = undefined;
+    if (block.type === "text") this.out.push({ type: "text_end", contentIndex: i, content: block.text });
+    else if (block.type === "thinking") this.out.push({ type: "thinking_end", contentIndex: i, content: block.thinking });
+    else {
+      const slot = [...this.tools.values()].find((s) => s.contentIndex === i);
+      block.arguments = parseToolArguments(slot?.json ?? "");
+      this.out.push({ type: "toolcall_end", contentIndex: i, toolCall: block });
+    }
+  }
+}
+
+function mapFinish(reason: FinishReason): StopReason {
+  switch (reason) {
+    case "length":
+      return "length";
+    case "tool_calls":
+    case "function_call":
+      return "toolUse";
+    case "content_filter":
+      return "error";
+    default:
+      return "stop";
+  }
+}
+
+function toParams(req: LlmRequest): ChatCompletionCreateParamsStreaming {
+  const { model } = req;
+  const params: ChatCompletionCreateParamsStreaming = {
+    model: model.id,
+    messages: toMessages(req),
+    stream: true,
+    stream_options: { include_usage: true },
+    max_completion_tokens: model.maxTokens,
+  };
+  if (req.tools.length > 0) {
+    params.tools = req.tools.map((t) => ({
+      type: "function",
+      function: { name: t.name, description: t.description, parameters: t.parameters },
+    }));
+  }
+  if (model.reasoning && req.thinkingLevel !== "off") params.reasoning_effort = reasoningEffort(model, req.thinkingLevel);
+  return params;
+}
+
+function toMessages(req: LlmRequest): ChatCompletionMessageParam[] {
+  const { model } = req;
+  const images = model.input.includes("image");
+  const out: ChatCompletionMessageParam[] = [];
+  if (req.systemPrompt) {
+    out.push({ role: model.reasoning && model.provider === "openai" ? "developer" : "system", content: req.systemPrompt });
+  }
+  // Tool messages must directly follow their assistant message: tool-result images go in one user message after them.
+  let pendingImages: ChatCompletionContentPartImage[] = [];
+  const flushImages = () => {
+    if (pendingImages.length === 0) return;
+    out.push({ role: "user", content: [{ type: "text", text: "Images returned by the tool calls above:" }, ...pendingImages] });
+    pendingImages = [];
+  };
+  for (const m of sanitizeHistory(req.messages)) {
+    if (m.role !== "toolResult") flushImages();
+    if (m.role === "user") {
+      out.push({ role: "user", content: userContent(m.content, images) });
+    } else if (m.role === "assistant") {
+      const assistant = assistantParam(m);
+      if (assistant) out.push(assistant);
+    } else {
+      const texts = m.content.filter((c): c is TextContent => c.type === "text").map((c) => c.text);
+      const imgs = m.content.filter((c): c is ImageContent => c.type === "image");
+      if (imgs.length > 0 && images) {
+        pendingImages.push(...imgs.map(imagePart));
+        texts.push("(image attached in the next message)");
+      } else if (imgs.length > 0) texts.push(IMAGE_OMITTED);
+      out.push({ role: "tool", tool_call_id: callIdOf(m.toolCallId), content: texts.join("\n") || "(empty)" });
+    }
+  }
+  flushImages();
+  return out;
+}
+
+const imagePart = (c: ImageContent): ChatCompletionContentPartImage => ({
+  type: "image_url",
+  image_url: { url: dataUrl(c.data, c.mimeType) },
+});
+
+/** Plain text goes as a string: not every compatible server accepts content parts. */
+function userContent(content: string | (TextContent | ImageContent)[], images: boolean): string | (ChatCompletionContentPartText | ChatCompletionContentPartImage)[] {
+  if (typeof content === "string") return content || "(empty)";
+  if (!images || !content.some((c) => c.type === "image")) {
+    return content.map((c) => (c.type === "text" ? c.text : IMAGE_OMITTED)).join("\n") || "(empty)";
+  }
+  return content.map((c) => (c.type === "text" ? { type: "text", text: c.text } : imagePart(c)));
+}
+
+/** Thinking is not replayed: Chat Completions has no field for it that servers agree on. */
+function assistantParam(m: AssistantMessage): ChatCompletionAssistantMessageParam | undefined {
+  const text = m.content.map((c) => (c.type === "text" ? c.text : "")).join("");
+  const calls = m.content.filter((c): c is ToolCall => c.type === "toolCall");
+  if (!text && calls.length === 0) return undefined;
+  const param: ChatCompletionAssistantMessageParam = { role: "assistant", content: text || null };
+  if (calls.length > 0) {
+    param.tool_calls = calls.map((c) => ({
+      id: callIdOf(c.id),
+      type: "function",
+      function: { name: c.name, arguments: JSON.stringify(c.arguments) },
+    }));
+  }
+  return param;
+}
