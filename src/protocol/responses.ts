@@ -40,3 +40,11 @@ export function successLine(id: string | undefined, command: string, data: RawJs
   const head = id === undefined ? "" : `"id":${JSON.stringify(id)},`;
   return `{${head}"type":"response","command":${JSON.stringify(command)},"success":true,"data":${data.text}}\n`;
 }
+
+/**
+ * Returned by a handler whose work outlives its turn in the command queue (the `bash`
+ * command): the queue moves on, and the response is written when `result` settles.
+ */
+export class Background {
+  constructor(readonly result: Promise<unknown>) {}
+}

@@ -1,6 +1,7 @@
 import type { HostTools } from "../extensions/host-tools.ts";
 import type { Model } from "../providers/types.ts";
 import { normalizeTodos } from "../tools/todo.ts";
+import { Background } from "../protocol/responses.ts";
 import type { AgentSession } from "../session/session.ts";
 import { PionError } from "../util/errors.ts";
 import type { Handlers } from "./server.ts";
@@ -88,8 +89,18 @@ export function createHandlers(ctx: HandlerContext): Handlers {
       s().abortRetry();
     },
 
-    bash: notYet("bash"),
-    abort_bash: notYet("abort_bash"),
+    bash: (c) => {
+      const update = (delta: string) => ctx.session.publish({ type: "bash_execution_update", ...(c.id === undefined ? {} : { id: c.id }), delta });
+      const work = s().runBash(c.command, c.excludeFromContext === true, update).then((m) => {
+        const data: Record<string, unknown> = { output: m.output, exitCode: m.exitCode, cancelled: m.cancelled, truncated: m.truncated };
+        if (m.fullOutputPath) data.fullOutputPath = m.fullOutputPath;
+        return data;
+      });
+      return new Background(work);
+    },
+    abort_bash: () => {
+      s().abortBash();
+    },
 
     export_html: notYet("export_html"),
     get_last_assistant_text: () => ({ text: s().lastAssistantText() }),

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { COMMAND_SCHEMAS, describeIssues, isCommandType, SILENT_FRAMES, type Command } from "../protocol/commands.ts";
-import { failure, RawJson, success, successLine } from "../protocol/responses.ts";
+import { Background, failure, RawJson, success, successLine } from "../protocol/responses.ts";
 import { errorMessage, PionError } from "../util/errors.ts";
 import { log } from "../util/log.ts";
 import { jsonLines } from "./jsonl.ts";
@@ -28,6 +28,7 @@ const BYPASS: ReadonlySet<string> = new Set([
  */
 export async function serveRpc(input: AsyncIterable<Uint8Array>, writer: Writer, handlers: Handlers): Promise<void> {
   const queue = new SerialQueue();
+  const outstanding = new Set<Promise<unknown>>();
   for await (const rec of jsonLines(input)) {
     if ("error" in rec) {
       writer.write(failure(undefined, "parse", `Failed to parse command: ${rec.error}`));
@@ -47,11 +48,13 @@ export async function serveRpc(input: AsyncIterable<Uint8Array>, writer: Writer,
       writer.write(failure(cmd.id, cmd.command, cmd.error));
       continue;
     }
-    const run = () => dispatch(cmd.value, writer, handlers);
+    const run = () => dispatch(cmd.value, writer, handlers, outstanding);
     if (BYPASS.has(cmd.value.type)) void run();
     else queue.push(run);
   }
   await queue.idle();
+  // EOF: background commands (bash) still answer before the process exits.
+  while (outstanding.size > 0) await Promise.allSettled([...outstanding]);
 }
 
 type Validated = { value: Command } | { error: string; id?: string; command?: string };
@@ -70,16 +73,27 @@ function validate(json: unknown): Validated {
   return { value: parsed.output as Command };
 }
 
-async function dispatch(cmd: Command, writer: Writer, handlers: Handlers): Promise<void> {
+async function dispatch(cmd: Command, writer: Writer, handlers: Handlers, outstanding: Set<Promise<unknown>>): Promise<void> {
   const silent = SILENT_FRAMES.has(cmd.type);
   const id = "id" in cmd && !silent ? cmd.id : undefined;
+  const respond = async (data: unknown) => {
+    if (!silent) await (data instanceof RawJson ? writer.writeLine(successLine(id, cmd.type, data)) : writer.write(success(id, cmd.type, data)));
+  };
+  const fail = async (err: unknown) => {
+    if (!(err instanceof PionError)) log("rpc", `${cmd.type} failed`, { error: errorMessage(err) });
+    if (!silent) await writer.write(failure(id, cmd.type, errorMessage(err)));
+  };
   try {
     const handler = handlers[cmd.type] as Handler;
     const data = await handler(cmd);
-    if (!silent) await (data instanceof RawJson ? writer.writeLine(successLine(id, cmd.type, data)) : writer.write(success(id, cmd.type, data)));
+    if (data instanceof Background) {
+      const done = data.result.then(respond, fail).finally(() => outstanding.delete(done));
+      outstanding.add(done);
+      return;
+    }
+    await respond(data);
   } catch (err) {
-    if (!(err instanceof PionError)) log("rpc", `${cmd.type} failed`, { error: errorMessage(err) });
-    if (!silent) await writer.write(failure(id, cmd.type, errorMessage(err)));
+    await fail(err);
   }
 }
 

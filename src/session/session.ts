@@ -3,7 +3,8 @@ import { runAgent } from "../agent/loop.ts";
 import type { ModelRegistry } from "../providers/models.ts";
 import { clampThinkingLevel, thinkingLevelsFor } from "../providers/thinking.ts";
 import type { AssistantMessage, ImageContent, LlmRequest, Model, StreamFn, TextContent, ThinkingLevel, UserMessage } from "../providers/types.ts";
-import { pathTo, type AgentMessage, type Entry, type SessionHeader } from "../store/entries.ts";
+import { pathTo, type AgentMessage, type BashExecutionMessage, type Entry, type SessionHeader } from "../store/entries.ts";
+import { runShell } from "../tools/shell.ts";
 import type { SessionStore } from "../store/store.ts";
 import type { HostToolFrame } from "../extensions/host-tools.ts";
 import type { TodoPhase } from "../tools/todo.ts";
@@ -24,6 +25,7 @@ export type SessionEvent =
   | { type: "auto_retry_start"; attempt: number; maxAttempts: number; delayMs: number; errorMessage: string }
   | { type: "auto_retry_end"; success: boolean; attempt: number; finalError?: string }
   | { type: "todo_update"; phases: TodoPhase[] }
+  | { type: "bash_execution_update"; id?: string; delta: string }
   | HostToolFrame;
 
 export interface SessionOptions {
@@ -79,6 +81,7 @@ export class AgentSession {
   private run: { controller: AbortController; done: Promise<void> } | undefined;
   private listeners: ((e: SessionEvent) => void | Promise<void>)[] = [];
   private retry = freshRetry();
+  private bash: AbortController | undefined;
 
   constructor(private opts: SessionOptions) {
     this.model = opts.model;
@@ -398,6 +401,42 @@ export class AgentSession {
       this.retry = freshRetry();
       await this.emit({ type: "agent_settled", aborted: signal.aborted });
     }
+  }
+
+  /**
+   * Run a shell command for the host (the `bash` command). Its result is recorded as a
+   * bashExecution message, which reaches the model with the next prompt. While a run is
+   * active the entry waits until it settles, so it never lands between a tool call and its result.
+   */
+  async runBash(command: string, excludeFromContext: boolean, onChunk: (text: string) => void | Promise<void>) {
+    if (this.bash) throw new PionError("A bash command is already running", "busy");
+    const controller = new AbortController();
+    this.bash = controller;
+    try {
+      const r = await runShell(command, { cwd: this.opts.cwd, signal: controller.signal, onChunk });
+      const message: BashExecutionMessage = {
+        role: "bashExecution",
+        command,
+        output: r.output,
+        exitCode: r.exitCode ?? undefined,
+        cancelled: r.cancelled,
+        truncated: r.truncation.truncated,
+        timestamp: Date.now(),
+      };
+      if (r.fullOutputPath) message.fullOutputPath = r.fullOutputPath;
+      if (excludeFromContext) message.excludeFromContext = true;
+      if (this.run) {
+        const run = this.run;
+        void run.done.then(() => this.append({ type: "message", message }));
+      } else this.append({ type: "message", message });
+      return message;
+    } finally {
+      this.bash = undefined;
+    }
+  }
+
+  abortBash(): void {
+    this.bash?.abort();
   }
 
   /** Cancel a pending retry delay; the run ends with the last error. */

@@ -9,8 +9,11 @@ export interface ShellOptions {
   signal?: AbortSignal;
   /** Kill the command's whole process group after this long. */
   timeoutMs?: number;
-  /** Every chunk of output as it arrives (stdout and stderr merged), decoded per stream. */
-  onChunk?: (text: string) => void;
+  /**
+   * Every chunk of output as it arrives (stdout and stderr merged), decoded per stream.
+   * A returned promise pauses reading until it resolves (the consumer's backpressure).
+   */
+  onChunk?: (text: string) => void | Promise<void>;
   /** A throttled snapshot of the output's tail, at most once per `updateIntervalMs`. */
   onTail?: (tail: ShellTail) => void;
   updateIntervalMs?: number;
@@ -156,11 +159,14 @@ export async function runShell(command: string, o: ShellOptions): Promise<ShellR
       }
       if (r.done) break;
       spool.push(r.value);
-      if (o.onChunk) o.onChunk(decoder.decode(r.value, { stream: true }));
+      if (o.onChunk) {
+        const wait = o.onChunk(decoder.decode(r.value, { stream: true }));
+        if (wait) await wait;
+      }
       scheduleTail();
     }
     const rest = decoder.decode();
-    if (rest && o.onChunk) o.onChunk(rest);
+    if (rest && o.onChunk) await o.onChunk(rest);
   };
 
   try {

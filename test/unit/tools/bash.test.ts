@@ -117,7 +117,7 @@ describe("runShell", () => {
       cwd: tmp(),
       updateIntervalMs: 60_000,
       onTail: (t) => tails.push(t.truncation.content),
-      onChunk: (c) => chunks.push(c),
+      onChunk: (c) => void chunks.push(c),
     });
     expect(r.exitCode).toBe(0);
     expect(tails).toHaveLength(1);
