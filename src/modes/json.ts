@@ -5,9 +5,12 @@ import type { Composed } from "./compose.ts";
 
 /**
  * One-shot modes. json: the session header line, then every event of each prompt in
- * turn. print: only the final assistant text. Exit 1 when the last turn failed or was aborted.
+ * turn. print: only the final assistant text on stdout (progress on stderr when it is a
+ * terminal). Exit 0 when the last turn ended normally, 1 when it failed or was aborted,
+ * 2 when there is no prompt.
  */
-export async function runJsonMode({ session }: Composed, prompts: string[], mode: "json" | "print"): Promise<number> {
+export async function runJsonMode(composed: Composed, prompts: string[], mode: "json" | "print"): Promise<number> {
+  const { session } = composed;
   if (prompts.length === 0 && !process.stdin.isTTY) {
     const text = (await Bun.stdin.text()).trim();
     if (text) prompts = [text];
@@ -20,25 +23,43 @@ export async function runJsonMode({ session }: Composed, prompts: string[], mode
   if (mode === "json") {
     writer.write(session.header);
     session.subscribe((e) => writer.write(e));
+  } else if (process.stderr.isTTY) {
+    session.subscribe((e) => {
+      if (e.type === "tool_execution_start") process.stderr.write(`[${e.toolName}] ${JSON.stringify(e.args).slice(0, 200)}\n`);
+      else if (e.type === "auto_retry_start") process.stderr.write(`[retry ${e.attempt}/${e.maxAttempts}] ${e.errorMessage}\n`);
+    });
   }
+  let stopping = false;
+  const onSignal = async () => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    await session.abort();
+  };
+  process.on("SIGTERM", onSignal);
+  process.on("SIGINT", onSignal);
+  process.on("SIGHUP", onSignal);
+
   for (const p of prompts) {
     try {
       session.prompt(p, undefined);
     } catch (err) {
       await writer.drain();
       process.stderr.write(`pion: ${errorMessage(err)}\n`);
+      composed.store.close();
       return 1;
     }
     await session.idle();
+    if (stopping) break;
   }
   const last = session.lastAssistant();
   if (mode === "print" && last) {
     const text = last.content.filter((c): c is TextContent => c.type === "text").map((c) => c.text).join("");
-    if (text) writer.write === undefined || process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
+    if (text) writer.writeLine(text.endsWith("\n") ? text : `${text}\n`);
   }
   await writer.drain();
+  composed.store.close();
   if (!last || last.stopReason === "error" || last.stopReason === "aborted") {
-    if (last?.errorMessage) process.stderr.write(`pion: ${last.errorMessage}\n`);
+    if (last?.errorMessage && mode === "print") process.stderr.write(`pion: ${last.errorMessage}\n`);
     return 1;
   }
   return 0;
