@@ -7,6 +7,22 @@ import type { AgentMessage, CompactionEntry, Entry } from "../store/entries.ts";
  * replaced by its summary.
  */
 export function buildContext(path: readonly Entry[]): AgentMessage[] {
+  const edits = new Map<string, AgentMessage | null>();
+  for (const e of path) if (e.type === "context_edit") edits.set(e.targetId, e.replacement);
+  const out = collect(path);
+  if (edits.size === 0) return out.map((x) => x.message);
+  const kept: AgentMessage[] = [];
+  for (const x of out) {
+    const edit = x.id === undefined ? undefined : edits.get(x.id);
+    if (edit === undefined) kept.push(x.message);
+    else if (edit !== null) kept.push(edit);
+  }
+  return kept;
+}
+
+type Collected = { id?: string; message: AgentMessage };
+
+function collect(path: readonly Entry[]): Collected[] {
   let compactionAt = -1;
   for (let i = path.length - 1; i >= 0; i--) {
     if (path[i]!.type === "compaction") {
@@ -14,11 +30,11 @@ export function buildContext(path: readonly Entry[]): AgentMessage[] {
       break;
     }
   }
-  const out: AgentMessage[] = [];
+  const out: Collected[] = [];
   let start = 0;
   if (compactionAt >= 0) {
     const c = path[compactionAt] as CompactionEntry;
-    out.push({ role: "compactionSummary", summary: c.summary, tokensBefore: c.tokensBefore, timestamp: Date.parse(c.timestamp) || Date.now() });
+    out.push({ message: { role: "compactionSummary", summary: c.summary, tokensBefore: c.tokensBefore, timestamp: Date.parse(c.timestamp) || Date.now() } });
     const kept = path.findIndex((e) => e.id === c.firstKeptEntryId);
     // kept entries sit before the compaction entry on the path; then everything after it
     if (kept >= 0 && kept < compactionAt) {
@@ -30,12 +46,13 @@ export function buildContext(path: readonly Entry[]): AgentMessage[] {
   return out;
 }
 
-function pushEntry(out: AgentMessage[], e: Entry): void {
-  if (e.type === "message") out.push(e.message);
+function pushEntry(out: Collected[], e: Entry): void {
+  const id = e.id;
+  if (e.type === "message") out.push({ id, message: e.message });
   else if (e.type === "custom_message") {
-    out.push({ role: "custom", customType: e.customType, content: e.content, display: e.display, details: e.details, timestamp: Date.parse(e.timestamp) || 0 });
+    out.push({ id, message: { role: "custom", customType: e.customType, content: e.content, display: e.display, details: e.details, timestamp: Date.parse(e.timestamp) || 0 } });
   } else if (e.type === "branch_summary") {
-    out.push({ role: "branchSummary", summary: e.summary, fromId: e.fromId, timestamp: Date.parse(e.timestamp) || 0 });
+    out.push({ id, message: { role: "branchSummary", summary: e.summary, fromId: e.fromId, timestamp: Date.parse(e.timestamp) || 0 } });
   }
 }
 

@@ -26,6 +26,7 @@ export type SessionEvent =
   | { type: "auto_retry_end"; success: boolean; attempt: number; finalError?: string }
   | { type: "todo_update"; phases: TodoPhase[] }
   | { type: "bash_execution_update"; id?: string; delta: string }
+  | { type: "entry_appended"; entry: Entry }
   | HostToolFrame;
 
 export interface SessionOptions {
@@ -52,7 +53,14 @@ export interface SessionOptions {
 type EntryInput = Entry extends infer E ? (E extends Entry ? Omit<E, "id" | "parentId" | "timestamp"> : never) : never;
 
 function freshRetry() {
-  return { attempt: 0, pending: false, exhausted: false, lastError: "", cancel: undefined as AbortController | undefined };
+  return {
+    attempt: 0,
+    pending: false,
+    exhausted: false,
+    lastError: "",
+    failedEntryId: undefined as string | undefined,
+    cancel: undefined as AbortController | undefined,
+  };
 }
 
 export type Disposition = "started" | "queued" | "handled";
@@ -82,6 +90,7 @@ export class AgentSession {
   private listeners: ((e: SessionEvent) => void | Promise<void>)[] = [];
   private retry = freshRetry();
   private bash: AbortController | undefined;
+  private lastMessageEntryId: string | undefined;
 
   constructor(private opts: SessionOptions) {
     this.model = opts.model;
@@ -381,6 +390,11 @@ export class AgentSession {
         const attempt = ++this.retry.attempt;
         const delayMs = retryDelay(attempt, this.opts.retry.baseDelayMs);
         await this.emit({ type: "auto_retry_start", attempt, maxAttempts: this.opts.retry.maxRetries, delayMs, errorMessage: this.retry.lastError });
+        // The failed attempt leaves the context (it stays in the session's history).
+        if (this.retry.failedEntryId) {
+          const edit = this.append({ type: "context_edit", targetId: this.retry.failedEntryId, replacement: null });
+          await this.emit({ type: "entry_appended", entry: edit });
+        }
         const cancel = new AbortController();
         this.retry.cancel = cancel;
         const onAbort = () => cancel.abort();
@@ -463,6 +477,7 @@ export class AgentSession {
     if (e.type === "message_end") {
       // persist before announce
       const entry = this.append({ type: "message", message: e.message });
+      this.lastMessageEntryId = entry.id;
       const p = this.emit({ ...e, entryId: entry.id });
       if (e.message.role === "assistant" && this.retry.attempt > 0 && e.message.stopReason !== "error") {
         // the retried call worked: say so before turn_end, as the reference does
@@ -477,7 +492,10 @@ export class AgentSession {
       const willRetry = transient && this.retry.attempt < this.opts.retry.maxRetries;
       this.retry.pending = willRetry;
       this.retry.exhausted = transient && !willRetry;
-      if (failed) this.retry.lastError = failed.errorMessage ?? "unknown error";
+      if (failed) {
+        this.retry.lastError = failed.errorMessage ?? "unknown error";
+        this.retry.failedEntryId = this.lastMessageEntryId;
+      }
       return this.emit({ ...e, willRetry });
     }
     return this.emit(e);

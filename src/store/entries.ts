@@ -105,7 +105,15 @@ export interface SessionInfoEntry extends EntryBase {
   name?: string;
 }
 
+/** Replaces (or with null, removes) an earlier message in the context; written when a failed attempt is retried. */
+export interface ContextEditEntry extends EntryBase {
+  type: "context_edit";
+  targetId: string;
+  replacement: AgentMessage | null;
+}
+
 export type Entry =
+  | ContextEditEntry
   | MessageEntry
   | ModelChangeEntry
   | ThinkingLevelChangeEntry

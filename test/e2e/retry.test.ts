@@ -30,6 +30,7 @@ describe("automatic retry", () => {
       "turn_end",
       "agent_end",
       "auto_retry_start",
+      "entry_appended",
       "agent_start",
       "turn_start",
       "message_start",
@@ -47,6 +48,15 @@ describe("automatic retry", () => {
     // the failed attempt is not part of the retried request
     const roles = (fake.requests[1]!.body as { messages: { role: string }[] }).messages.map((m) => m.role);
     expect(roles).toEqual(["user"]);
+    const failedId = p.records.find((x) => x.type === "message_end" && x.message.stopReason === "error")!.entryId;
+    expect(p.records.find((x) => x.type === "entry_appended")!.entry).toMatchObject({ type: "context_edit", targetId: failedId, replacement: null });
+    const msgs = (await p.request({ type: "get_messages" })).data.messages;
+    expect(msgs.map((m: { role: string; stopReason?: string }) => [m.role, m.stopReason])).toEqual([
+      ["user", undefined],
+      ["assistant", "stop"],
+    ]);
+    const stats = (await p.request({ type: "get_session_stats" })).data;
+    expect(stats.assistantMessages).toBe(2);
     await p.close();
     await fake.stop();
   });
