@@ -74,11 +74,30 @@ export function openSqliteStore(dbPath: string, options: SqliteStoreOptions = {}
   const db = new Database(dbPath, { create: true, readwrite: true, strict: true });
   // busy_timeout first: switching to WAL and migrating already take locks another process may hold.
   db.run(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 10_000))}`);
-  db.run("PRAGMA journal_mode = WAL");
+  // Switching to WAL (and the first migration) may report SQLITE_BUSY at once, without the
+  // busy handler, when another process is creating the same database: retry with backoff.
+  withBusyRetry(() => {
+    if ((db.query("PRAGMA journal_mode").get() as { journal_mode: string }).journal_mode !== "wal") {
+      db.run("PRAGMA journal_mode = WAL");
+    }
+  });
   db.run("PRAGMA synchronous = NORMAL");
   db.run("PRAGMA foreign_keys = ON");
-  migrate(db);
+  withBusyRetry(() => migrate(db));
   return new SqliteStore(db, options.owner ?? processOwner());
+}
+
+function withBusyRetry(fn: () => void, deadlineMs = 10_000): void {
+  const until = Date.now() + deadlineMs;
+  for (let wait = 5; ; wait = Math.min(wait * 2, 200)) {
+    try {
+      return fn();
+    } catch (err) {
+      const busy = (err as { code?: string }).code?.startsWith("SQLITE_BUSY") || (err as { code?: string }).code === "SQLITE_LOCKED";
+      if (!busy || Date.now() > until) throw err;
+      Bun.sleepSync(wait);
+    }
+  }
 }
 
 class SqliteStore implements SessionStore {
