@@ -3,7 +3,12 @@ import type { Settings } from "../config.ts";
 import { loadModels, resolveModel } from "../providers/models.ts";
 import { streamByApi } from "../providers/index.ts";
 import type { Model, ThinkingLevel } from "../providers/types.ts";
+import { listCommands, type CommandInfo } from "../resources/commands.ts";
+import { loadContextFiles } from "../resources/context-files.ts";
+import { expandPromptTemplate, loadPromptTemplates } from "../resources/prompt-templates.ts";
+import { expandSkillCommand, loadSkills } from "../resources/skills.ts";
 import { buildSystemPrompt } from "../resources/system-prompt.ts";
+import { log } from "../util/log.ts";
 import { AgentSession } from "../session/session.ts";
 import { locateSession } from "../session/navigation.ts";
 import type { SessionHeader } from "../store/entries.ts";
@@ -43,6 +48,16 @@ export interface Composed {
   cwd: string;
   fileFor: (h: SessionHeader) => string | undefined;
   hostTools: HostTools;
+  commands: () => CommandInfo[];
+}
+
+/** Skills, prompt templates and context files; invalid ones are reported on stderr and skipped. */
+function loadResources(home: string, cwd: string) {
+  const roots = { home, cwd };
+  const skills = loadSkills(roots);
+  const templates = loadPromptTemplates(roots);
+  for (const w of [...skills.warnings, ...templates.warnings]) log("resources", w);
+  return { skills: skills.skills, templates: templates.templates, contextFiles: loadContextFiles(roots) };
 }
 
 const LEVELS = ["off", "minimal", "low", "medium", "high", "xhigh", "max"];
@@ -97,6 +112,7 @@ export async function composeSession(o: CliOptions): Promise<Composed> {
     for (const t of hostTools.tools()) all.set(t.name, t);
     return all;
   };
+  const resources = loadResources(o.home, o.cwd);
   // One database per sessions directory; --no-session keeps it in memory and writes no file.
   const base = o.sessionDir ? resolve(o.cwd, o.sessionDir) : join(o.home, "sessions");
   const store = o.noSession ? openSqliteStore(":memory:") : withJsonlExport(openSqliteStore(databasePath(base)));
@@ -107,7 +123,16 @@ export async function composeSession(o: CliOptions): Promise<Composed> {
     stream: streamByApi,
     models: registry,
     tools,
-    systemPrompt: (active) => buildSystemPrompt({ cwd: o.cwd, tools: active, custom: o.systemPrompt, append: o.appendSystemPrompt }),
+    systemPrompt: (active) =>
+      buildSystemPrompt({
+        cwd: o.cwd,
+        tools: active,
+        custom: o.systemPrompt,
+        append: o.appendSystemPrompt,
+        skills: resources.skills,
+        contextFiles: resources.contextFiles,
+      }),
+    expand: (text) => expandSkillCommand(expandPromptTemplate(text, resources.templates), resources.skills),
     cwd: o.cwd,
     model,
     thinkingLevel: thinking ?? settings.defaultThinkingLevel ?? "medium",
@@ -129,5 +154,5 @@ export async function composeSession(o: CliOptions): Promise<Composed> {
     if (model && (o.model || o.provider) && (restored?.provider !== model.provider || restored.id !== model.id)) session.setModel(model);
   }
   if (o.name) session.setName(o.name);
-  return { session, scopedModels, store, cwd: o.cwd, fileFor, hostTools };
+  return { session, scopedModels, store, cwd: o.cwd, fileFor, hostTools, commands: () => listCommands(resources.skills, resources.templates) };
 }

@@ -10,6 +10,7 @@ import { sessionHandlers, type SessionHandlerContext } from "./session-handlers.
 export interface HandlerContext extends SessionHandlerContext {
   session: AgentSession;
   hostTools: HostTools;
+  commands: () => unknown[];
   /** Models `cycle_model` goes through (from --models), empty when not scoped. */
   scopedModels: Model[];
 }
@@ -107,7 +108,7 @@ export function createHandlers(ctx: HandlerContext): Handlers {
     set_session_name: (c) => {
       s().setName(c.name);
     },
-    get_commands: notYet("get_commands"),
+    get_commands: () => ({ commands: ctx.commands() }),
 
     extension_ui_response: () => undefined,
     host_tool_update: (c) => ctx.hostTools.update(c.id, c.partialResult),

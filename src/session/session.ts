@@ -35,6 +35,8 @@ export interface SessionOptions {
   models: ModelRegistry;
   tools: () => ReadonlyMap<string, Tool>;
   systemPrompt: (tools: readonly Tool[]) => string;
+  /** Expands /skill:name and /template commands in prompts, steers and follow-ups. */
+  expand?: (text: string) => string;
   cwd: string;
   model?: Model;
   thinkingLevel: ThinkingLevel;
@@ -329,13 +331,15 @@ export class AgentSession {
   }
 
   /** Queue a steering or follow-up message; it is delivered by the current or next run. */
-  enqueue(kind: "steer" | "followUp", text: string, images?: ImageContent[]): Disposition {
+  enqueue(kind: "steer" | "followUp", raw: string, images?: ImageContent[]): Disposition {
+    const text = this.opts.expand ? this.opts.expand(raw) : raw;
     this.queues.add(kind === "steer" ? "steering" : "followUp", { text, message: this.userMessage(text, images) });
     return "queued";
   }
 
   /** Start a run, or queue the message when one is active (the caller chose how). */
-  prompt(text: string, images: ImageContent[] | undefined, whileStreaming?: "steer" | "followUp"): Disposition {
+  prompt(raw: string, images: ImageContent[] | undefined, whileStreaming?: "steer" | "followUp"): Disposition {
+    const text = this.opts.expand ? this.opts.expand(raw) : raw;
     const message = this.userMessage(text, images);
     if (this.run) {
       if (!whileStreaming) {

@@ -1,0 +1,44 @@
+import { readdirSync, readFileSync, statSync } from "node:fs";
+
+/** Where a resource was found: under PION_HOME, or in the project (the cwd). */
+export type ResourceLocation = "user" | "project";
+
+const isAbsent = (err: unknown): boolean =>
+  err instanceof Error && "code" in err && (err.code === "ENOENT" || err.code === "ENOTDIR");
+
+/** A file's text, or `undefined` when nothing (or a folder) is there; other failures throw. */
+export function readTextIfFile(path: string): string | undefined {
+  try {
+    if (!statSync(path).isFile()) return undefined;
+    return readFileSync(path, "utf8");
+  } catch (err) {
+    if (isAbsent(err)) return undefined;
+    throw err;
+  }
+}
+
+/** Sorted entry names of a folder (symlinks followed by the caller); a missing folder has none. */
+export function listDir(path: string): string[] {
+  try {
+    return readdirSync(path).sort();
+  } catch (err) {
+    if (isAbsent(err)) return [];
+    throw err;
+  }
+}
+
+/** Whether `path` is a folder (following symlinks); a dangling link is not. */
+export function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch (err) {
+    if (isAbsent(err)) return false;
+    throw err;
+  }
+}
+
+/** The two roots resources are read from: PION_HOME and the session's working directory. */
+export interface ResourceRoots {
+  home: string;
+  cwd: string;
+}

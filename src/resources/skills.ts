@@ -1,0 +1,141 @@
+import { existsSync } from "node:fs";
+import { isAbsolute, join, resolve } from "node:path";
+import { errorMessage } from "../util/errors.ts";
+import { isDirectory, listDir, readTextIfFile, type ResourceLocation, type ResourceRoots } from "./files.ts";
+import { parseFrontmatter } from "./frontmatter.ts";
+
+export interface Skill {
+  name: string;
+  description: string;
+  /** Absolute path of the skill's SKILL.md. */
+  filePath: string;
+  /** The folder holding SKILL.md; relative paths in the skill resolve against it. */
+  baseDir: string;
+  location: ResourceLocation;
+  /** `disable-model-invocation: true`: reachable through `/skill:name` only, not advertised to the model. */
+  disableModelInvocation: boolean;
+}
+
+export interface LoadedSkills {
+  /** Sorted by name; one per name. */
+  skills: Skill[];
+  /** One line per skipped or shadowed skill, for the caller to print on stderr. */
+  warnings: string[];
+}
+
+export const SKILL_FILE = "SKILL.md";
+const NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+const MAX_NAME = 64;
+const MAX_DESCRIPTION = 1024;
+
+/** Skill folders in precedence order: a later source replaces an earlier skill of the same name. */
+export function skillSources({ home, cwd }: ResourceRoots): { dir: string; location: ResourceLocation }[] {
+  return [
+    { dir: join(home, "skills"), location: "user" },
+    { dir: join(cwd, ".pion", "skills"), location: "project" },
+    { dir: join(cwd, ".agents", "skills"), location: "project" },
+  ];
+}
+
+/** Read every `<source>/<name>/SKILL.md`; invalid skills are skipped with a warning, never thrown. */
+export function loadSkills(roots: ResourceRoots): LoadedSkills {
+  const byName = new Map<string, Skill>();
+  const warnings: string[] = [];
+  for (const { dir, location } of skillSources(roots)) {
+    let entries: string[];
+    try {
+      entries = listDir(dir);
+    } catch (err) {
+      warnings.push(`Cannot read skills folder ${dir}: ${errorMessage(err)}`);
+      continue;
+    }
+    for (const entry of entries) {
+      if (entry.startsWith(".")) continue;
+      const skill = readSkill(resolve(dir, entry), entry, location);
+      if (skill === undefined) continue;
+      if (typeof skill === "string") {
+        warnings.push(skill);
+        continue;
+      }
+      const previous = byName.get(skill.name);
+      if (previous?.location === skill.location) {
+        warnings.push(`Skill "${skill.name}" at ${skill.filePath} replaces the one at ${previous.filePath}`);
+      }
+      byName.set(skill.name, skill);
+    }
+  }
+  const skills = [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return { skills, warnings };
+}
+
+/** A skill, a warning explaining why the folder is not one, or `undefined` for a folder without SKILL.md. */
+function readSkill(baseDir: string, folderName: string, location: ResourceLocation): Skill | string | undefined {
+  const filePath = join(baseDir, SKILL_FILE);
+  let attributes: Record<string, string>;
+  try {
+    if (!isDirectory(baseDir)) return undefined;
+    const text = readTextIfFile(filePath);
+    if (text === undefined) return undefined;
+    attributes = parseFrontmatter(text).attributes;
+  } catch (err) {
+    return `Skipping skill ${filePath}: ${errorMessage(err)}`;
+  }
+  const problem = validate(attributes, folderName);
+  if (problem) return `Skipping skill ${filePath}: ${problem}`;
+  return {
+    name: attributes.name,
+    description: attributes.description,
+    filePath,
+    baseDir,
+    location,
+    disableModelInvocation: attributes["disable-model-invocation"] === "true",
+  };
+}
+
+function validate(attributes: Record<string, string>, folderName: string): string | undefined {
+  const { name, description } = attributes;
+  if (!name) return 'front matter has no "name"';
+  if (!description?.trim()) return 'front matter has no "description"';
+  if (name.length > MAX_NAME) return `name is longer than ${MAX_NAME} characters`;
+  if (!NAME.test(name)) return `name "${name}" must be lowercase letters, digits and single hyphens`;
+  if (name !== folderName) return `name "${name}" does not match its folder "${folderName}"`;
+  if (description.length > MAX_DESCRIPTION) return `description is longer than ${MAX_DESCRIPTION} characters`;
+  return undefined;
+}
+
+/**
+ * `/skill:<name> [request]` becomes the skill's instructions in a `<skill name=… location=…>` block,
+ * followed by the request after a blank line. Relative Markdown links to files that exist in the
+ * skill's folder are made absolute. Any other text, or an unknown name, is returned unchanged.
+ * Throws when the skill's file can no longer be read.
+ */
+export function expandSkillCommand(text: string, skills: readonly Skill[]): string {
+  const m = /^\/skill:(\S+)(?:\s+([\s\S]*))?$/.exec(text);
+  const skill = m ? skills.find((s) => s.name === m[1]) : undefined;
+  if (!m || !skill) return text;
+  let body: string;
+  try {
+    const content = readTextIfFile(skill.filePath);
+    if (content === undefined) throw new Error("the file is gone");
+    body = parseFrontmatter(content).body.trim();
+  } catch (err) {
+    throw new Error(`Cannot load skill "${skill.name}" from ${skill.filePath}: ${errorMessage(err)}`);
+  }
+  const block = [
+    `<skill name="${skill.name}" location="${skill.filePath}">`,
+    `Relative paths in this skill are relative to ${skill.baseDir}.`,
+    "",
+    resolveLinks(body, skill.baseDir),
+    "</skill>",
+  ].join("\n");
+  const request = m[2]?.trim();
+  return request ? `${block}\n\n${request}` : block;
+}
+
+function resolveLinks(body: string, baseDir: string): string {
+  return body.replace(/\]\(([^)\s]+)\)/g, (whole, target: string) => {
+    if (isAbsolute(target) || target.startsWith("#") || /^[a-z][a-z0-9+.-]*:/i.test(target)) return whole;
+    const file = resolve(baseDir, target.split("#")[0]);
+    return existsSync(file) ? `](${resolve(baseDir, target)})` : whole;
+  });
+}
