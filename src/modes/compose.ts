@@ -1,8 +1,9 @@
 import { join, resolve } from "node:path";
 import type { Settings } from "../config.ts";
-import { loadModels, resolveModel } from "../providers/models.ts";
+import { loadModels, resolveModel, type ModelRegistry } from "../providers/models.ts";
+import { createScriptedStream, loadScript, scriptedModel } from "../providers/scripted.ts";
 import { streamByApi } from "../providers/index.ts";
-import type { Model, ThinkingLevel } from "../providers/types.ts";
+import type { Model, StreamFn, ThinkingLevel } from "../providers/types.ts";
 import { listCommands, type CommandInfo } from "../resources/commands.ts";
 import { loadContextFiles } from "../resources/context-files.ts";
 import { expandPromptTemplate, loadPromptTemplates } from "../resources/prompt-templates.ts";
@@ -51,6 +52,17 @@ export interface Composed {
   commands: () => CommandInfo[];
 }
 
+/** The registry plus one keyless model (the scripted provider's). */
+function withModel(base: ModelRegistry, model: Model): ModelRegistry {
+  const all = [...base.all, model];
+  return {
+    all,
+    apiKey: (p) => (p === model.provider ? "none" : base.apiKey(p)),
+    find: (p, id) => (p === model.provider && id === model.id ? model : base.find(p, id)),
+    available: () => [...base.available(), model],
+  };
+}
+
 /** Skills, prompt templates and context files; invalid ones are reported on stderr and skipped. */
 function loadResources(home: string, cwd: string) {
   const roots = { home, cwd };
@@ -63,9 +75,21 @@ function loadResources(home: string, cwd: string) {
 const LEVELS = ["off", "minimal", "low", "medium", "high", "xhigh", "max"];
 
 /** Build everything a mode needs from the CLI options. Throws with a one-line message. */
-export async function composeSession(o: CliOptions): Promise<Composed> {
+export async function composeSession(opts: CliOptions): Promise<Composed> {
+  let o = opts;
   const settings = o.settings ?? {};
-  const registry = loadModels(o.home, o.env, { provider: o.provider, apiKey: o.apiKey });
+  let registry = loadModels(o.home, o.env, { provider: o.provider, apiKey: o.apiKey });
+  let stream: StreamFn = streamByApi;
+  if (o.provider === "scripted") {
+    // --provider scripted --model <replies.json>: canned replies, no network.
+    if (!o.model) throw new Error("--provider scripted needs --model <path to a JSON file of replies>");
+    const file = resolve(o.cwd, o.model);
+    const scripted = createScriptedStream(loadScript(file));
+    const sm = scriptedModel(file);
+    registry = withModel(registry, sm);
+    stream = (req, signal) => (req.model.api === "scripted" ? scripted(req, signal) : streamByApi(req, signal));
+    o = { ...o, model: sm.id };
+  }
 
   let model: Model | undefined;
   let thinking: ThinkingLevel | undefined;
@@ -120,7 +144,7 @@ export async function composeSession(o: CliOptions): Promise<Composed> {
 
   const session = new AgentSession({
     store,
-    stream: streamByApi,
+    stream,
     models: registry,
     tools,
     systemPrompt: (active) =>

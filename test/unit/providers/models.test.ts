@@ -1,0 +1,77 @@
+import { describe, expect, test } from "bun:test";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { priceUsage, emptyUsage } from "../../../src/providers/event-stream.ts";
+import { loadModels, resolveKeySpec, resolveModel } from "../../../src/providers/models.ts";
+import { clampThinkingLevel, thinkingLevelsFor } from "../../../src/providers/thinking.ts";
+
+const home = () => mkdtempSync(join(tmpdir(), "pion-models-"));
+
+describe("model resolution", () => {
+  const reg = loadModels(home(), {});
+  test("provider/id, exact id, name, fuzzy pattern, :thinking suffix", () => {
+    expect(resolveModel(reg.all, "anthropic/claude-sonnet-4-5")?.model.id).toBe("claude-sonnet-4-5");
+    expect(resolveModel(reg.all, "gpt-5-mini")?.model.provider).toBe("openai");
+    expect(resolveModel(reg.all, "Claude Opus 4.1")?.model.id).toBe("claude-opus-4-1");
+    expect(resolveModel(reg.all, "haiku")?.model.id).toBe("claude-haiku-4-5");
+    expect(resolveModel(reg.all, "sonnet-4-5:high")).toMatchObject({ model: { id: "claude-sonnet-4-5" }, thinkingLevel: "high" });
+    expect(resolveModel(reg.all, "gpt-5", "openai")?.model.id).toBe("gpt-5");
+    expect(resolveModel(reg.all, "no-such-thing")).toBeUndefined();
+  });
+
+  test("models.json adds providers and overrides; errors name the file and field", () => {
+    const h = home();
+    writeFileSync(
+      join(h, "models.json"),
+      JSON.stringify({
+        providers: {
+          local: { baseUrl: "http://127.0.0.1:1", api: "openai-completions", apiKey: "k", models: [{ id: "llama", contextWindow: 8000 }] },
+          anthropic: { modelOverrides: { "claude-haiku-4-5": { maxTokens: 1234 } } },
+        },
+      }),
+    );
+    const r = loadModels(h, {});
+    expect(r.find("local", "llama")).toMatchObject({ api: "openai-completions", contextWindow: 8000, reasoning: false, input: ["text"] });
+    expect(r.find("anthropic", "claude-haiku-4-5")?.maxTokens).toBe(1234);
+    expect(r.available().map((m) => m.provider)).toEqual(["local"]);
+    writeFileSync(join(h, "models.json"), JSON.stringify({ providers: { x: { baseUrl: "http://h", models: [{ id: 5 }] } } }));
+    expect(() => loadModels(h, {})).toThrow(/models\.json.*models\.0\.id/);
+    writeFileSync(join(h, "models.json"), "{nope");
+    expect(() => loadModels(h, {})).toThrow(/Invalid JSON in .*models\.json/);
+  });
+
+  test("api keys: literal, $ENV, !command, environment variables, --api-key", () => {
+    expect(resolveKeySpec("literal-key", {})).toBe("literal-key");
+    expect(resolveKeySpec("$MY_KEY", { MY_KEY: "v" })).toBe("v");
+    expect(resolveKeySpec("$MISSING", {})).toBeUndefined();
+    expect(resolveKeySpec("!echo from-cmd", {})).toBe("from-cmd");
+    expect(loadModels(home(), { ANTHROPIC_API_KEY: "a" }).apiKey("anthropic")).toBe("a");
+    expect(loadModels(home(), {}, { provider: "openai", apiKey: "flag" }).apiKey("openai")).toBe("flag");
+  });
+});
+
+describe("cost and thinking levels", () => {
+  test("cost is broken down by the model's per-million prices", () => {
+    const [model] = loadModels(home(), {}).all;
+    const u = emptyUsage();
+    Object.assign(u, { input: 1000, output: 500, cacheRead: 2000, cacheWrite: 100 });
+    priceUsage(u, { ...model!, cost: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 } });
+    expect(u.totalTokens).toBe(3600);
+    expect(u.cost.input).toBeCloseTo(0.003, 12);
+    expect(u.cost.output).toBeCloseTo(0.0075, 12);
+    expect(u.cost.cacheRead).toBeCloseTo(0.0006, 12);
+    expect(u.cost.cacheWrite).toBeCloseTo(0.000375, 12);
+    expect(u.cost.total).toBeCloseTo(0.011475, 12);
+  });
+
+  test("levels per model and clamping", () => {
+    const [model] = loadModels(home(), {}).all;
+    const plain = { ...model!, reasoning: false };
+    expect(thinkingLevelsFor(plain)).toEqual(["off"]);
+    expect(thinkingLevelsFor(model)).toEqual(["off", "minimal", "low", "medium", "high"]);
+    expect(thinkingLevelsFor({ ...model!, thinkingLevels: ["xhigh", "max"] })).toEqual(["off", "minimal", "low", "medium", "high", "xhigh", "max"]);
+    expect(clampThinkingLevel(model, "max")).toBe("high");
+    expect(clampThinkingLevel(plain, "high")).toBe("off");
+  });
+});
