@@ -97,6 +97,7 @@ export const COMMAND_SCHEMAS = {
   get_last_assistant_text: cmd("get_last_assistant_text", {}),
   set_session_name: cmd("set_session_name", { name: v.string() }),
   get_commands: cmd("get_commands", {}),
+  get_capabilities: cmd("get_capabilities", {}),
   list_sessions: cmd("list_sessions", {
     cwd: v.optional(v.string()),
     limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),

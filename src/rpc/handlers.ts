@@ -1,4 +1,6 @@
+import { VERSION } from "../config.ts";
 import type { HostTools } from "../extensions/host-tools.ts";
+import { COMMAND_SCHEMAS, SILENT_FRAMES } from "../protocol/commands.ts";
 import type { Model } from "../providers/types.ts";
 import { normalizeTodos } from "../tools/todo.ts";
 import { Background } from "../protocol/responses.ts";
@@ -24,15 +26,15 @@ export function createHandlers(ctx: HandlerContext): Handlers {
   const s = () => ctx.session;
   return {
     ...sessionHandlers(ctx),
-    prompt: (c) => ({ disposition: s().prompt(c.message, c.images, c.streamingBehavior) }),
-    steer: (c) => ({ disposition: s().enqueue("steer", c.message, c.images) }),
-    follow_up: (c) => ({ disposition: s().enqueue("followUp", c.message, c.images) }),
+    prompt: (c) => ({ disposition: s().prompt(c.message, c.images, c.streamingBehavior, c.id) }),
+    steer: (c) => ({ disposition: s().enqueue("steer", c.message, c.images, c.id) }),
+    follow_up: (c) => ({ disposition: s().enqueue("followUp", c.message, c.images, c.id) }),
     abort: async () => {
       await s().abort();
     },
     abort_and_prompt: async (c) => {
       await s().abort();
-      return { disposition: s().prompt(c.message, c.images) };
+      return { disposition: s().prompt(c.message, c.images, undefined, c.id) };
     },
     get_state: () => getState(s()),
     get_messages: () => ({ messages: s().messages() }),
@@ -77,7 +79,7 @@ export function createHandlers(ctx: HandlerContext): Handlers {
     set_interrupt_mode: (c) => {
       s().interruptMode = c.mode;
     },
-    clear_queue: () => s().queues.clear(),
+    clear_queue: () => s().clearQueues(),
 
     compact: notYet("compact"),
     set_auto_compaction: (c) => {
@@ -109,6 +111,7 @@ export function createHandlers(ctx: HandlerContext): Handlers {
       s().setName(c.name);
     },
     get_commands: () => ({ commands: ctx.commands() }),
+    get_capabilities: () => capabilities(),
 
     extension_ui_response: () => undefined,
     host_tool_update: (c) => ctx.hostTools.update(c.id, c.partialResult),
@@ -135,3 +138,63 @@ function getState(s: AgentSession) {
   state.todoPhases = s.todos;
   return state;
 }
+
+/** What this pion speaks, so a client can adapt without guessing. */
+function capabilities() {
+  return {
+    name: "pion",
+    version: VERSION,
+    protocols: [
+      { id: "rpc", document: "000", description: "RPC mode: commands, responses, events, extension UI sub-protocol" },
+      { id: "rpc-fork", document: "002", description: "abort_and_prompt, set_todos, set_host_tools, set_interrupt_mode, branch, get_branch_messages" },
+      { id: "json", document: "004", description: "JSON event-stream mode" },
+    ],
+    commands: Object.keys(COMMAND_SCHEMAS).filter((c) => !SILENT_FRAMES.has(c)),
+    inboundFrames: [...SILENT_FRAMES],
+    events: EVENT_TYPES,
+    features: {
+      sessionSearch: true,
+      sessionList: true,
+      entryPaging: true,
+      entryIds: true,
+      hostTools: true,
+      todos: true,
+      promptResult: true,
+      runTotals: true,
+      scriptedProvider: true,
+      orderedCommands: true,
+    },
+  };
+}
+
+const EVENT_TYPES = [
+  "agent_start",
+  "agent_end",
+  "agent_settled",
+  "turn_start",
+  "turn_end",
+  "message_start",
+  "message_update",
+  "message_end",
+  "tool_execution_start",
+  "tool_execution_update",
+  "tool_execution_end",
+  "queue_update",
+  "compaction_start",
+  "compaction_end",
+  "auto_retry_start",
+  "auto_retry_end",
+  "summarization_retry_scheduled",
+  "summarization_retry_attempt_start",
+  "summarization_retry_finished",
+  "bash_execution_update",
+  "session_info_changed",
+  "thinking_level_changed",
+  "entry_appended",
+  "todo_update",
+  "host_tool_call",
+  "host_tool_cancel",
+  "prompt_result",
+  "extension_error",
+  "extension_ui_request",
+];

@@ -5,6 +5,8 @@ export type QueueMode = "all" | "one-at-a-time";
 export interface Queued {
   text: string;
   message: UserMessage;
+  /** Id of the command that queued it, for its prompt_result. */
+  requestId?: string;
 }
 
 /** The steering and follow-up queues; `onChange` fires whenever either changes. */
@@ -25,21 +27,22 @@ export class MessageQueues {
     this.onChange();
   }
 
-  take(kind: "steering" | "followUp"): UserMessage[] {
+  take(kind: "steering" | "followUp"): Queued[] {
     const q = this[kind];
     if (q.length === 0) return [];
     const mode = kind === "steering" ? this.steeringMode : this.followUpMode;
     const taken = mode === "all" ? q.splice(0) : q.splice(0, 1);
     this.onChange();
-    return taken.map((t) => t.message);
+    return taken;
   }
 
-  clear(): { steering: string[]; followUp: string[] } {
-    const out = { steering: this.steering.map((q) => q.text), followUp: this.followUp.map((q) => q.text) };
+  /** Empty both queues; returns what was removed. */
+  clear(): Queued[] {
+    const removed = [...this.steering, ...this.followUp];
     this.steering = [];
     this.followUp = [];
     this.onChange();
-    return out;
+    return removed;
   }
 
   snapshot(): { steering: string[]; followUp: string[] } {

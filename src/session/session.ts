@@ -2,7 +2,8 @@ import type { AgentEvent } from "../agent/events.ts";
 import { runAgent } from "../agent/loop.ts";
 import type { ModelRegistry } from "../providers/models.ts";
 import { clampThinkingLevel, thinkingLevelsFor } from "../providers/thinking.ts";
-import type { AssistantMessage, ImageContent, LlmRequest, Model, StreamFn, TextContent, ThinkingLevel, UserMessage } from "../providers/types.ts";
+import { emptyUsage } from "../providers/event-stream.ts";
+import type { AssistantMessage, ImageContent, Usage, LlmRequest, Model, StreamFn, TextContent, ThinkingLevel, UserMessage } from "../providers/types.ts";
 import { pathTo, type AgentMessage, type BashExecutionMessage, type Entry, type SessionHeader } from "../store/entries.ts";
 import { runShell } from "../tools/shell.ts";
 import type { SessionStore } from "../store/store.ts";
@@ -18,7 +19,8 @@ import { cancellableSleep, isTransientError, retryDelay } from "./retry.ts";
 /** Domain events: the loop's events plus the session's own. `entryId` marks a persisted entry. */
 export type SessionEvent =
   | (AgentEvent & { entryId?: string; willRetry?: boolean })
-  | { type: "agent_settled"; aborted: boolean }
+  | { type: "agent_settled"; aborted: boolean; usage: Usage; cost: number }
+  | { type: "prompt_result"; id: string; stopReason: string; aborted: boolean; errorMessage?: string; usage: Usage; cost: number }
   | { type: "queue_update"; steering: string[]; followUp: string[] }
   | { type: "session_info_changed"; name: string | undefined; entryId: string }
   | { type: "thinking_level_changed"; level: ThinkingLevel }
@@ -53,6 +55,20 @@ export interface SessionOptions {
 
 /** An entry before the session gives it an id, parent and time. */
 type EntryInput = Entry extends infer E ? (E extends Entry ? Omit<E, "id" | "parentId" | "timestamp"> : never) : never;
+
+/** Add one model call's usage (tokens and cost) to a running total. */
+export function addUsage(total: Usage, u: Usage): void {
+  total.input += u.input;
+  total.output += u.output;
+  total.cacheRead += u.cacheRead;
+  total.cacheWrite += u.cacheWrite;
+  total.totalTokens += u.totalTokens;
+  total.cost.input += u.cost.input;
+  total.cost.output += u.cost.output;
+  total.cost.cacheRead += u.cost.cacheRead;
+  total.cost.cacheWrite += u.cost.cacheWrite;
+  total.cost.total += u.cost.total;
+}
 
 function freshRetry() {
   return {
@@ -93,6 +109,8 @@ export class AgentSession {
   private retry = freshRetry();
   private bash: AbortController | undefined;
   private lastMessageEntryId: string | undefined;
+  /** The run in progress: commands waiting for its prompt_result, and the usage of its model calls. */
+  private runInfo = { ids: [] as string[], usage: emptyUsage() };
 
   constructor(private opts: SessionOptions) {
     this.model = opts.model;
@@ -331,14 +349,30 @@ export class AgentSession {
   }
 
   /** Queue a steering or follow-up message; it is delivered by the current or next run. */
-  enqueue(kind: "steer" | "followUp", raw: string, images?: ImageContent[]): Disposition {
+  enqueue(kind: "steer" | "followUp", raw: string, images?: ImageContent[], requestId?: string): Disposition {
     const text = this.opts.expand ? this.opts.expand(raw) : raw;
-    this.queues.add(kind === "steer" ? "steering" : "followUp", { text, message: this.userMessage(text, images) });
+    this.queues.add(kind === "steer" ? "steering" : "followUp", { text, message: this.userMessage(text, images), requestId });
     return "queued";
   }
 
+  /** Empty the queues; commands whose messages were dropped get their prompt_result. */
+  clearQueues(): { steering: string[]; followUp: string[] } {
+    const out = this.queues.snapshot();
+    for (const q of this.queues.clear()) {
+      if (q.requestId) void this.emit({ type: "prompt_result", id: q.requestId, stopReason: "aborted", aborted: true, usage: emptyUsage(), cost: 0 });
+    }
+    return out;
+  }
+
+  private take(kind: "steering" | "followUp"): UserMessage[] {
+    return this.queues.take(kind).map((q) => {
+      if (q.requestId) this.runInfo.ids.push(q.requestId);
+      return q.message;
+    });
+  }
+
   /** Start a run, or queue the message when one is active (the caller chose how). */
-  prompt(raw: string, images: ImageContent[] | undefined, whileStreaming?: "steer" | "followUp"): Disposition {
+  prompt(raw: string, images: ImageContent[] | undefined, whileStreaming?: "steer" | "followUp", requestId?: string): Disposition {
     const text = this.opts.expand ? this.opts.expand(raw) : raw;
     const message = this.userMessage(text, images);
     if (this.run) {
@@ -348,11 +382,11 @@ export class AgentSession {
           "busy",
         );
       }
-      this.queues.add(whileStreaming === "steer" ? "steering" : "followUp", { text, message });
+      this.queues.add(whileStreaming === "steer" ? "steering" : "followUp", { text, message, requestId });
       return "queued";
     }
     this.checkCanPrompt(images);
-    this.startRun([message]);
+    this.startRun([message], requestId);
     return "started";
   }
 
@@ -372,7 +406,8 @@ export class AgentSession {
     return this.idle();
   }
 
-  private startRun(prompts: AgentMessage[]): void {
+  private startRun(prompts: AgentMessage[], requestId?: string): void {
+    this.runInfo = { ids: requestId ? [requestId] : [], usage: emptyUsage() };
     const controller = new AbortController();
     const run = { controller, done: Promise.resolve() };
     this.run = run;
@@ -417,7 +452,21 @@ export class AgentSession {
       }
     } finally {
       this.retry = freshRetry();
-      await this.emit({ type: "agent_settled", aborted: signal.aborted });
+      const { ids, usage } = this.runInfo;
+      await this.emit({ type: "agent_settled", aborted: signal.aborted, usage, cost: usage.cost.total });
+      const last = this.lastAssistant();
+      for (const id of ids) {
+        const r: SessionEvent = {
+          type: "prompt_result",
+          id,
+          stopReason: signal.aborted ? "aborted" : (last?.stopReason ?? "stop"),
+          aborted: signal.aborted,
+          usage,
+          cost: usage.cost.total,
+        };
+        if (last?.errorMessage && !signal.aborted) r.errorMessage = last.errorMessage;
+        await this.emit(r);
+      }
     }
   }
 
@@ -468,8 +517,8 @@ export class AgentSession {
       tools: this.opts.tools,
       emit: (e: AgentEvent) => this.onAgentEvent(e),
       buildRequest: (context: readonly AgentMessage[]) => this.buildRequest(context),
-      nextSteering: () => this.queues.take("steering"),
-      nextFollowUp: () => this.queues.take("followUp"),
+      nextSteering: () => this.take("steering"),
+      nextFollowUp: () => this.take("followUp"),
       interruptMode: () => this.interruptMode,
       hasPendingSteering: () => this.queues.steering.length > 0,
       hasPendingFollowUp: () => this.queues.followUp.length > 0,
@@ -482,6 +531,7 @@ export class AgentSession {
       // persist before announce
       const entry = this.append({ type: "message", message: e.message });
       this.lastMessageEntryId = entry.id;
+      if (e.message.role === "assistant") addUsage(this.runInfo.usage, e.message.usage);
       const p = this.emit({ ...e, entryId: entry.id });
       if (e.message.role === "assistant" && this.retry.attempt > 0 && e.message.stopReason !== "error") {
         // the retried call worked: say so before turn_end, as the reference does

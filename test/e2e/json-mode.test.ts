@@ -22,7 +22,7 @@ describe("json mode", () => {
     expect(recs.filter((x) => x.type === "response")).toEqual([]);
     expect(recs.filter((x) => x.type === "agent_start").length).toBe(2);
     expect(recs.filter((x) => x.type === "agent_settled").length).toBe(2);
-    expect(recs.at(-1)).toEqual({ type: "agent_settled", aborted: false });
+    expect(recs.at(-1)).toMatchObject({ type: "agent_settled", aborted: false });
     const texts = recs.filter((x) => x.type === "message_end" && x.message.role === "assistant").map((x) => x.message.content[0].text);
     expect(texts).toEqual(["Hello", "Again"]);
     expect(recs[1]).toEqual({ type: "agent_start" });

@@ -16,7 +16,7 @@ describe("prompt through the Anthropic SDK", () => {
     const p = new Pion({ home, cwd, args: ["--mode", "rpc", "--provider", "fake", "--model", "fake-model", "--thinking", "off"] });
     const res = await p.request({ id: "req-1", type: "prompt", message: "Hi there" });
     expect(res).toEqual({ id: "req-1", type: "response", command: "prompt", success: true, data: { disposition: "started" } });
-    await p.waitFor("agent_settled");
+    await p.waitFor("prompt_result");
     const from = p.records.indexOf(res);
     expect(p.types(from + 1)).toEqual([
       "agent_start",
@@ -32,6 +32,7 @@ describe("prompt through the Anthropic SDK", () => {
       "turn_end",
       "agent_end",
       "agent_settled",
+      "prompt_result",
     ]);
     const recs = p.records.slice(from + 1);
     expect(recs[2]!.message).toMatchObject({ role: "user", content: [{ type: "text", text: "Hi there" }] });
@@ -51,7 +52,7 @@ describe("prompt through the Anthropic SDK", () => {
     expect(recs[10]).toMatchObject({ type: "turn_end", message: final, toolResults: [] });
     expect(recs[11]).toMatchObject({ type: "agent_end", willRetry: false });
     expect(recs[11]!.messages.map((m: { role: string }) => m.role)).toEqual(["user", "assistant"]);
-    expect(recs[12]).toEqual({ type: "agent_settled", aborted: false });
+    expect(recs[12]).toMatchObject({ type: "agent_settled", aborted: false });
 
     const body = fake.requests[0]!.body as Record<string, unknown>;
     expect(body.model).toBe("fake-model");
@@ -119,7 +120,7 @@ describe("prompt through the Anthropic SDK", () => {
     p.send({ type: "prompt", message: "go" });
     const code = await p.close();
     expect(code).toBe(0);
-    expect(p.records.at(-1)).toEqual({ type: "agent_settled", aborted: false });
+    expect(p.records.at(-1)).toMatchObject({ type: "agent_settled", aborted: false });
     await fake.stop();
   });
 
@@ -135,7 +136,7 @@ describe("prompt through the Anthropic SDK", () => {
     const end = p.records.findLast((r) => r.type === "message_end");
     expect(end!.message.stopReason).toBe("aborted");
     expect(p.records.findIndex((r) => r.type === "agent_settled")).toBeLessThan(i);
-    expect(p.records.find((r) => r.type === "agent_settled")).toEqual({ type: "agent_settled", aborted: true });
+    expect(p.records.find((r) => r.type === "agent_settled")).toMatchObject({ type: "agent_settled", aborted: true });
     await p.close();
     await fake.stop();
   });
@@ -174,7 +175,7 @@ describe("prompt through the OpenAI SDK", () => {
     const r = await p.request({ type: "abort_and_prompt", message: "second" });
     expect(r).toMatchObject({ success: true, data: { disposition: "started" } });
     const settled = p.records.filter((x) => x.type === "agent_settled");
-    expect(settled[0]).toEqual({ type: "agent_settled", aborted: true });
+    expect(settled[0]).toMatchObject({ type: "agent_settled", aborted: true });
     await p.waitFor((x) => x.type === "agent_settled" && x.aborted === false);
     const users = p.records.filter((x) => x.type === "message_end" && x.message.role === "user").map((x) => x.message.content[0].text);
     expect(users).toEqual(["first", "second"]);

@@ -117,7 +117,7 @@ describe("automatic retry", () => {
     expect(r.success).toBe(true);
     const end = await p.waitFor("auto_retry_end");
     expect(end).toEqual({ type: "auto_retry_end", success: false, attempt: 1, finalError: "Retry cancelled" });
-    expect(await p.waitFor("agent_settled")).toEqual({ type: "agent_settled", aborted: false });
+    expect(await p.waitFor("agent_settled")).toMatchObject({ type: "agent_settled", aborted: false });
     expect(fake.requests.length).toBe(1);
     await p.close();
     await fake.stop();

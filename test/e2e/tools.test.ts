@@ -107,7 +107,7 @@ describe("tool calls through the loop", () => {
     expect(ab.success).toBe(true);
     const end = p.records.find((r) => r.type === "tool_execution_end");
     expect(end!.isError).toBe(true);
-    expect(p.records.find((r) => r.type === "agent_settled")).toEqual({ type: "agent_settled", aborted: true });
+    expect(p.records.find((r) => r.type === "agent_settled")).toMatchObject({ type: "agent_settled", aborted: true });
     expect(fake.requests.length).toBe(1);
     expect(existsSync(marker)).toBe(false);
     await p.close();

@@ -1,0 +1,410 @@
+import { emptyUsage } from "../providers/event-stream.ts";
+import type { AssistantMessage, ImageContent, LlmRequest, Model, StreamFn, TextContent, ThinkingLevel, Usage } from "../providers/types.ts";
+import type { AgentMessage, CompactionEntry, Entry } from "../store/entries.ts";
+import { SUMMARY_SYSTEM_PROMPT, focusSuffix, freshSummaryPrompt, updatedSummaryPrompt } from "./compaction-prompt.ts";
+import { bashExecutionText } from "./context.ts";
+import { cancellableSleep, isTransientError, retryDelay } from "./retry.ts";
+import { estimateTokens } from "./stats.ts";
+
+export interface FileOps {
+  readFiles: string[];
+  modifiedFiles: string[];
+}
+
+export interface CutPoint {
+  /** Index in the path of the first entry kept verbatim; its id becomes `firstKeptEntryId`. */
+  firstKeptIndex: number;
+  /** Index of the first entry to summarize: 0, or the previous compaction's kept boundary. */
+  summarizeFrom: number;
+  /**
+   * True when no turn start fitted the budget and the cut lands on an assistant message
+   * inside a turn; the summarized part then ends in the middle of that turn.
+   */
+  splitTurn: boolean;
+}
+
+/**
+ * Where to cut the branch (root first) so that about `keepRecentTokens` of the newest
+ * context stays verbatim. The cut lands on the start of a turn (user message, bash
+ * execution, custom message, branch summary) and never between a tool call and its
+ * result; only when a single turn outgrows the budget does it fall back to an assistant
+ * message inside that turn. Undefined when there is nothing to summarize.
+ */
+export function findCutPoint(path: readonly Entry[], keepRecentTokens: number): CutPoint | undefined {
+  const summarizeFrom = summaryStart(path);
+  const messages = effectiveMessages(path);
+  const unsafe = toolPairSpans(messages);
+
+  let candidate = -1;
+  let tokens = 0;
+  for (let i = path.length - 1; i > summarizeFrom; i--) {
+    const m = messages[i];
+    if (m) tokens += estimateTokens(m);
+    if (tokens >= keepRecentTokens) {
+      candidate = i;
+      break;
+    }
+  }
+  if (candidate < 0) return undefined;
+
+  const cutAt = (accept: (m: AgentMessage) => boolean): number => {
+    for (let i = candidate; i > summarizeFrom; i--) {
+      const m = messages[i];
+      if (m && !unsafe[i] && accept(m)) return i;
+    }
+    return -1;
+  };
+  let firstKeptIndex = cutAt(startsTurn);
+  const splitTurn = firstKeptIndex < 0;
+  if (splitTurn) firstKeptIndex = cutAt((m) => m.role === "assistant");
+  if (firstKeptIndex < 0) return undefined;
+  if (!messages.slice(summarizeFrom, firstKeptIndex).some((m) => m !== undefined)) return undefined;
+  return { firstKeptIndex, summarizeFrom, splitTurn };
+}
+
+export interface CompactionPlan extends CutPoint {
+  firstKeptEntryId: string;
+  /** The part to summarize, with context edits applied. */
+  messages: AgentMessage[];
+  /** Summary of the newest earlier compaction on the branch, to be merged into the new one. */
+  previousSummary?: string;
+  /** Files read and modified in `messages`, merged with the earlier compaction's details. */
+  fileOps: FileOps;
+}
+
+/** Everything a compaction needs from the branch, or undefined when there is nothing to summarize. */
+export function planCompaction(path: readonly Entry[], keepRecentTokens: number): CompactionPlan | undefined {
+  const cut = findCutPoint(path, keepRecentTokens);
+  if (!cut) return undefined;
+  const all = effectiveMessages(path);
+  const messages = all.slice(cut.summarizeFrom, cut.firstKeptIndex).filter((m): m is AgentMessage => m !== undefined);
+  const previous = latestCompaction(path);
+  return {
+    ...cut,
+    firstKeptEntryId: path[cut.firstKeptIndex]!.id,
+    messages,
+    ...(previous ? { previousSummary: previous.entry.summary } : {}),
+    fileOps: collectFileOps(messages, previous ? readFileOps(previous.entry.details) : undefined),
+  };
+}
+
+/**
+ * Files the assistant read (`read`) and changed (`write`, `edit`), sorted and unique,
+ * merged with `previous`. A file that was both read and changed is listed as modified only.
+ */
+export function collectFileOps(messages: readonly AgentMessage[], previous?: FileOps): FileOps {
+  const read = new Set(previous?.readFiles ?? []);
+  const modified = new Set(previous?.modifiedFiles ?? []);
+  for (const m of messages) {
+    if (m.role !== "assistant") continue;
+    for (const block of m.content) {
+      if (block.type !== "toolCall") continue;
+      const path = block.arguments.path;
+      if (typeof path !== "string" || path === "") continue;
+      if (block.name === "read") read.add(path);
+      else if (block.name === "write" || block.name === "edit") modified.add(path);
+    }
+  }
+  for (const p of modified) read.delete(p);
+  return { readFiles: [...read].sort(), modifiedFiles: [...modified].sort() };
+}
+
+/** The file lists of a compaction's `details`, if it has them in the shape `collectFileOps` returns. */
+export function readFileOps(details: unknown): FileOps | undefined {
+  if (typeof details !== "object" || details === null) return undefined;
+  const { readFiles, modifiedFiles } = details as Record<string, unknown>;
+  const strings = (x: unknown): string[] => (Array.isArray(x) ? x.filter((s): s is string => typeof s === "string") : []);
+  if (!Array.isArray(readFiles) && !Array.isArray(modifiedFiles)) return undefined;
+  return { readFiles: strings(readFiles), modifiedFiles: strings(modifiedFiles) };
+}
+
+/** The summary followed by the file lists, so the model keeps knowing which files it touched. */
+export function appendFileLists(summary: string, ops: FileOps): string {
+  let out = summary.trimEnd();
+  if (ops.readFiles.length > 0) out += `\n\n<read-files>\n${ops.readFiles.join("\n")}\n</read-files>`;
+  if (ops.modifiedFiles.length > 0) out += `\n\n<modified-files>\n${ops.modifiedFiles.join("\n")}\n</modified-files>`;
+  return out;
+}
+
+const TOOL_RESULT_LIMIT = 2000;
+const THINKING_LIMIT = 2000;
+const ARGUMENT_STRING_LIMIT = 500;
+
+/**
+ * A plain-text transcript for the summarizer. Written as labelled lines rather than chat
+ * turns so the model reads it as material and does not continue it; tool results and long
+ * tool arguments are truncated to keep the summary request small.
+ */
+export function serializeForSummary(messages: readonly AgentMessage[]): string {
+  const parts: string[] = [];
+  for (const m of messages) {
+    switch (m.role) {
+      case "user":
+        parts.push(`[User]: ${blocksText(m.content)}`);
+        break;
+      case "assistant":
+        for (const block of m.content) {
+          if (block.type === "text") {
+            if (block.text.trim()) parts.push(`[Assistant]: ${block.text}`);
+          } else if (block.type === "thinking") {
+            if (!block.redacted && block.thinking.trim()) parts.push(`[Assistant thinking]: ${truncate(block.thinking, THINKING_LIMIT)}`);
+          } else {
+            parts.push(`[Tool call] ${block.name}(${JSON.stringify(shortenStrings(block.arguments))})`);
+          }
+        }
+        if (m.stopReason === "error") parts.push(`[Assistant error]: ${m.errorMessage ?? "unknown error"}`);
+        else if (m.stopReason === "aborted") parts.push("[Assistant]: (response aborted)");
+        break;
+      case "toolResult":
+        parts.push(`[Tool result${m.isError ? " (error)" : ""}] ${m.toolName}: ${truncate(blocksText(m.content), TOOL_RESULT_LIMIT)}`);
+        break;
+      case "bashExecution":
+        if (!m.excludeFromContext) {
+          const text = bashExecutionText(m.command, m.output, m.exitCode, m.cancelled, m.truncated, m.fullOutputPath);
+          parts.push(`[User ran a shell command]: ${truncate(text, TOOL_RESULT_LIMIT)}`);
+        }
+        break;
+      case "custom":
+        parts.push(`[Custom message (${m.customType})]: ${blocksText(m.content)}`);
+        break;
+      case "branchSummary":
+        parts.push(`[Summary of an abandoned branch]: ${m.summary}`);
+        break;
+      case "compactionSummary":
+        parts.push(`[Summary of earlier context]: ${m.summary}`);
+        break;
+    }
+  }
+  return parts.join("\n\n");
+}
+
+export interface SummaryRequestOptions {
+  model: Model;
+  apiKey?: string;
+  /** The part of the conversation to summarize. */
+  messages: readonly AgentMessage[];
+  previousSummary?: string;
+  customInstructions?: string;
+  thinkingLevel?: ThinkingLevel;
+}
+
+/** A one-message, tool-less request asking the model for a structured summary. */
+export function buildSummaryRequest(opts: SummaryRequestOptions): LlmRequest {
+  const transcript = serializeForSummary(opts.messages) || "(no messages)";
+  let text = opts.previousSummary ? updatedSummaryPrompt(opts.previousSummary, transcript) : freshSummaryPrompt(transcript);
+  const focus = opts.customInstructions?.trim();
+  if (focus) text += focusSuffix(focus);
+  return {
+    model: opts.model,
+    ...(opts.apiKey !== undefined ? { apiKey: opts.apiKey } : {}),
+    systemPrompt: SUMMARY_SYSTEM_PROMPT,
+    messages: [{ role: "user", content: [{ type: "text", text }], timestamp: Date.now() }],
+    tools: [],
+    thinkingLevel: opts.thinkingLevel ?? "off",
+  };
+}
+
+export interface SummaryRetry {
+  enabled: boolean;
+  maxRetries: number;
+  baseDelayMs: number;
+  /** A transient failure will be retried after `delayMs`. */
+  onScheduled(attempt: number, maxAttempts: number, delayMs: number, errorMessage: string): void;
+  /** The delay is over and the next attempt starts. */
+  onAttemptStart(): void;
+  /** Called once when a sequence that scheduled at least one retry ends, whatever the outcome. */
+  onFinished(): void;
+}
+
+export type SummaryResult = { summary: string; usage: Usage } | { error: string; aborted: boolean; usage: Usage };
+
+/**
+ * Runs the summary request, retrying transient failures with backoff. Never throws;
+ * `usage` adds up every attempt, failed ones included.
+ */
+export async function summarize(stream: StreamFn, req: LlmRequest, signal: AbortSignal, retry: SummaryRetry): Promise<SummaryResult> {
+  const usage = emptyUsage();
+  let attempt = 0;
+  const finish = <T extends SummaryResult>(result: T): T => {
+    if (attempt > 0) retry.onFinished();
+    return result;
+  };
+  const aborted = () => finish({ error: "Compaction aborted", aborted: true, usage });
+
+  for (;;) {
+    if (signal.aborted) return aborted();
+    const reply = await runOnce(stream, req, signal);
+    if (reply.message) addUsage(usage, reply.message.usage);
+    if (signal.aborted || reply.message?.stopReason === "aborted") return aborted();
+    if (reply.error === undefined) {
+      const summary = reply.message ? replyText(reply.message) : "";
+      if (summary) return finish({ summary, usage });
+      return finish({ error: "The model returned an empty summary", aborted: false, usage });
+    }
+    if (!retry.enabled || attempt >= retry.maxRetries || !isTransientError(reply.error)) {
+      return finish({ error: reply.error, aborted: false, usage });
+    }
+    attempt++;
+    const delayMs = retryDelay(attempt, retry.baseDelayMs);
+    retry.onScheduled(attempt, retry.maxRetries, delayMs, reply.error);
+    if (!(await cancellableSleep(delayMs, signal))) return aborted();
+    retry.onAttemptStart();
+  }
+}
+
+async function runOnce(stream: StreamFn, req: LlmRequest, signal: AbortSignal): Promise<{ message?: AssistantMessage; error?: string }> {
+  try {
+    const s = stream(req, signal);
+    for await (const _ of s) {
+      // deltas are not forwarded: only the finished summary matters
+    }
+    const message = await s.result();
+    if (message.stopReason === "error") return { message, error: message.errorMessage ?? "unknown error" };
+    return { message };
+  } catch (err) {
+    // StreamFns promise not to throw, but a broken one must not take the session down
+    return { error: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+/**
+ * True when a failed response means the request did not fit the model's context window
+ * (as opposed to rate limits or overload, which are retried instead).
+ */
+export function isContextOverflow(message: { stopReason: string; errorMessage?: string }): boolean {
+  if (message.stopReason !== "error" || !message.errorMessage) return false;
+  const text = message.errorMessage;
+  if (/rate.?limit|overloaded/i.test(text)) return false;
+  return OVERFLOW_PATTERNS.some((p) => p.test(text));
+}
+
+const OVERFLOW_PATTERNS: readonly RegExp[] = [
+  /^413\b/,
+  /prompt is too long/i,
+  /prompt too long/i,
+  /input is too long/i,
+  /maximum (context|prompt|input) length/i,
+  /context[_ ]length[_ ]exceeded/i,
+  /context[_ ]window/i,
+  /exceeds? (the )?(available |maximum )?context/i,
+  /too many tokens/i,
+  /request[_ ]too[_ ]large/i,
+  /input token count.*exceeds/i,
+  /reduce the length of the (messages|prompt|input)/i,
+];
+
+/** Whether the context has grown into the reserve kept free below the window. */
+export function shouldCompact(contextTokens: number | null, contextWindow: number, reserveTokens: number): boolean {
+  if (contextTokens === null || contextWindow <= 0) return false;
+  return contextTokens > contextWindow - reserveTokens;
+}
+
+export function estimateContextTokens(messages: readonly AgentMessage[]): number {
+  let sum = 0;
+  for (const m of messages) sum += estimateTokens(m);
+  return sum;
+}
+
+function latestCompaction(path: readonly Entry[]): { entry: CompactionEntry; index: number } | undefined {
+  for (let i = path.length - 1; i >= 0; i--) {
+    const e = path[i]!;
+    if (e.type === "compaction") return { entry: e, index: i };
+  }
+  return undefined;
+}
+
+/** Entries before the previous compaction's kept boundary are already in its summary. */
+function summaryStart(path: readonly Entry[]): number {
+  const previous = latestCompaction(path);
+  if (!previous) return 0;
+  const kept = path.findIndex((e) => e.id === previous.entry.firstKeptEntryId);
+  return kept >= 0 && kept < previous.index ? kept : previous.index + 1;
+}
+
+/** What each entry contributes to the context (context edits applied), by path index. */
+function effectiveMessages(path: readonly Entry[]): (AgentMessage | undefined)[] {
+  const edits = new Map<string, AgentMessage | null>();
+  for (const e of path) if (e.type === "context_edit") edits.set(e.targetId, e.replacement);
+  return path.map((e) => {
+    const edit = edits.get(e.id);
+    if (edit !== undefined) return edit ?? undefined;
+    return entryMessage(e);
+  });
+}
+
+function entryMessage(e: Entry): AgentMessage | undefined {
+  const timestamp = Date.parse(e.timestamp) || 0;
+  if (e.type === "message") return e.message;
+  if (e.type === "custom_message") {
+    return { role: "custom", customType: e.customType, content: e.content, display: e.display, details: e.details, timestamp };
+  }
+  if (e.type === "branch_summary") return { role: "branchSummary", summary: e.summary, fromId: e.fromId, timestamp };
+  return undefined;
+}
+
+/** `unsafe[i]` is true when a tool call before `i` has its result at or after `i`. */
+function toolPairSpans(messages: readonly (AgentMessage | undefined)[]): boolean[] {
+  const callAt = new Map<string, number>();
+  const depth = new Array<number>(messages.length + 1).fill(0);
+  messages.forEach((m, i) => {
+    if (m?.role === "assistant") {
+      for (const block of m.content) if (block.type === "toolCall") callAt.set(block.id, i);
+    } else if (m?.role === "toolResult") {
+      const k = callAt.get(m.toolCallId);
+      if (k !== undefined && k < i) {
+        depth[k + 1]!++;
+        depth[i + 1]!--;
+      }
+    }
+  });
+  const unsafe: boolean[] = [];
+  let open = 0;
+  for (let i = 0; i < messages.length; i++) {
+    open += depth[i]!;
+    unsafe.push(open > 0);
+  }
+  return unsafe;
+}
+
+function startsTurn(m: AgentMessage): boolean {
+  return m.role === "user" || m.role === "bashExecution" || m.role === "custom" || m.role === "branchSummary";
+}
+
+function blocksText(content: string | readonly (TextContent | ImageContent)[]): string {
+  if (typeof content === "string") return content;
+  return content.map((b) => (b.type === "text" ? b.text : `[image ${b.mimeType}]`)).join("\n");
+}
+
+function replyText(m: AssistantMessage): string {
+  return m.content
+    .filter((b): b is TextContent => b.type === "text")
+    .map((b) => b.text)
+    .join("")
+    .trim();
+}
+
+function truncate(text: string, limit: number): string {
+  if (text.length <= limit) return text;
+  return `${text.slice(0, limit)}\n[… ${text.length - limit} more characters left out]`;
+}
+
+function shortenStrings(args: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(args)) {
+    out[k] = typeof v === "string" && v.length > ARGUMENT_STRING_LIMIT ? `${v.slice(0, ARGUMENT_STRING_LIMIT)}… (${v.length - ARGUMENT_STRING_LIMIT} more characters)` : v;
+  }
+  return out;
+}
+
+function addUsage(total: Usage, u: Usage): void {
+  total.input += u.input;
+  total.output += u.output;
+  total.cacheRead += u.cacheRead;
+  total.cacheWrite += u.cacheWrite;
+  total.totalTokens += u.totalTokens;
+  total.cost.input += u.cost.input;
+  total.cost.output += u.cost.output;
+  total.cost.cacheRead += u.cost.cacheRead;
+  total.cost.cacheWrite += u.cost.cacheWrite;
+  total.cost.total += u.cost.total;
+}
