@@ -184,3 +184,27 @@ describe("prompt through the OpenAI SDK", () => {
     await fake.stop();
   });
 });
+
+describe("signals", () => {
+  test.concurrent("SIGTERM aborts the run, persists it, and exits; a second signal exits at once", async () => {
+    const { fake, home, cwd } = setup();
+    fake.enqueue({ blocks: [{ type: "text", text: ["partial", " more"] }], stallAfterChunks: 4 });
+    const p = new Pion({ home, cwd, args: ["--mode", "rpc", "--model", "fake-model"] });
+    await p.request({ type: "prompt", message: "go" });
+    await p.waitFor("message_update");
+    const file = (await p.request({ type: "get_state" })).data.sessionFile;
+    p.kill("SIGTERM");
+    const code = await p.exited;
+    expect(code).toBe(143);
+    expect(p.records.find((r) => r.type === "agent_settled")).toMatchObject({ aborted: true });
+    expect(p.records.at(-1)).toMatchObject({ type: "prompt_result", aborted: true });
+    const q = new Pion({ home, cwd, args: ["--mode", "rpc", "--model", "fake-model", "--session", file] });
+    const msgs = (await q.request({ type: "get_messages" })).data.messages;
+    expect(msgs.map((m: { role: string; stopReason?: string }) => [m.role, m.stopReason])).toEqual([
+      ["user", undefined],
+      ["assistant", "aborted"],
+    ]);
+    await q.close();
+    await fake.stop();
+  });
+});
