@@ -107,6 +107,7 @@ export class AgentSession {
   private run: { controller: AbortController; done: Promise<void> } | undefined;
   private listeners: ((e: SessionEvent) => void | Promise<void>)[] = [];
   private retry = freshRetry();
+  private contextCache: { leaf: string | null; byId: Map<string, Entry>; messages: AgentMessage[] } | undefined;
   private bash: AbortController | undefined;
   private lastMessageEntryId: string | undefined;
   /** The run in progress: commands waiting for its prompt_result, and the usage of its model calls. */
@@ -289,8 +290,12 @@ export class AgentSession {
     return pathTo(this.byId, this.leafId);
   }
 
+  /** The context of the active branch; cached until the leaf moves (entries never change). */
   messages(): AgentMessage[] {
-    return buildContext(this.branchPath());
+    if (this.contextCache?.leaf !== this.leafId || this.contextCache.byId !== this.byId) {
+      this.contextCache = { leaf: this.leafId, byId: this.byId, messages: buildContext(this.branchPath()) };
+    }
+    return this.contextCache.messages;
   }
 
   lastAssistantText(): string | null {
