@@ -105,7 +105,6 @@ export function createHandlers(ctx: HandlerContext): Handlers {
       s().abortBash();
     },
 
-    export_html: notYet("export_html"),
     get_last_assistant_text: () => ({ text: s().lastAssistantText() }),
     set_session_name: (c) => {
       s().setName(c.name);

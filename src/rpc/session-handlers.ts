@@ -1,3 +1,5 @@
+import { join, resolve } from "node:path";
+import { defaultExportName, renderSessionHtml, writeHtmlExport } from "../export/html.ts";
 import type { CommandOf } from "../protocol/commands.ts";
 import { RawJson } from "../protocol/responses.ts";
 import { locateSession, userEntryText } from "../session/navigation.ts";
@@ -96,6 +98,20 @@ export function sessionHandlers(ctx: SessionHandlerContext) {
       if (s().file) out.sessionFile = s().file;
       out.sessionId = s().sessionId;
       return { ...out, ...stats };
+    },
+    export_html: (c: CommandOf<"export_html">) => {
+      const session = s();
+      if (session.messages().length === 0) throw new PionError("Nothing to export yet - start a conversation first", "invalid_state");
+      const model = session.model;
+      const html = renderSessionHtml({
+        sessionId: session.sessionId,
+        name: session.name,
+        cwd: ctx.cwd,
+        model: model ? { provider: model.provider, id: model.id } : undefined,
+        entries: session.branchPath(),
+      });
+      const target = c.outputPath ? resolve(ctx.cwd, c.outputPath) : join(ctx.cwd, defaultExportName(session.sessionId, session.name));
+      return { path: writeHtmlExport(html, target) };
     },
     list_sessions: (c: CommandOf<"list_sessions">) => {
       const r = ctx.store.listSessions({ cwd: c.cwd, limit: c.limit, cursor: c.cursor });

@@ -3,14 +3,14 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CONTENT_SECURITY_POLICY, renderSessionHtml, writeHtmlExport } from "../../src/export/html.ts";
-import { HOSTILE, hostileSession, PAYLOADS, SAFE_LINK, tagsOf, unexpectedMarkup } from "../unit/export/sessions.ts";
+import { HOSTILE, hostileSession, PAYLOADS, SAFE_LINK, sampleSession, tagsOf, unexpectedMarkup } from "../unit/export/sessions.ts";
 
 /**
  * Opens an exported hostile session in real headless Chromium (no npm dependency: the
  * Debian `chromium` package) and checks the DOM after every script that could run has run.
- * Skipped when /usr/bin/chromium is missing, except under CI, where that is a failure.
+ * Skipped when /usr/bin/chromium (or $PION_TEST_CHROMIUM) is missing, except under CI, where that is a failure.
  */
-const CHROMIUM = "/usr/bin/chromium";
+const CHROMIUM = process.env.PION_TEST_CHROMIUM ?? "/usr/bin/chromium";
 const haveChromium = existsSync(CHROMIUM);
 const MISSING = `${CHROMIUM} not found: install it with \`apt-get install -y chromium\` to run the browser export test`;
 
@@ -123,11 +123,13 @@ describe("exported HTML in headless Chromium", () => {
     expectHostileTextVisible(dom);
   });
 
-  test.concurrent("screenshot", async () => {
+  test.concurrent("screenshot of an ordinary session followed by the hostile one", async () => {
+    const sample = sampleSession();
+    const shown = renderSessionHtml({ ...sample, entries: [...sample.entries, ...hostileSession().entries] });
     const out = join(mkdtempSync(join(tmpdir(), "pion-export-shot-")), "session.png");
-    await chromium([`--screenshot=${out}`, "--window-size=1200,1600", "--hide-scrollbars", `file://${writePage(page, "shot.html")}`]);
+    await chromium([`--screenshot=${out}`, "--window-size=1200,1600", "--hide-scrollbars", `file://${writePage(shown, "shot.html")}`]);
     expect(statSync(out).size).toBeGreaterThan(10_000);
     expect(readFileSync(out).subarray(1, 4).toString()).toBe("PNG");
-    console.log(`export-browser: screenshot of the hostile session at ${out}`);
+    console.log(`export-browser: screenshot at ${out}`);
   });
 });

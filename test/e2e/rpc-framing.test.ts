@@ -102,8 +102,8 @@ describe("rpc framing and validation", () => {
 
   test.concurrent("a command not built yet answers success:false, never a fake success", async () => {
     const p = new Pion();
-    const r = await p.request({ type: "export_html" });
-    expect(r).toMatchObject({ command: "export_html", success: false, error: expect.stringContaining("not implemented") });
+    const r = await p.request({ type: "compact" });
+    expect(r).toMatchObject({ command: "compact", success: false, error: expect.stringContaining("not implemented") });
     await p.close();
   });
 

@@ -1,0 +1,307 @@
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import type { AssistantMessage, ImageContent, TextContent, ToolResultMessage, Usage } from "../providers/types.ts";
+import type { AgentMessage, BashExecutionMessage, Entry } from "../store/entries.ts";
+import { collectLabels } from "../store/entries.ts";
+import { renderMarkdown } from "./markdown.ts";
+import { html, type HtmlPart, type SafeHtml, trusted } from "./safe-html.ts";
+import { PAGE_CSS } from "./style.ts";
+
+export interface SessionHtmlInput {
+  sessionId: string;
+  name?: string;
+  cwd: string;
+  model?: { provider: string; id: string };
+  /** The active branch, root first. */
+  entries: Entry[];
+  exportedAt?: Date;
+}
+
+export const CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
+
+/**
+ * One self-contained HTML page of a session branch. Every string from the session goes
+ * through the escaping `html` tag; the page loads nothing (CSP: no script, no network,
+ * images only as data: URLs) and needs no script: long parts fold with <details>.
+ */
+export function renderSessionHtml(input: SessionHtmlInput): string {
+  const labels = collectLabels(input.entries);
+  const name = input.name ?? latestSessionName(input.entries);
+  const title = name ? `${name} · pion session` : `pion session ${input.sessionId}`;
+  const body = input.entries.map((e) => renderEntry(e, labels.get(e.id)?.label));
+  const page = html`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${trusted(CONTENT_SECURITY_POLICY)}">
+<meta name="referrer" content="no-referrer">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title}</title>
+<style>${trusted(PAGE_CSS)}</style>
+</head>
+<body>
+<main>
+${renderHeader(input, name)}
+${body}
+<footer>Exported by pion · ${(input.exportedAt ?? new Date()).toISOString()}</footer>
+</main>
+</body>
+</html>
+`;
+  return page.value;
+}
+
+/** Writes `html` to `outputPath` (parent created 0700 if missing, file 0600) and returns the absolute path. */
+export function writeHtmlExport(html: string, outputPath: string): string {
+  const path = resolve(outputPath);
+  const dir = dirname(path);
+  if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
+  writeFileSync(path, html, { mode: 0o600 });
+  chmodSync(path, 0o600);
+  return path;
+}
+
+/** `pion-session-<slug>.html`, the slug taken from the session name, else its id. */
+export function defaultExportName(sessionId: string, name?: string): string {
+  const slug = (text: string | undefined): string =>
+    (text ?? "")
+      .normalize("NFKD")
+      .replace(/\p{M}/gu, "")
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-+|-+$/g, "")
+      .slice(0, 60)
+      .replace(/-+$/, "");
+  return `pion-session-${slug(name) || slug(sessionId) || "export"}.html`;
+}
+
+function latestSessionName(entries: readonly Entry[]): string | undefined {
+  let name: string | undefined;
+  for (const e of entries) if (e.type === "session_info" && e.name) name = e.name;
+  return name;
+}
+
+interface Totals {
+  user: number;
+  assistant: number;
+  toolResults: number;
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  totalTokens: number;
+  cost: number;
+}
+
+const num = (n: unknown): number => (typeof n === "number" && Number.isFinite(n) ? n : 0);
+const tokens = (n: unknown): string => num(n).toLocaleString("en-US");
+const dollars = (n: unknown): string => `$${num(n).toFixed(4)}`;
+
+function totalsOf(entries: readonly Entry[]): Totals {
+  const t: Totals = { user: 0, assistant: 0, toolResults: 0, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: 0 };
+  for (const e of entries) {
+    if (e.type !== "message") continue;
+    const m = e.message;
+    if (m.role === "user") t.user++;
+    else if (m.role === "toolResult") t.toolResults++;
+    else if (m.role === "assistant") {
+      t.assistant++;
+      const u: Partial<Usage> = m.usage ?? {};
+      t.input += num(u.input);
+      t.output += num(u.output);
+      t.cacheRead += num(u.cacheRead);
+      t.cacheWrite += num(u.cacheWrite);
+      t.totalTokens += num(u.totalTokens);
+      t.cost += num(u.cost?.total);
+    }
+  }
+  return t;
+}
+
+function headerModel(input: SessionHtmlInput): string | undefined {
+  if (input.model) return `${input.model.provider}/${input.model.id}`;
+  for (let i = input.entries.length - 1; i >= 0; i--) {
+    const e = input.entries[i]!;
+    if (e.type === "model_change") return `${e.provider}/${e.modelId}`;
+    if (e.type === "message" && e.message.role === "assistant") return `${e.message.provider}/${e.message.model}`;
+  }
+  return undefined;
+}
+
+function renderHeader(input: SessionHtmlInput, name: string | undefined): SafeHtml {
+  const t = totalsOf(input.entries);
+  const model = headerModel(input);
+  return html`<header class="session">
+<h1>${name ?? "pion session"}</h1>
+<dl class="meta">
+<dt>Session</dt><dd><code>${input.sessionId}</code></dd>
+<dt>Directory</dt><dd><code>${input.cwd}</code></dd>
+${model ? html`<dt>Model</dt><dd><code>${model}</code></dd>` : ""}
+<dt>Messages</dt><dd>${t.user} user · ${t.assistant} assistant · ${t.toolResults} tool results</dd>
+<dt>Tokens</dt><dd>input ${tokens(t.input)} · output ${tokens(t.output)} · cache read ${tokens(t.cacheRead)} · cache write ${tokens(t.cacheWrite)} · total ${tokens(t.totalTokens)}</dd>
+<dt>Cost</dt><dd>${dollars(t.cost)}</dd>
+</dl>
+</header>`;
+}
+
+function entryBox(kind: string, role: string, timestamp: string, label: string | undefined, content: HtmlPart): SafeHtml {
+  const badge = label ? html`<span class="badge">${label}</span>` : "";
+  return html`<section class="entry ${kind}">
+<div class="entry-head"><span class="role">${role}</span><span class="time">${timestamp}</span>${badge}</div>
+${content}
+</section>
+`;
+}
+
+const note = (text: HtmlPart): SafeHtml => html`<div class="note entry-note">${text}</div>\n`;
+
+function renderEntry(entry: Entry, label: string | undefined): SafeHtml {
+  const type: string = entry.type;
+  switch (entry.type) {
+    case "message":
+      return renderMessage(entry.message, entry.timestamp, label);
+    case "model_change":
+      return note(html`Model changed to <code>${entry.provider}/${entry.modelId}</code>`);
+    case "thinking_level_change":
+      return note(html`Thinking level set to <code>${entry.thinkingLevel}</code>`);
+    case "compaction":
+      return summary("compaction", "Compaction summary", entry.timestamp, label, entry.summary, `${tokens(entry.tokensBefore)} tokens before`);
+    case "branch_summary":
+      return summary("branch-summary", "Branch summary", entry.timestamp, label, entry.summary);
+    case "custom_message":
+      return customMessage(entry.customType, entry.content, entry.display, entry.timestamp, label);
+    case "session_info":
+      return entry.name ? note(html`Session named <strong>${entry.name}</strong>`) : html``;
+    case "context_edit":
+      return entry.replacement
+        ? note(html`Message <code>${entry.targetId}</code> was replaced in the model's context by a retry`)
+        : note(html`Message <code>${entry.targetId}</code> was removed from the model's context by a retry`);
+    case "custom":
+    case "label":
+      return html``;
+    default:
+      return note(html`Entry of unknown type <code>${type}</code> not shown`);
+  }
+}
+
+function renderMessage(m: AgentMessage, timestamp: string, label: string | undefined): SafeHtml {
+  const role: string = m.role;
+  switch (m.role) {
+    case "user":
+      return entryBox("user", "User", timestamp, label, userContent(m.content));
+    case "assistant":
+      return entryBox(m.stopReason === "error" ? "assistant error" : "assistant", "Assistant", timestamp, label, assistantContent(m));
+    case "toolResult":
+      return toolResult(m, timestamp, label);
+    case "bashExecution":
+      return bashExecution(m, timestamp, label);
+    case "custom":
+      return customMessage(m.customType, m.content, m.display, timestamp, label);
+    case "branchSummary":
+      return summary("branch-summary", "Branch summary", timestamp, label, m.summary);
+    case "compactionSummary":
+      return summary("compaction", "Compaction summary", timestamp, label, m.summary, `${tokens(m.tokensBefore)} tokens before`);
+    default:
+      return note(html`Message with unknown role <code>${role}</code> not shown`);
+  }
+}
+
+const IMAGE_TYPES: ReadonlySet<string> = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/** An <img> only for a known raster type with well-formed base64; anything else is a note. */
+function image(img: ImageContent): SafeHtml {
+  const { data, mimeType } = img;
+  if (typeof data === "string" && data.length > 0 && data.length % 4 === 0 && IMAGE_TYPES.has(mimeType) && BASE64.test(data)) {
+    return html`<img class="image" alt="attached image" src="data:${mimeType};base64,${data}">`;
+  }
+  return html`<div class="note">[image omitted: ${typeof mimeType === "string" ? mimeType : "unknown type"}]</div>`;
+}
+
+function blocksOf(content: string | readonly (TextContent | ImageContent)[]): (TextContent | ImageContent)[] {
+  if (typeof content === "string") return [{ type: "text", text: content }];
+  return Array.isArray(content) ? content.filter((b) => typeof b === "object" && b !== null) : [];
+}
+
+function userContent(content: string | (TextContent | ImageContent)[]): SafeHtml {
+  return html`${blocksOf(content).map((b) => (b.type === "image" ? image(b) : html`<div class="plain">${b.text}</div>`))}`;
+}
+
+const LONG_LINES = 20;
+const LONG_CHARS = 2000;
+
+/** Preformatted text, folded behind a summary when it is long. */
+function foldable(text: string, what: string, open = false): SafeHtml {
+  const lines = text.split("\n").length;
+  const pre = html`<pre>${text}</pre>`;
+  if (lines <= LONG_LINES && text.length <= LONG_CHARS) return pre;
+  return html`<details${open ? trusted(" open") : ""}><summary>${what} (${lines} lines, ${text.length} chars)</summary>${pre}</details>`;
+}
+
+function prettyJson(value: unknown): string {
+  try {
+    return JSON.stringify(value, null, 2) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+function assistantContent(m: AssistantMessage): SafeHtml {
+  const parts: SafeHtml[] = [];
+  for (const block of Array.isArray(m.content) ? m.content : []) {
+    if (block.type === "text") parts.push(html`<div class="md">${renderMarkdown(block.text)}</div>`);
+    else if (block.type === "thinking") {
+      const body = block.redacted ? html`<p class="note">(redacted)</p>` : html`<div class="md">${renderMarkdown(block.thinking)}</div>`;
+      parts.push(html`<details class="thinking"><summary>Thinking</summary>${body}</details>`);
+    } else if (block.type === "toolCall") {
+      parts.push(html`<div class="tool-call"><div class="tool-name">${block.name}<span class="id">${block.id}</span></div>
+${foldable(prettyJson(block.arguments), "Arguments")}</div>`);
+    }
+  }
+  if (m.stopReason === "error") parts.push(html`<div class="error-text">Error: ${m.errorMessage ?? "unknown error"}</div>`);
+  if (m.stopReason === "aborted") parts.push(html`<div class="note">Aborted${m.errorMessage ? html`: ${m.errorMessage}` : ""}</div>`);
+  if (m.stopReason === "length") parts.push(html`<div class="note">Stopped at the output token limit.</div>`);
+  const u: Partial<Usage> = m.usage ?? {};
+  const cache = num(u.cacheRead) || num(u.cacheWrite) ? ` · cache read ${tokens(u.cacheRead)} · cache write ${tokens(u.cacheWrite)}` : "";
+  parts.push(
+    html`<div class="usage"><span class="mono">${m.provider}/${m.model}</span> · input ${tokens(u.input)} · output ${tokens(u.output)}${cache} · ${dollars(u.cost?.total)} · ${m.stopReason}</div>`,
+  );
+  return html`${parts}`;
+}
+
+function toolResult(m: ToolResultMessage, timestamp: string, label: string | undefined): SafeHtml {
+  const blocks = blocksOf(m.content);
+  const text = blocks.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n");
+  const images = blocks.flatMap((b) => (b.type === "image" ? [image(b)] : []));
+  const head = html`<div class="result-head">${m.toolName}${m.isError ? " failed" : ""}<span class="note"> · ${m.toolCallId}</span></div>`;
+  const body = text ? foldable(text, m.isError ? "Error output" : "Output", m.isError) : html`<div class="note">(no text output)</div>`;
+  return entryBox(m.isError ? "tool-result error" : "tool-result", "Tool result", timestamp, label, html`${head}${body}${images}`);
+}
+
+function bashExecution(m: BashExecutionMessage, timestamp: string, label: string | undefined): SafeHtml {
+  const status = m.cancelled ? "cancelled" : m.exitCode === undefined ? "no exit code" : `exit code ${m.exitCode}`;
+  const failed = m.cancelled || (m.exitCode !== undefined && m.exitCode !== 0);
+  const flags = [status, m.truncated ? "output truncated" : "", m.excludeFromContext ? "excluded from context" : ""].filter(Boolean).join(" · ");
+  const full = m.fullOutputPath ? html` · full output: <code>${m.fullOutputPath}</code>` : "";
+  const content = html`<pre class="command">$ ${m.command}</pre>
+${m.output ? foldable(m.output, "Output") : html`<div class="note">(no output)</div>`}
+<div class="usage">${flags}${full}</div>`;
+  return entryBox(failed ? "bash error" : "bash", "Shell", timestamp, label, content);
+}
+
+function summary(kind: string, role: string, timestamp: string, label: string | undefined, text: string, extra?: string): SafeHtml {
+  const info = extra ? html`<div class="usage">${extra}</div>` : "";
+  return entryBox(kind, role, timestamp, label, html`<div class="summary md">${renderMarkdown(text)}</div>${info}`);
+}
+
+function customMessage(
+  customType: string,
+  content: string | (TextContent | ImageContent)[],
+  display: boolean,
+  timestamp: string,
+  label: string | undefined,
+): SafeHtml {
+  const body = blocksOf(content).map((b) => (b.type === "image" ? image(b) : html`<div class="md">${renderMarkdown(b.text)}</div>`));
+  const shown = display ? html`${body}` : html`<details><summary>Not shown to the user</summary>${body}</details>`;
+  return entryBox("custom", customType || "Custom", timestamp, label, shown);
+}
