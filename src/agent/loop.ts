@@ -19,6 +19,8 @@ export interface LoopDeps {
   hasPendingSteering: () => boolean;
   hasPendingFollowUp: () => boolean;
   cwd: string;
+  /** Between turns, after tool results: may compact and return the context to go on with. */
+  afterTurn?: () => Promise<AgentMessage[] | undefined>;
 }
 
 /**
@@ -74,6 +76,8 @@ export async function runAgent(
     else if (calls.length > 0) next = "none";
     else if (deps.hasPendingFollowUp()) next = "followUp";
     else break;
+    const compacted = await deps.afterTurn?.();
+    if (compacted) all.splice(0, all.length, ...compacted);
   }
   await emit({ type: "agent_end", messages: added });
   return added;

@@ -166,6 +166,7 @@ export async function composeSession(opts: CliOptions): Promise<Composed> {
     autoCompaction: settings.compaction?.enabled ?? true,
     autoRetry: settings.retry?.enabled ?? true,
     retry: { maxRetries: settings.retry?.maxRetries ?? 3, baseDelayMs: settings.retry?.baseDelayMs ?? 2000 },
+    compaction: { reserveTokens: settings.compaction?.reserveTokens ?? 16384, keepRecentTokens: settings.compaction?.keepRecentTokens ?? 20000 },
     idleTimeoutMs: settings.httpIdleTimeoutMs,
     fileFor,
   });

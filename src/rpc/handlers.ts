@@ -17,10 +17,6 @@ export interface HandlerContext extends SessionHandlerContext {
   scopedModels: Model[];
 }
 
-const notYet = (type: string) => () => {
-  throw new PionError(`Command "${type}" is not implemented yet`, "not_implemented");
-};
-
 /** One small function per command; each returns the response's `data` or throws. */
 export function createHandlers(ctx: HandlerContext): Handlers {
   const s = () => ctx.session;
@@ -81,7 +77,7 @@ export function createHandlers(ctx: HandlerContext): Handlers {
     },
     clear_queue: () => s().clearQueues(),
 
-    compact: notYet("compact"),
+    compact: (c) => new Background(s().compactNow(c.customInstructions)),
     set_auto_compaction: (c) => {
       s().autoCompaction = c.enabled;
     },
@@ -123,7 +119,7 @@ function getState(s: AgentSession) {
     model: s.model ?? null,
     thinkingLevel: s.thinkingLevel,
     isStreaming: s.isStreaming,
-    isCompacting: false,
+    isCompacting: s.isCompacting,
     steeringMode: s.queues.steeringMode,
     followUpMode: s.queues.followUpMode,
   };

@@ -15,6 +15,9 @@ import { shortId, uuid } from "../util/id.ts";
 import { buildContext, toLlmMessages } from "./context.ts";
 import { MessageQueues, type QueueMode } from "./queues.ts";
 import { cancellableSleep, isTransientError, retryDelay } from "./retry.ts";
+import { isContextOverflow, shouldCompact } from "./compaction.ts";
+import { compact, type CompactionEvent, type CompactionHost, type CompactionReason, type CompactionResult } from "./compactor.ts";
+import { contextTokens } from "./stats.ts";
 
 /** Domain events: the loop's events plus the session's own. `entryId` marks a persisted entry. */
 export type SessionEvent =
@@ -29,6 +32,7 @@ export type SessionEvent =
   | { type: "todo_update"; phases: TodoPhase[] }
   | { type: "bash_execution_update"; id?: string; delta: string }
   | { type: "entry_appended"; entry: Entry }
+  | CompactionEvent
   | HostToolFrame;
 
 export interface SessionOptions {
@@ -48,6 +52,7 @@ export interface SessionOptions {
   autoCompaction: boolean;
   autoRetry: boolean;
   retry: { maxRetries: number; baseDelayMs: number };
+  compaction: { reserveTokens: number; keepRecentTokens: number };
   idleTimeoutMs?: number;
   /** JSONL path for a new session, or undefined when nothing goes to disk. */
   fileFor: (header: SessionHeader) => string | undefined;
@@ -104,9 +109,12 @@ export class AgentSession {
   private stored = false;
   /** Start entries held back until the session has something worth keeping. */
   private pending: Entry[] = [];
-  private run: { controller: AbortController; done: Promise<void> } | undefined;
+  private run: { controller: AbortController; done: Promise<void>; compactionOnly?: boolean } | undefined;
+  /** True while a compaction summary is being written. */
+  isCompacting = false;
   private listeners: ((e: SessionEvent) => void | Promise<void>)[] = [];
   private retry = freshRetry();
+  private overflow = { pending: false, tried: false };
   private contextCache: { leaf: string | null; byId: Map<string, Entry>; messages: AgentMessage[] } | undefined;
   private bash: AbortController | undefined;
   private lastMessageEntryId: string | undefined;
@@ -157,6 +165,11 @@ export class AgentSession {
   }
 
   get isStreaming(): boolean {
+    return this.run !== undefined && !this.run.compactionOnly;
+  }
+
+  /** Whether anything (a run or a manual compaction) holds the session. */
+  get isBusy(): boolean {
     return this.run !== undefined;
   }
 
@@ -395,6 +408,61 @@ export class AgentSession {
     return "started";
   }
 
+  /** Manual compaction (the `compact` command). It holds the session like a run; abort stops it. */
+  compactNow(customInstructions?: string): Promise<CompactionResult> {
+    if (this.run) throw new PionError("Cannot compact while the agent is running; wait for it to settle or abort it first", "busy");
+    this.checkCanPrompt();
+    const controller = new AbortController();
+    const run = { controller, done: Promise.resolve(), compactionOnly: true };
+    this.run = run;
+    const work = this.compactWith("manual", controller.signal, customInstructions);
+    run.done = work.then(
+      () => undefined,
+      () => undefined,
+    ).finally(() => {
+      if (this.run === run) this.run = undefined;
+    });
+    return work;
+  }
+
+  private async compactWith(reason: CompactionReason, signal: AbortSignal, customInstructions?: string): Promise<CompactionResult> {
+    const model = this.model!;
+    const host: CompactionHost = {
+      model,
+      apiKey: this.opts.models.apiKey(model.provider),
+      stream: this.opts.stream,
+      branch: () => this.branchPath(),
+      messages: () => this.messages(),
+      commit: (entry) => void this.append(entry),
+      emit: (e) => this.emit(e),
+      settings: {
+        keepRecentTokens: this.opts.compaction.keepRecentTokens,
+        retry: { enabled: this.autoRetry, ...this.opts.retry },
+      },
+    };
+    this.isCompacting = true;
+    try {
+      const result = await compact(host, reason, signal, customInstructions);
+      addUsage(this.runInfo.usage, result.usage);
+      return result;
+    } finally {
+      this.isCompacting = false;
+    }
+  }
+
+  /** Auto-compaction at the threshold; failures are reported in compaction_end and the run goes on. */
+  private async compactIfFull(signal: AbortSignal): Promise<boolean> {
+    const model = this.model;
+    if (!this.autoCompaction || !model || signal.aborted) return false;
+    if (!shouldCompact(contextTokens(this.branchPath()), model.contextWindow, this.opts.compaction.reserveTokens)) return false;
+    try {
+      await this.compactWith("threshold", signal);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   private checkCanPrompt(images?: ImageContent[]): void {
     const model = this.model;
     if (!model) throw new PionError("No model selected. Configure one with --model or set_model.", "no_model");
@@ -425,10 +493,28 @@ export class AgentSession {
     // Start on the next macrotask, so the command's response is written before agent_start.
     await new Promise<void>((r) => setImmediate(r));
     try {
+      await this.compactIfFull(signal);
       let opening = prompts;
       for (;;) {
         this.retry.pending = false;
-        await runAgent(this.messages(), opening, this.loopDeps(), signal);
+        this.overflow.pending = false;
+        await runAgent(this.messages(), opening, this.loopDeps(signal), signal);
+        if (this.overflow.pending) {
+          // The context was too long: compact once, then run the turn again.
+          this.overflow.tried = true;
+          const failedId = this.lastMessageEntryId;
+          try {
+            await this.compactWith("overflow", signal);
+          } catch {
+            break;
+          }
+          if (failedId) {
+            const edit = this.append({ type: "context_edit", targetId: failedId, replacement: null });
+            await this.emit({ type: "entry_appended", entry: edit });
+          }
+          opening = [];
+          continue;
+        }
         if (!this.retry.pending) break;
         // A transient failure: wait, then run again from the same context (no new prompt).
         const attempt = ++this.retry.attempt;
@@ -457,6 +543,7 @@ export class AgentSession {
       }
     } finally {
       this.retry = freshRetry();
+      this.overflow = { pending: false, tried: false };
       const { ids, usage } = this.runInfo;
       await this.emit({ type: "agent_settled", aborted: signal.aborted, usage, cost: usage.cost.total });
       const last = this.lastAssistant();
@@ -516,8 +603,9 @@ export class AgentSession {
     this.retry.cancel?.abort();
   }
 
-  private loopDeps() {
+  private loopDeps(signal: AbortSignal) {
     return {
+      afterTurn: async () => ((await this.compactIfFull(signal)) ? this.messages() : undefined),
       stream: this.opts.stream,
       tools: this.opts.tools,
       emit: (e: AgentEvent) => this.onAgentEvent(e),
@@ -548,9 +636,17 @@ export class AgentSession {
       const last = e.messages.findLast((m) => m.role === "assistant");
       const failed = last?.role === "assistant" && last.stopReason === "error" ? last : undefined;
       const transient = failed !== undefined && this.autoRetry && isTransientError(failed.errorMessage);
-      const willRetry = transient && this.retry.attempt < this.opts.retry.maxRetries;
-      this.retry.pending = willRetry;
-      this.retry.exhausted = transient && !willRetry;
+      const lastMsg = last?.role === "assistant" ? last : undefined;
+      const overflowed =
+        lastMsg !== undefined &&
+        this.autoCompaction &&
+        !this.overflow.tried &&
+        (isContextOverflow(lastMsg) || lastMsg.stopReason === "length");
+      this.overflow.pending = overflowed;
+      const retryable = transient && !overflowed && this.retry.attempt < this.opts.retry.maxRetries;
+      const willRetry = retryable || overflowed;
+      this.retry.pending = retryable;
+      this.retry.exhausted = transient && !retryable && !overflowed;
       if (failed) {
         this.retry.lastError = failed.errorMessage ?? "unknown error";
         this.retry.failedEntryId = this.lastMessageEntryId;

@@ -24,6 +24,12 @@ export function sessionStats(entries: readonly Entry[], branch: readonly Entry[]
     cost: 0,
   };
   for (const e of entries) {
+    if (e.type === "compaction") {
+      // the summary's model call counts in the session's totals
+      const usage = (e.details as { usage?: Parameters<typeof addUsage>[1] } | undefined)?.usage;
+      if (usage) addUsage(s, usage);
+      continue;
+    }
     if (e.type !== "message") continue;
     const m = e.message;
     s.totalMessages++;
