@@ -1,0 +1,218 @@
+/**
+ * The `pi` object an extension's factory receives, and what it records: handlers, tools,
+ * commands. Headless pion offers the part of the reference's ExtensionAPI that makes sense
+ * without a terminal; renderer/shortcut registrations are accepted and ignored, and calls
+ * pion cannot honour (providers, model switching) throw so the extension sees why.
+ */
+import type { ExecOptions, ExecResult } from "./exec.ts";
+import type { ExtensionUi } from "./ui-bridge.ts";
+import type { ExtensionMessage, ExtensionMode, SendMessageOptions, SlashCommandInfo } from "./types.ts";
+
+export interface ExtensionContext {
+  ui: ExtensionUi;
+  mode: ExtensionMode;
+  hasUI: boolean;
+  cwd: string;
+  readonly model: { provider: string; id: string } | undefined;
+  /** No abort signal is shared with extensions yet. */
+  signal: AbortSignal | undefined;
+  isIdle(): boolean;
+  abort(): void;
+  shutdown(): void;
+  hasPendingMessages(): boolean;
+}
+
+export interface ExtensionCommandContext extends ExtensionContext {
+  waitForIdle(): Promise<void>;
+}
+
+export interface ToolUpdate {
+  content: unknown[];
+  details?: unknown;
+}
+
+export interface ToolDefinition {
+  name: string;
+  label?: string;
+  description: string;
+  parameters?: unknown;
+  promptSnippet?: string;
+  promptGuidelines?: string[];
+  prepareArguments?(args: unknown): unknown;
+  execute(
+    toolCallId: string,
+    params: Record<string, unknown>,
+    signal: AbortSignal | undefined,
+    onUpdate: ((update: ToolUpdate) => void) | undefined,
+    ctx: ExtensionContext,
+  ): Promise<{ content: unknown[]; details?: unknown; isError?: boolean }> | { content: unknown[]; details?: unknown; isError?: boolean };
+}
+
+export interface CommandDefinition {
+  description?: string;
+  handler(args: string, ctx: ExtensionCommandContext): unknown;
+  getArgumentCompletions?(prefix: string): unknown;
+}
+
+/** The events pion fires, with the fields handlers can rely on; other events carry `type` plus the session's payload. */
+export interface ExtensionEventMap {
+  input: { type: "input"; text: string; images?: unknown[]; source: "rpc" | "extension" };
+  before_agent_start: { type: "before_agent_start"; prompt: string; systemPrompt: string; messageType: "user" };
+  context: { type: "context"; messages: unknown[] };
+  tool_call: { type: "tool_call"; toolCallId: string; toolName: string; input: Record<string, unknown> };
+  tool_result: {
+    type: "tool_result";
+    toolCallId: string;
+    toolName: string;
+    input: Record<string, unknown>;
+    content: unknown[];
+    details?: unknown;
+    isError: boolean;
+  };
+  session_start: { type: "session_start"; reason?: string; previousSessionFile?: string };
+  session_before_switch: { type: "session_before_switch"; reason?: string; targetSessionFile?: string };
+  session_before_fork: { type: "session_before_fork"; entryId?: string; position?: string };
+}
+
+export type AnyEvent = { type: string } & Record<string, unknown>;
+export type Handler = (event: AnyEvent, ctx: ExtensionContext) => unknown;
+
+export interface EventBus {
+  on(channel: string, handler: (data: unknown) => void): () => void;
+  emit(channel: string, data?: unknown): void;
+}
+
+export interface ExtensionApi {
+  on<K extends keyof ExtensionEventMap>(event: K, handler: (event: ExtensionEventMap[K], ctx: ExtensionContext) => unknown): () => void;
+  on(event: string, handler: (event: AnyEvent, ctx: ExtensionContext) => unknown): () => void;
+  registerTool(tool: ToolDefinition): void;
+  registerCommand(name: string, options: CommandDefinition): void;
+  getCommands(): SlashCommandInfo[];
+  sendMessage(message: ExtensionMessage, options?: SendMessageOptions): void;
+  sendUserMessage(content: string | unknown[], options?: { deliverAs?: "steer" | "followUp" }): void;
+  appendEntry(customType: string, data?: unknown): void;
+  setSessionName(name: string): void;
+  getSessionName(): string | undefined;
+  setLabel(entryId: string, label: string | undefined): void;
+  exec(command: string, args?: string[], options?: ExecOptions): Promise<ExecResult>;
+  events: EventBus;
+  registerFlag(name: string, options: { default?: unknown }): void;
+  getFlag(name: string): unknown;
+  registerShortcut(shortcut: string, options: unknown): void;
+  registerMessageRenderer(customType: string, renderer: unknown): void;
+  registerEntryRenderer(customType: string, renderer: unknown): void;
+  registerToolRenderer(resolver: unknown): void;
+  registerMarkdownTransformer(transformer: unknown, options?: unknown): void;
+  registerProvider(name: string, config: unknown): void;
+  setModel(model: unknown): Promise<boolean>;
+}
+
+/** What one loaded extension registered. Arrays/maps are read by the runner. */
+export interface ExtensionRecord {
+  path: string;
+  handlers: Map<string, Handler[]>;
+  tools: Map<string, ToolDefinition>;
+  commands: Map<string, CommandDefinition>;
+  flags: Map<string, unknown>;
+}
+
+/** The runner's side of the API: what `pi` delegates to. */
+export interface ApiHost {
+  cwd: string;
+  events: EventBus;
+  listCommands(): SlashCommandInfo[];
+  sendMessage(message: ExtensionMessage, options?: SendMessageOptions): void;
+  sendUserMessage(text: string, options?: { deliverAs?: "steer" | "followUp" }): void;
+  appendEntry(customType: string, data?: unknown): void;
+  setSessionName(name: string): void;
+  getSessionName(): string | undefined;
+  setLabel(entryId: string, label: string | undefined): void;
+  exec(command: string, args: string[], options?: ExecOptions): Promise<ExecResult>;
+}
+
+export function newExtensionRecord(path: string): ExtensionRecord {
+  return { path, handlers: new Map(), tools: new Map(), commands: new Map(), flags: new Map() };
+}
+
+export function createExtensionApi(record: ExtensionRecord, host: ApiHost): ExtensionApi {
+  const ignore = () => {};
+  const on = (event: string, handler: Handler): (() => void) => {
+    if (typeof handler !== "function") throw new TypeError(`pi.on("${event}"): handler must be a function`);
+    const list = record.handlers.get(event) ?? [];
+    list.push(handler);
+    record.handlers.set(event, list);
+    return () => {
+      const current = record.handlers.get(event);
+      const at = current?.indexOf(handler) ?? -1;
+      if (current && at >= 0) current.splice(at, 1);
+    };
+  };
+  return {
+    on: on as ExtensionApi["on"],
+    registerTool(tool) {
+      if (!tool || typeof tool.name !== "string" || !tool.name) throw new TypeError("pi.registerTool: a tool needs a name");
+      if (typeof tool.execute !== "function") throw new TypeError(`pi.registerTool("${tool.name}"): execute must be a function`);
+      record.tools.set(tool.name, tool);
+    },
+    registerCommand(name, options) {
+      if (typeof name !== "string" || !name) throw new TypeError("pi.registerCommand: a command needs a name");
+      if (!options || typeof options.handler !== "function") throw new TypeError(`pi.registerCommand("${name}"): handler must be a function`);
+      record.commands.set(name.replace(/^\//, ""), options);
+    },
+    getCommands: () => host.listCommands(),
+    sendMessage: (message, options) => host.sendMessage(message, options),
+    sendUserMessage: (content, options) => host.sendUserMessage(textOf(content), options),
+    appendEntry: (customType, data) => host.appendEntry(customType, data),
+    setSessionName: (name) => host.setSessionName(name),
+    getSessionName: () => host.getSessionName(),
+    setLabel: (entryId, label) => host.setLabel(entryId, label),
+    exec: (command, args = [], options) => host.exec(command, args, options),
+    events: host.events,
+    registerFlag(name, options) {
+      record.flags.set(name, options?.default);
+    },
+    getFlag: (name) => record.flags.get(name),
+    registerShortcut: ignore,
+    registerMessageRenderer: ignore,
+    registerEntryRenderer: ignore,
+    registerToolRenderer: ignore,
+    registerMarkdownTransformer: ignore,
+    registerProvider() {
+      throw new Error("pi.registerProvider is not supported by pion; configure providers in models.json");
+    },
+    setModel() {
+      return Promise.reject(new Error("pi.setModel is not supported by pion extensions"));
+    },
+  };
+}
+
+/** `sendUserMessage` accepts a content array; pion's port takes text, so text parts are joined. */
+function textOf(content: string | unknown[]): string {
+  if (typeof content === "string") return content;
+  return content
+    .map((part) => (part && typeof part === "object" && (part as { type?: unknown }).type === "text" ? (part as { text?: unknown }).text : undefined))
+    .filter((t): t is string => typeof t === "string")
+    .join("\n");
+}
+
+export function createEventBus(onError: (channel: string, err: unknown) => void): EventBus {
+  const listeners = new Map<string, Set<(data: unknown) => void>>();
+  return {
+    on(channel, handler) {
+      const set = listeners.get(channel) ?? new Set();
+      set.add(handler);
+      listeners.set(channel, set);
+      return () => set.delete(handler);
+    },
+    emit(channel, data) {
+      for (const handler of [...(listeners.get(channel) ?? [])]) {
+        try {
+          const r: unknown = handler(data);
+          if (r instanceof Promise) r.catch((err: unknown) => onError(channel, err));
+        } catch (err) {
+          onError(channel, err);
+        }
+      }
+    },
+  };
+}

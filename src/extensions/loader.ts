@@ -1,0 +1,45 @@
+/**
+ * Load extensions with Bun's dynamic `import()` (TypeScript is transpiled by Bun, in the
+ * compiled binary too) after registering the reference's package names as virtual modules.
+ * Each module's default export is called with its own `pi`; async factories are awaited in
+ * load order. A module that fails (import error, no default function, factory throws) is
+ * reported as an `extension_error` with event "load" and on stderr, and whatever it had
+ * registered is dropped; the others still load.
+ */
+import { existsSync } from "node:fs";
+import { isAbsolute, resolve } from "node:path";
+import { Runner } from "./runner.ts";
+import type { ExtensionRunner, ExtensionSessionPort } from "./types.ts";
+import { registerVirtualModules } from "./virtual-modules.ts";
+
+export async function loadExtensions(paths: string[], port: ExtensionSessionPort): Promise<ExtensionRunner> {
+  registerVirtualModules();
+  const runner = new Runner(port);
+  for (const raw of paths) {
+    const path = isAbsolute(raw) ? raw : resolve(port.cwd, raw);
+    if (!existsSync(path)) {
+      runner.reportError(path, "load", "Extension file not found");
+      continue;
+    }
+    let factory: unknown;
+    try {
+      const mod: unknown = await import(path);
+      factory = mod && typeof mod === "object" ? (mod as { default?: unknown }).default : undefined;
+    } catch (err) {
+      runner.reportError(path, "load", `Failed to load extension: ${err instanceof Error ? err.message : String(err)}`);
+      continue;
+    }
+    if (typeof factory !== "function") {
+      runner.reportError(path, "load", "Extension does not export a default function");
+      continue;
+    }
+    const { record, api } = runner.add(path);
+    try {
+      await factory(api);
+    } catch (err) {
+      runner.remove(record);
+      runner.reportError(path, "load", `Extension factory failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  return runner;
+}

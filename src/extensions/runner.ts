@@ -1,0 +1,275 @@
+/**
+ * Dispatches session events to extension handlers and folds their results. Handlers run in
+ * extension load order, then registration order, over a snapshot taken when dispatch starts.
+ * A throwing handler becomes an `extension_error` frame (and a stderr line) and dispatch goes
+ * on; for `tool_call` a throw blocks the call (fail closed, as the reference does).
+ */
+import { log } from "../util/log.ts";
+import {
+  createEventBus,
+  createExtensionApi,
+  newExtensionRecord,
+  type AnyEvent,
+  type ApiHost,
+  type ExtensionApi,
+  type ExtensionCommandContext,
+  type ExtensionContext,
+  type ExtensionRecord,
+  type Handler,
+} from "./api.ts";
+import { execProgram } from "./exec.ts";
+import { adaptTool } from "./tool-adapter.ts";
+import type {
+  BeforeAgentStartOutcome,
+  ExtensionMessage,
+  ExtensionRunner,
+  ExtensionSessionPort,
+  ExtensionTool,
+  InputOutcome,
+  SlashCommandInfo,
+  ToolCallDecision,
+  ToolCallInfo,
+  ToolResultInfo,
+} from "./types.ts";
+import { UiBridge, type UiResponse } from "./ui-bridge.ts";
+
+const IDLE_POLL_MS = 25;
+
+export class Runner implements ExtensionRunner {
+  private readonly records: ExtensionRecord[] = [];
+  private readonly bridge: UiBridge;
+  private readonly host: ApiHost;
+
+  constructor(private readonly port: ExtensionSessionPort) {
+    this.bridge = new UiBridge(port.hasUI, (frame) => port.writeFrame(frame));
+    const events = createEventBus((channel, err) => this.reportError("(events)", `events:${channel}`, err));
+    this.host = {
+      cwd: port.cwd,
+      events,
+      listCommands: () => this.slashCommands(),
+      sendMessage: (m, o) => port.sendMessage(m, o),
+      sendUserMessage: (t, o) => port.sendUserMessage(t, o),
+      appendEntry: (c, d) => port.appendEntry(c, d),
+      setSessionName: (n) => port.setSessionName(n),
+      getSessionName: () => port.getSessionName(),
+      setLabel: (id, l) => port.setLabel(id, l),
+      exec: (command, args, options) => execProgram(command, args, port.cwd, options),
+    };
+  }
+
+  get loaded(): { path: string }[] {
+    return this.records.map((r) => ({ path: r.path }));
+  }
+
+  /** Start recording a new extension; the loader removes it again when its factory fails. */
+  add(path: string): { record: ExtensionRecord; api: ExtensionApi } {
+    const record = newExtensionRecord(path);
+    this.records.push(record);
+    return { record, api: createExtensionApi(record, this.host) };
+  }
+
+  remove(record: ExtensionRecord): void {
+    const at = this.records.indexOf(record);
+    if (at >= 0) this.records.splice(at, 1);
+  }
+
+  reportError(extensionPath: string, event: string, err: unknown): void {
+    const error = err instanceof Error ? err.message : String(err);
+    log("extensions", `${extensionPath} (${event}): ${error}`);
+    this.port.writeFrame({ type: "extension_error", extensionPath, event, error });
+  }
+
+  context(): ExtensionContext {
+    const port = this.port;
+    return {
+      ui: this.bridge.ui,
+      mode: port.mode,
+      hasUI: port.hasUI,
+      cwd: port.cwd,
+      get model() {
+        return port.model();
+      },
+      signal: undefined,
+      isIdle: () => port.isIdle(),
+      abort: () => port.abort(),
+      shutdown: () => port.shutdown(),
+      hasPendingMessages: () => false,
+    };
+  }
+
+  private commandContext(): ExtensionCommandContext {
+    return Object.assign(this.context(), {
+      waitForIdle: async () => {
+        while (!this.port.isIdle()) await Bun.sleep(IDLE_POLL_MS);
+      },
+    });
+  }
+
+  private handlersFor(event: string): { record: ExtensionRecord; handler: Handler }[] {
+    return this.records.flatMap((record) => (record.handlers.get(event) ?? []).map((handler) => ({ record, handler })));
+  }
+
+  /** Run one handler; a throw is reported and yields `failed`. */
+  private async call(record: ExtensionRecord, handler: Handler, event: AnyEvent): Promise<{ failed: true } | { failed: false; value: unknown }> {
+    try {
+      return { failed: false, value: await handler(event, this.context()) };
+    } catch (err) {
+      this.reportError(record.path, event.type, err);
+      return { failed: true };
+    }
+  }
+
+  async notify(event: string, payload: Record<string, unknown>): Promise<void> {
+    for (const { record, handler } of this.handlersFor(event)) await this.call(record, handler, { ...payload, type: event });
+  }
+
+  async onInput(text: string, images: unknown[] | undefined, source: "rpc" | "extension"): Promise<InputOutcome> {
+    for (const { record, handler } of this.handlersFor("input")) {
+      const r = await this.call(record, handler, { type: "input", text, ...(images ? { images } : {}), source });
+      if (r.failed || !isObject(r.value)) continue;
+      if (r.value.action === "handled") return { action: "handled" };
+      if (r.value.action === "transform") {
+        if (typeof r.value.text === "string") text = r.value.text;
+        if (Array.isArray(r.value.images)) images = r.value.images;
+      }
+    }
+    return images ? { action: "continue", text, images } : { action: "continue", text };
+  }
+
+  async onBeforeAgentStart(prompt: string, systemPrompt: string): Promise<BeforeAgentStartOutcome> {
+    let current = systemPrompt;
+    const messages: ExtensionMessage[] = [];
+    for (const { record, handler } of this.handlersFor("before_agent_start")) {
+      const r = await this.call(record, handler, { type: "before_agent_start", prompt, systemPrompt: current, messageType: "user" });
+      if (r.failed || !isObject(r.value)) continue;
+      if (typeof r.value.systemPrompt === "string") current = r.value.systemPrompt;
+      const m = r.value.message;
+      if (isObject(m) && typeof m.customType === "string" && (typeof m.content === "string" || Array.isArray(m.content))) {
+        messages.push({
+          customType: m.customType,
+          content: m.content,
+          ...(typeof m.display === "boolean" ? { display: m.display } : {}),
+          ...("details" in m ? { details: m.details } : {}),
+        });
+      }
+    }
+    return { ...(current !== systemPrompt ? { systemPrompt: current } : {}), ...(messages.length ? { messages } : {}) };
+  }
+
+  async onContext(messages: unknown[]): Promise<unknown[]> {
+    let current = messages;
+    for (const { record, handler } of this.handlersFor("context")) {
+      const r = await this.call(record, handler, { type: "context", messages: structuredClone(current) });
+      if (!r.failed && isObject(r.value) && Array.isArray(r.value.messages)) current = r.value.messages;
+    }
+    return current;
+  }
+
+  async onToolCall(call: ToolCallInfo): Promise<ToolCallDecision> {
+    // One mutable input shared by every handler, as documented: later handlers see earlier edits.
+    const event = { type: "tool_call", toolCallId: call.toolCallId, toolName: call.toolName, input: structuredClone(call.input) };
+    for (const { record, handler } of this.handlersFor("tool_call")) {
+      const r = await this.call(record, handler, event);
+      if (r.failed) return { block: true, reason: `Extension ${record.path} failed while checking this tool call` };
+      if (isObject(r.value) && r.value.block === true) {
+        return { block: true, reason: typeof r.value.reason === "string" ? r.value.reason : "Blocked by an extension" };
+      }
+    }
+    return { block: false, input: isObject(event.input) ? event.input : call.input };
+  }
+
+  async onToolResult(call: ToolCallInfo, result: ToolResultInfo): Promise<ToolResultInfo> {
+    const current: ToolResultInfo = { ...result };
+    for (const { record, handler } of this.handlersFor("tool_result")) {
+      const event = { type: "tool_result", toolCallId: call.toolCallId, toolName: call.toolName, input: call.input, ...current };
+      const r = await this.call(record, handler, event);
+      if (r.failed || !isObject(r.value)) continue;
+      if (Array.isArray(r.value.content)) current.content = r.value.content;
+      if ("details" in r.value) current.details = r.value.details;
+      if (typeof r.value.isError === "boolean") current.isError = r.value.isError;
+    }
+    return current;
+  }
+
+  async beforeSessionChange(event: "session_before_switch" | "session_before_fork", payload: Record<string, unknown>): Promise<boolean> {
+    for (const { record, handler } of this.handlersFor(event)) {
+      const r = await this.call(record, handler, { ...payload, type: event });
+      if (!r.failed && isObject(r.value) && r.value.cancel === true) return true;
+    }
+    return false;
+  }
+
+  /** First registration of a name wins, in load order (as in the reference). */
+  tools(): ExtensionTool[] {
+    const byName = new Map<string, ExtensionTool>();
+    for (const record of this.records) {
+      for (const def of record.tools.values()) {
+        if (byName.has(def.name)) continue;
+        try {
+          byName.set(def.name, adaptTool(def, record.path, () => this.context()));
+        } catch (err) {
+          this.reportError(record.path, "register_tool", err);
+        }
+      }
+    }
+    return [...byName.values()];
+  }
+
+  commands(): { name: string; description?: string; path: string }[] {
+    return this.resolvedCommands().map(({ name, description, path }) => ({ name, ...(description ? { description } : {}), path }));
+  }
+
+  async runCommand(text: string): Promise<boolean> {
+    if (!text.startsWith("/")) return false;
+    const space = text.indexOf(" ");
+    const name = text.slice(1, space === -1 ? undefined : space);
+    const args = space === -1 ? "" : text.slice(space + 1);
+    const command = this.resolvedCommands().find((c) => c.name === name);
+    if (!command) return false;
+    try {
+      await command.run(args, this.commandContext());
+    } catch (err) {
+      this.reportError(command.path, "command", err);
+    }
+    return true;
+  }
+
+  handleUiResponse(frame: UiResponse): void {
+    this.bridge.respond(frame);
+  }
+
+  /** A name registered by several extensions gets `:1`, `:2`... in load order, as in the reference. */
+  private resolvedCommands() {
+    const counts = new Map<string, number>();
+    for (const r of this.records) for (const name of r.commands.keys()) counts.set(name, (counts.get(name) ?? 0) + 1);
+    const seen = new Map<string, number>();
+    return this.records.flatMap((record) =>
+      [...record.commands].map(([name, def]) => {
+        const n = (seen.get(name) ?? 0) + 1;
+        seen.set(name, n);
+        return {
+          name: (counts.get(name) ?? 0) > 1 ? `${name}:${n}` : name,
+          description: typeof def.description === "string" ? def.description : undefined,
+          path: record.path,
+          run: (args: string, ctx: ExtensionCommandContext) => def.handler(args, ctx),
+        };
+      }),
+    );
+  }
+
+  private slashCommands(): SlashCommandInfo[] {
+    const own = this.commands().map(
+      (c): SlashCommandInfo => ({
+        name: c.name,
+        ...(c.description ? { description: c.description } : {}),
+        source: "extension",
+        sourceInfo: { path: c.path, source: "local", scope: "temporary", origin: "top-level" },
+      }),
+    );
+    return [...own, ...(this.port.otherCommands?.() ?? [])];
+  }
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}

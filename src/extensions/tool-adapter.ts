@@ -1,0 +1,58 @@
+/**
+ * An extension's `registerTool` definition as a pion Tool: JSON Schema (or TypeBox-built)
+ * parameters checked before execution, `prepareArguments` applied first, streaming updates
+ * forwarded through ctx.onUpdate. A throwing execute is left to the loop, which turns the
+ * message into an error result for the model.
+ */
+import type { ImageContent, TextContent } from "../providers/types.ts";
+import { ToolArgumentError, type ToolResult } from "../tools/tool.ts";
+import { checkJsonSchema } from "../util/json-schema.ts";
+import type { ExtensionContext, ToolDefinition } from "./api.ts";
+import { toJsonSchema } from "./type-builder.ts";
+import type { ExtensionTool } from "./types.ts";
+
+export function adaptTool(def: ToolDefinition, extensionPath: string, context: () => ExtensionContext): ExtensionTool {
+  const parameters = toJsonSchema(def.parameters);
+  return {
+    name: def.name,
+    label: def.label,
+    description: typeof def.description === "string" ? def.description : "",
+    parameters,
+    extensionPath,
+    promptSnippet: def.promptSnippet,
+    promptGuidelines: def.promptGuidelines,
+    parse(args) {
+      const prepared: unknown = def.prepareArguments ? def.prepareArguments(args) : args;
+      const err = checkJsonSchema(parameters, prepared ?? {});
+      if (err) throw new ToolArgumentError(err);
+      return (prepared ?? {}) as Record<string, unknown>;
+    },
+    async execute(args, ctx) {
+      const onUpdate = ctx.onUpdate;
+      const result: unknown = await def.execute(
+        ctx.callId,
+        args,
+        ctx.signal,
+        onUpdate ? (partial) => onUpdate(toToolResult(partial, def.name)) : undefined,
+        { ...context(), cwd: ctx.cwd },
+      );
+      return toToolResult(result, def.name);
+    },
+  };
+}
+
+/** Normalize what an extension returned; a bare string is accepted as text. */
+export function toToolResult(value: unknown, toolName: string): ToolResult {
+  if (typeof value === "string") return { content: [{ type: "text", text: value }] };
+  if (!value || typeof value !== "object") throw new Error(`Tool "${toolName}" returned no result`);
+  const r = value as { content?: unknown; details?: unknown; isError?: unknown };
+  const content = Array.isArray(r.content) ? r.content.filter(isContentBlock) : [];
+  return { content, details: r.details, ...(r.isError === true ? { isError: true } : {}) };
+}
+
+export function isContentBlock(block: unknown): block is TextContent | ImageContent {
+  if (!block || typeof block !== "object") return false;
+  const b = block as { type?: unknown; text?: unknown; data?: unknown; mimeType?: unknown };
+  if (b.type === "text") return typeof b.text === "string";
+  return b.type === "image" && typeof b.data === "string" && typeof b.mimeType === "string";
+}

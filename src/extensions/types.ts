@@ -1,0 +1,104 @@
+/**
+ * The contract between the session and the extension system. The session implements
+ * ExtensionSessionPort; loadExtensions (loader.ts) returns an ExtensionRunner the session
+ * calls at each hook point. Nothing here knows about stdout except through writeFrame.
+ */
+import type { Tool } from "../tools/tool.ts";
+
+export type ExtensionMode = "rpc" | "json" | "print";
+
+/** A custom message an extension injects (reference `CustomMessage` without role/timestamp). */
+export interface ExtensionMessage {
+  customType: string;
+  content: string | unknown[];
+  display?: boolean;
+  details?: unknown;
+}
+
+export interface SendMessageOptions {
+  triggerTurn?: boolean;
+  deliverAs?: "steer" | "followUp" | "nextTurn";
+}
+
+/** A slash command as `pi.getCommands()` and `get_commands` describe it. */
+export interface SlashCommandInfo {
+  name: string;
+  description?: string;
+  source: "extension" | "prompt" | "skill";
+  sourceInfo: { path: string; source: string; scope: "user" | "project" | "temporary"; origin: "package" | "top-level" };
+}
+
+/** What the session offers to extensions (the session implements it). */
+export interface ExtensionSessionPort {
+  cwd: string;
+  mode: ExtensionMode;
+  /** true in rpc mode: dialogs and fire-and-forget UI calls become extension_ui_request frames. */
+  hasUI: boolean;
+  model(): { provider: string; id: string } | undefined;
+  isIdle(): boolean;
+  abort(): void;
+  shutdown(): void;
+  sendMessage(msg: ExtensionMessage, opts?: SendMessageOptions): void;
+  sendUserMessage(text: string, opts?: { deliverAs?: "steer" | "followUp" }): void;
+  appendEntry(customType: string, data?: unknown): void;
+  setSessionName(name: string): void;
+  getSessionName(): string | undefined;
+  setLabel(entryId: string, label: string | undefined): void;
+  /** Write a frame on stdout (extension_ui_request, extension_error). */
+  writeFrame(frame: Record<string, unknown>): void;
+  /** Optional: prompt templates and skills, appended to the extension commands in `pi.getCommands()`. */
+  otherCommands?(): SlashCommandInfo[];
+}
+
+export interface ToolCallInfo {
+  toolCallId: string;
+  toolName: string;
+  input: Record<string, unknown>;
+}
+
+export interface ToolResultInfo {
+  content: unknown[];
+  details?: unknown;
+  isError: boolean;
+}
+
+export type InputOutcome = { action: "continue"; text: string; images?: unknown[] } | { action: "handled" };
+
+export type ToolCallDecision = { block: true; reason: string } | { block: false; input: Record<string, unknown> };
+
+export interface BeforeAgentStartOutcome {
+  /** Present only when a handler changed it. */
+  systemPrompt?: string;
+  /** Messages to persist and send before the prompt, in handler order. */
+  messages?: ExtensionMessage[];
+}
+
+/** A tool registered with `pi.registerTool`, adapted to pion's Tool interface. */
+export interface ExtensionTool extends Tool<Record<string, unknown>> {
+  /** The extension that registered it. */
+  extensionPath: string;
+  promptSnippet?: string;
+  promptGuidelines?: string[];
+}
+
+export interface ExtensionRunner {
+  readonly loaded: { path: string }[];
+  /** Fire-and-forget notifications (session_start, agent_start/end, turn_start/end, message_*, tool_execution_*, session_shutdown ...); handler errors become extension_error frames. */
+  notify(event: string, payload: Record<string, unknown>): Promise<void>;
+  /** `input` event: handlers may transform the text/images or mark it handled. */
+  onInput(text: string, images: unknown[] | undefined, source: "rpc" | "extension"): Promise<InputOutcome>;
+  onBeforeAgentStart(prompt: string, systemPrompt: string): Promise<BeforeAgentStartOutcome>;
+  /** `context` event: handlers may replace the message list sent to the model. */
+  onContext(messages: unknown[]): Promise<unknown[]>;
+  onToolCall(call: ToolCallInfo): Promise<ToolCallDecision>;
+  onToolResult(call: ToolCallInfo, result: ToolResultInfo): Promise<ToolResultInfo>;
+  /** session_before_switch / session_before_fork: true when a handler cancelled. */
+  beforeSessionChange(event: "session_before_switch" | "session_before_fork", payload: Record<string, unknown>): Promise<boolean>;
+  /** Tools registered so far; extensions may register more at any time, so ask before each turn. */
+  tools(): ExtensionTool[];
+  commands(): { name: string; description?: string; path: string }[];
+  /** Run `/name args` if it is an extension command; false when it is not one. */
+  runCommand(text: string): Promise<boolean>;
+  /** An extension_ui_response from the host; unknown ids are ignored. */
+  handleUiResponse(frame: { id: string; value?: string; confirmed?: boolean; cancelled?: boolean }): void;
+}

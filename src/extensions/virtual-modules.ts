@@ -1,0 +1,170 @@
+/**
+ * The reference's package names, served to extensions as Bun virtual modules so their
+ * imports resolve inside the compiled binary (no node_modules next to it). Type-only imports
+ * vanish when Bun transpiles; these are the runtime names the reference's documented examples
+ * import. Real helpers where headless use makes sense (Type, StringEnum, defineTool, ...);
+ * inert stand-ins for TUI pieces; functions pion cannot offer throw a clear error when called,
+ * so an extension that needs them fails to load with a message instead of "export not found".
+ *
+ * Verified: `Bun.plugin` + `build.module(..., { loader: "object" })` applies to files loaded
+ * later with dynamic `import()`, both under `bun run` and in a `bun build --compile` binary.
+ * A named import missing from `exports` is a load error, hence the explicit lists below.
+ */
+import { pionHome, VERSION } from "../config.ts";
+import { StringEnum, Type } from "./type-builder.ts";
+
+type Exports = Record<string, unknown>;
+
+function unsupported(name: string): (...args: unknown[]) => never {
+  return () => {
+    throw new Error(`${name} is not available in pion extensions`);
+  };
+}
+
+/** An inert class for TUI components an extension may construct but pion never renders. */
+function standInClass(name: string): unknown {
+  const cls = class {
+    constructor(..._args: unknown[]) {}
+    render(): string[] {
+      return [];
+    }
+    invalidate(): void {}
+  };
+  Object.defineProperty(cls, "name", { value: name });
+  return cls;
+}
+
+const stripAnsi = (s: string) => s.replace(/\x1b\[[0-9;]*[A-Za-z]/g, "");
+
+function formatSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes}B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)}KB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)}MB`;
+}
+
+const fileQueues = new Map<string, Promise<unknown>>();
+
+/** Serialize mutations of one file across tools (the reference's helper of the same name). */
+function withFileMutationQueue<T>(path: string, fn: () => Promise<T>): Promise<T> {
+  const prev = fileQueues.get(path) ?? Promise.resolve();
+  const next = prev.then(fn, fn);
+  const tail = next.catch(() => undefined);
+  fileQueues.set(path, tail);
+  void tail.then(() => {
+    if (fileQueues.get(path) === tail) fileQueues.delete(path);
+  });
+  return next;
+}
+
+/** UUID v7: 48-bit millisecond timestamp, then random bits with version and variant set. */
+function uuidv7(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  const ms = Date.now();
+  for (let i = 0; i < 6; i++) bytes[i] = Math.floor(ms / 2 ** (8 * (5 - i))) & 0xff;
+  bytes[6] = (bytes[6]! & 0x0f) | 0x70;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+function truncateHead(text: string, opts: { maxLines?: number; maxBytes?: number } = {}) {
+  const lines = text.split("\n");
+  const maxLines = opts.maxLines ?? 2000;
+  const kept = lines.slice(0, maxLines).join("\n");
+  const maxBytes = opts.maxBytes ?? 50 * 1024;
+  const content = Buffer.byteLength(kept) > maxBytes ? Buffer.from(kept).subarray(0, maxBytes).toString() : kept;
+  return { content, truncated: content !== text, totalLines: lines.length, totalBytes: Buffer.byteLength(text) };
+}
+
+const codingAgent: Exports = {
+  defineTool: <T>(tool: T): T => tool,
+  isToolCallEventType: (name: string, event: { toolName?: unknown }) => event.toolName === name,
+  isBashToolResult: (event: { toolName?: unknown }) => event.toolName === "bash",
+  VERSION,
+  CONFIG_DIR_NAME: ".pion",
+  getAgentDir: () => pionHome(),
+  DEFAULT_MAX_BYTES: 50 * 1024,
+  DEFAULT_MAX_LINES: 2000,
+  formatSize,
+  truncateHead,
+  truncateTail: truncateHead,
+  truncateLine: (line: string, max = 500) => (line.length > max ? `${line.slice(0, max)}…` : line),
+  formatReadLineRange: (offset?: number, limit?: number) => (offset || limit ? `${offset ?? 1}-${limit ? (offset ?? 1) + limit - 1 : ""}` : ""),
+  withFileMutationQueue,
+  getMarkdownTheme: () => ({}),
+  getSettingsListTheme: () => ({}),
+  CustomEditor: standInClass("CustomEditor"),
+  DynamicBorder: standInClass("DynamicBorder"),
+  BorderedLoader: standInClass("BorderedLoader"),
+};
+for (const name of [
+  "parseFrontmatter", "convertToLlm", "serializeConversation", "createLocalBashOperations",
+  "createBashTool", "createEditTool", "createFindTool", "createGrepTool", "createLsTool", "createReadTool", "createWriteTool",
+  "createBashToolDefinition", "createEditToolDefinition", "createFindToolDefinition", "createGrepToolDefinition",
+  "createLsToolDefinition", "createReadToolDefinition", "createWriteToolDefinition",
+]) codingAgent[name] = unsupported(name);
+
+const ai: Exports = { Type, StringEnum, uuidv7 };
+for (const name of [
+  "streamSimple", "complete", "calculateCost", "createAssistantMessageEventStream", "collapseSystemMessages",
+  "getCurrentSystemPrompt", "getCurrentTools", "registerApiProvider", "anthropicMessagesApi", "openAIResponsesApi",
+]) ai[name] = unsupported(name);
+ai.ToolCallArgumentsStream = standInClass("ToolCallArgumentsStream");
+
+/** `Key.enter`, `Key.ctrl("x")`, `Key.ctrlShift("u")`...: any name works, as a value or a builder. */
+const anyKey = new Proxy(
+  {},
+  {
+    get: (_target, name) =>
+      typeof name === "string" ? Object.assign((...parts: unknown[]) => [name, ...parts].join("+"), { toString: () => name }) : undefined,
+  },
+);
+
+const tui: Exports = {
+  Key: anyKey,
+  matchesKey: () => false,
+  parseKey: () => undefined,
+  isKeyRelease: () => false,
+  visibleWidth: (s: string) => stripAnsi(s).length,
+  truncateToWidth: (s: string, width: number) => (stripAnsi(s).length > width ? stripAnsi(s).slice(0, width) : s),
+  wrapTextWithAnsi: (s: string) => [s],
+  fuzzyFilter: <T>(items: T[]) => items,
+  CURSOR_MARKER: "",
+  renderFakeCursor: () => "",
+};
+for (const name of ["Text", "Box", "Container", "Spacer", "Markdown", "Editor", "Input", "SelectList", "SettingsList"]) {
+  tui[name] = standInClass(name);
+}
+
+const typebox: Exports = { Type, default: Type };
+
+/** Package name → exports. Legacy `@mariozechner/*` and `@sinclair/typebox` names map to the same modules. */
+export const VIRTUAL_MODULES: Record<string, Exports> = {
+  "@earendil-works/pi-coding-agent": codingAgent,
+  "@earendil-works/pi-ai": ai,
+  "@earendil-works/pi-ai/compat": ai,
+  "@earendil-works/pi-tui": tui,
+  "@earendil-works/pi-agent-core": {},
+  "@mariozechner/pi-coding-agent": codingAgent,
+  "@mariozechner/pi-ai": ai,
+  "@mariozechner/pi-tui": tui,
+  "@mariozechner/pi-agent-core": {},
+  typebox,
+  "@sinclair/typebox": typebox,
+};
+
+let registered = false;
+
+/** Register the virtual modules once per process (Bun's plugin registry is process-wide). */
+export function registerVirtualModules(): void {
+  if (registered) return;
+  registered = true;
+  Bun.plugin({
+    name: "pion-extension-modules",
+    setup(build) {
+      for (const [name, exports] of Object.entries(VIRTUAL_MODULES)) {
+        build.module(name, () => ({ exports, loader: "object" }));
+      }
+    },
+  });
+}

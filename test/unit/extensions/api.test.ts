@@ -1,0 +1,77 @@
+import { describe, expect, test } from "bun:test";
+import { tmpdir } from "node:os";
+import { loadExtensions } from "../../../src/extensions/loader.ts";
+import { fakePort, fixture } from "./fake-port.ts";
+
+async function load(opts: Parameters<typeof fakePort>[0] = {}) {
+  const fake = fakePort(opts);
+  const runner = await loadExtensions([fixture("ui.ts"), fixture("tools.ts")], fake.port);
+  return { ...fake, runner };
+}
+
+describe("pi API reaching the session port", () => {
+  test("sendMessage, sendUserMessage, names, labels, ctx fields, abort and shutdown", async () => {
+    const { runner, calls, entry } = await load({ idle: false });
+    await runner.runCommand("/send alpha");
+    expect(calls.messages).toEqual([
+      { msg: { customType: "ui-fixture", content: "hello", display: true, details: { a: 1 } }, opts: { triggerTurn: true, deliverAs: "followUp" } },
+    ]);
+    expect(calls.userMessages).toEqual([
+      { text: "what is 2+2?", opts: { deliverAs: "steer" } },
+      { text: "first\nsecond", opts: undefined },
+    ]);
+    expect(calls.labels).toEqual([
+      { entryId: "abcd1234", label: "checkpoint" },
+      { entryId: "abcd1234", label: undefined },
+    ]);
+    expect(entry("ctx")).toEqual([
+      {
+        name: "named alpha",
+        mode: "rpc",
+        hasUI: true,
+        cwd: tmpdir(),
+        model: { provider: "anthropic", id: "claude-test" },
+        idle: false,
+        commands: ["dialog", "fire", "send", "exec", "crash", "bus", "add-echo"],
+      },
+    ]);
+    expect([calls.aborts, calls.shutdowns]).toEqual([1, 1]);
+  });
+
+  test("pi.events is shared between extensions of one runner", async () => {
+    const { runner, entry } = await load();
+    await runner.runCommand("/bus hi");
+    expect(entry("bus")).toEqual([{ args: "hi" }]);
+  });
+
+  test("getCommands appends the session's templates and skills when the port offers them", async () => {
+    const fake = fakePort();
+    fake.port.otherCommands = () => [
+      { name: "review", source: "prompt", sourceInfo: { path: "/p/review.md", source: "local", scope: "user", origin: "top-level" } },
+    ];
+    const runner = await loadExtensions([fixture("ui.ts")], fake.port);
+    await runner.runCommand("/send x");
+    expect((fake.entry("ctx")[0] as { commands: string[] }).commands.at(-1)).toBe("review");
+  });
+});
+
+describe("pi.exec", () => {
+  test("captures stdout, stderr and the exit code without a shell", async () => {
+    const { runner, entry } = await load();
+    await runner.runCommand("/exec");
+    expect(entry("exec")).toEqual([{ stdout: "out\n", stderr: "err\n", code: 3, killed: false }]);
+  });
+
+  test("timeout kills the process: killed, code 128 + SIGTERM", async () => {
+    const { runner, entry } = await load();
+    await runner.runCommand("/exec timeout");
+    expect(entry("exec")).toEqual([{ stdout: "", stderr: "", code: 143, killed: true }]);
+  });
+
+  test("a missing program is a result with code 127, not an exception", async () => {
+    const { runner, entry, errors } = await load();
+    await runner.runCommand("/exec missing");
+    expect(entry("exec")).toEqual([{ code: 127, killed: false }]);
+    expect(errors()).toEqual([]);
+  });
+});

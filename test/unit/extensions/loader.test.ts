@@ -1,0 +1,104 @@
+import { describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { discoverExtensions } from "../../../src/extensions/discover.ts";
+import { loadExtensions } from "../../../src/extensions/loader.ts";
+import { badSyntaxExtension, fakePort, fixture } from "./fake-port.ts";
+
+describe("loadExtensions", () => {
+  test("loads good modules and reports each failure as an extension_error with event load", async () => {
+    const { port, errors } = fakePort();
+    const bad = badSyntaxExtension();
+    const paths = [bad, ...["hooks.ts", "no-default.ts", "throws.ts", "missing.ts", "async-factory.js", "tools.ts"].map(fixture)];
+    const runner = await loadExtensions(paths, port);
+
+    expect(runner.loaded).toEqual([{ path: fixture("hooks.ts") }, { path: fixture("async-factory.js") }, { path: fixture("tools.ts") }]);
+    const failures = errors();
+    expect(failures.map((f) => [f.extensionPath, f.event])).toEqual([
+      [bad, "load"],
+      [fixture("no-default.ts"), "load"],
+      [fixture("throws.ts"), "load"],
+      [fixture("missing.ts"), "load"],
+    ]);
+    expect(String(failures[0]!.error)).toContain("Failed to load extension");
+    expect(String(failures[1]!.error)).toContain("default function");
+    expect(String(failures[2]!.error)).toContain("factory exploded");
+    expect(failures[3]!.error).toBe("Extension file not found");
+    // What a failed factory registered before throwing is dropped.
+    expect(runner.commands().map((c) => c.name)).toEqual(["async-ready", "add-echo"]);
+  });
+
+  test("relative paths resolve against the session cwd", async () => {
+    const { port } = fakePort();
+    port.cwd = join(fixture("."));
+    const runner = await loadExtensions(["./async-factory.js"], port);
+    expect(runner.loaded).toEqual([{ path: fixture("async-factory.js") }]);
+  });
+
+  test("an import of a name the virtual modules do not offer is a load error naming it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pion-ext-"));
+    const file = join(dir, "needs-missing.ts");
+    writeFileSync(file, `import { noSuchHelper } from "@earendil-works/pi-coding-agent";\nexport default () => noSuchHelper;\n`);
+    const { port, errors } = fakePort();
+    await loadExtensions([file], port);
+    expect(errors()).toHaveLength(1);
+    expect(String(errors()[0]!.error)).toContain("noSuchHelper");
+  });
+
+  test("stand-ins that need what pion lacks fail in the factory with a clear message", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pion-ext-"));
+    const file = join(dir, "override-bash.ts");
+    writeFileSync(file, `import { createBashTool } from "@earendil-works/pi-coding-agent";\nexport default (pi) => pi.registerTool(createBashTool("/"));\n`);
+    const { port, errors } = fakePort();
+    await loadExtensions([file], port);
+    expect(errors()[0]).toMatchObject({ type: "extension_error", extensionPath: file, event: "load" });
+    expect(String(errors()[0]!.error)).toContain("createBashTool is not available");
+  });
+});
+
+describe("discoverExtensions", () => {
+  function layout() {
+    const root = mkdtempSync(join(tmpdir(), "pion-disc-"));
+    const home = join(root, "home");
+    const cwd = join(root, "proj");
+    const write = (path: string, text = "export default () => {};\n") => {
+      mkdirSync(join(path, ".."), { recursive: true });
+      writeFileSync(path, text);
+    };
+    write(join(home, "extensions", "b.ts"));
+    write(join(home, "extensions", "a.js"));
+    write(join(home, "extensions", "types.d.ts"));
+    write(join(home, "extensions", "notes.md"));
+    write(join(home, "extensions", "folder", "index.ts"));
+    write(join(home, "extensions", "folder", "helper.ts"));
+    write(join(home, "extensions", "empty", "readme.txt"));
+    write(join(home, "extensions", "pkg", "package.json"), JSON.stringify({ pi: { extensions: ["./src/main.ts"] } }));
+    write(join(home, "extensions", "pkg", "src", "main.ts"));
+    write(join(cwd, ".pion", "extensions", "local.ts"));
+    write(join(cwd, "tools", "extra.ts"));
+    write(join(cwd, "dir-ext", "index.js"));
+    return { root, home, cwd };
+  }
+
+  test("global folder, project folder, then -e paths (files and folders), deduplicated", () => {
+    const { home, cwd } = layout();
+    const found = discoverExtensions({ home, cwd, extra: ["tools/extra.ts", "dir-ext", join(cwd, ".pion/extensions/local.ts"), "nope.ts"], noDiscovery: false });
+    expect(found).toEqual([
+      join(home, "extensions", "a.js"),
+      join(home, "extensions", "b.ts"),
+      join(home, "extensions", "folder", "index.ts"),
+      join(home, "extensions", "pkg", "src", "main.ts"),
+      join(cwd, ".pion", "extensions", "local.ts"),
+      join(cwd, "tools", "extra.ts"),
+      join(cwd, "dir-ext", "index.js"),
+      join(cwd, "nope.ts"),
+    ]);
+  });
+
+  test("noDiscovery keeps only the explicit paths; missing folders are fine", () => {
+    const { home, cwd } = layout();
+    expect(discoverExtensions({ home, cwd, extra: ["tools/extra.ts"], noDiscovery: true })).toEqual([join(cwd, "tools", "extra.ts")]);
+    expect(discoverExtensions({ home: join(home, "none"), cwd: join(cwd, "none"), extra: [], noDiscovery: false })).toEqual([]);
+  });
+});

@@ -1,0 +1,146 @@
+import { describe, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
+import { loadExtensions } from "../../../src/extensions/loader.ts";
+import type { ToolResult } from "../../../src/tools/tool.ts";
+import { fakePort } from "./fake-port.ts";
+
+/** The reference's own examples, loaded unchanged from its installed package (never copied here). */
+const EXAMPLES = "/work/ref/node_modules/@earendil-works/pi-coding-agent/examples/extensions";
+const RPC_DEMO = `${EXAMPLES}/rpc-demo.ts`;
+const isRequest = (method: string) => (f: Record<string, unknown>) => f.type === "extension_ui_request" && f.method === method;
+
+describe.skipIf(!existsSync(RPC_DEMO))("reference rpc-demo.ts", () => {
+  async function load() {
+    const fake = fakePort();
+    const runner = await loadExtensions([RPC_DEMO], fake.port);
+    return { ...fake, runner };
+  }
+
+  test("loads without errors and registers its three commands", async () => {
+    const { runner, errors } = await load();
+    expect(errors()).toEqual([]);
+    expect(runner.loaded).toEqual([{ path: RPC_DEMO }]);
+    expect(runner.commands().map((c) => c.name)).toEqual(["rpc-input", "rpc-editor", "rpc-prefill"]);
+  });
+
+  test("session_start sets title, widget and status; turns update the status", async () => {
+    const { runner, frames } = await load();
+    await runner.notify("session_start", { reason: "startup" });
+    await runner.notify("turn_start", { turnIndex: 0 });
+    await runner.notify("turn_end", { turnIndex: 0 });
+    expect(frames.map(({ id: _id, ...f }) => f)).toEqual([
+      { type: "extension_ui_request", method: "setTitle", title: "pi RPC Demo" },
+      { type: "extension_ui_request", method: "setWidget", widgetKey: "rpc-demo", widgetLines: ["--- RPC Extension UI Demo ---", "Loaded and ready."] },
+      { type: "extension_ui_request", method: "setStatus", statusKey: "rpc-demo", statusText: "Turns: 0" },
+      { type: "extension_ui_request", method: "setStatus", statusKey: "rpc-demo", statusText: "Turn 1 running..." },
+      { type: "extension_ui_request", method: "setStatus", statusKey: "rpc-demo", statusText: "Turn 1 done" },
+    ]);
+  });
+
+  test("a dangerous bash call asks with select; Block blocks, Allow lets it through", async () => {
+    const { runner, nextFrame } = await load();
+    const call = { toolCallId: "c1", toolName: "bash", input: { command: "sudo rm -rf /tmp/x" } };
+    let ask = nextFrame(isRequest("select"));
+    let decision = runner.onToolCall(call);
+    let frame = await ask;
+    expect(frame).toMatchObject({ title: "Dangerous command: sudo rm -rf /tmp/x", options: ["Allow", "Block"] });
+    let note = nextFrame(isRequest("notify"));
+    runner.handleUiResponse({ id: String(frame.id), value: "Block" });
+    expect(await decision).toEqual({ block: true, reason: "Blocked by user" });
+    expect(await note).toMatchObject({ message: "Command blocked by user", notifyType: "warning" });
+
+    ask = nextFrame(isRequest("select"));
+    decision = runner.onToolCall(call);
+    frame = await ask;
+    runner.handleUiResponse({ id: String(frame.id), value: "Allow" });
+    expect(await decision).toEqual({ block: false, input: call.input });
+    expect(await runner.onToolCall({ toolCallId: "c2", toolName: "bash", input: { command: "ls" } })).toEqual({ block: false, input: { command: "ls" } });
+  });
+
+  test("a new session asks for confirmation and cancels when declined", async () => {
+    const { runner, nextFrame } = await load();
+    const ask = nextFrame(isRequest("confirm"));
+    const cancelled = runner.beforeSessionChange("session_before_switch", { reason: "new" });
+    const frame = await ask;
+    expect(frame).toMatchObject({ title: "Clear session?", message: "All messages will be lost." });
+    runner.handleUiResponse({ id: String(frame.id), confirmed: false });
+    expect(await cancelled).toBe(true);
+    expect(await runner.beforeSessionChange("session_before_switch", { reason: "resume" })).toBe(false);
+  });
+
+  test("its commands drive input, editor and set_editor_text", async () => {
+    const { runner, nextFrame } = await load();
+    const ask = nextFrame(isRequest("input"));
+    const done = runner.runCommand("/rpc-input");
+    const frame = await ask;
+    expect(frame).toMatchObject({ title: "Enter a value", placeholder: "type something..." });
+    const note = nextFrame(isRequest("notify"));
+    runner.handleUiResponse({ id: String(frame.id), value: "forty-two" });
+    expect(await done).toBe(true);
+    expect(await note).toMatchObject({ message: "You entered: forty-two", notifyType: "info" });
+
+    const edit = nextFrame(isRequest("editor"));
+    const editing = runner.runCommand("/rpc-editor");
+    const editorFrame = await edit;
+    expect(editorFrame).toMatchObject({ prefill: "Line 1\nLine 2\nLine 3" });
+    runner.handleUiResponse({ id: String(editorFrame.id), cancelled: true });
+    await editing;
+
+    const prefill = nextFrame(isRequest("set_editor_text"));
+    await runner.runCommand("/rpc-prefill");
+    expect(await prefill).toMatchObject({ text: "This text was set by the rpc-demo extension." });
+  });
+});
+
+describe.skipIf(!existsSync(EXAMPLES))("other reference examples", () => {
+  const toolCtx = { signal: new AbortController().signal, callId: "call_9", cwd: "/" };
+
+  test("hello.ts (defineTool + Type from pi-ai) registers a working tool", async () => {
+    const { port, errors } = fakePort();
+    const runner = await loadExtensions([`${EXAMPLES}/hello.ts`], port);
+    expect(errors()).toEqual([]);
+    const hello = runner.tools()[0]!;
+    expect(hello.parameters).toEqual({ type: "object", properties: { name: { type: "string", description: "Name to greet" } }, required: ["name"] });
+    const result: ToolResult = await hello.execute(hello.parse({ name: "pion" }), toolCtx);
+    expect(result).toEqual({ content: [{ type: "text", text: "Hello, pion!" }], details: { greeted: "pion" } });
+  });
+
+  test("dynamic-tools.ts (Type from typebox) registers tools on session_start and from its command", async () => {
+    const { port, errors, frames } = fakePort();
+    const runner = await loadExtensions([`${EXAMPLES}/dynamic-tools.ts`], port);
+    expect(runner.tools()).toEqual([]);
+    await runner.notify("session_start", { reason: "startup" });
+    await runner.runCommand("/add-echo-tool shout");
+    expect(errors()).toEqual([]);
+    expect(runner.tools().map((t) => t.name)).toEqual(["echo_session", "shout"]);
+    const shout = runner.tools()[1]!;
+    expect(await shout.execute(shout.parse({ message: "hi" }), toolCtx)).toMatchObject({ content: [{ type: "text", text: "[shout] hi" }] });
+    expect(frames.map((f) => f.message)).toEqual(["Registered dynamic tool: echo_session", "Registered dynamic tool: shout"]);
+  });
+
+  test("permission-gate.ts blocks without asking when there is no UI", async () => {
+    const { port } = fakePort({ mode: "print", hasUI: false });
+    const runner = await loadExtensions([`${EXAMPLES}/permission-gate.ts`], port);
+    expect(await runner.onToolCall({ toolCallId: "c", toolName: "bash", input: { command: "sudo ls" } })).toEqual({
+      block: true,
+      reason: "Dangerous command blocked (no UI for confirmation)",
+    });
+  });
+
+  test("commands.ts lists commands through pi.getCommands in a select dialog", async () => {
+    const { port, nextFrame } = fakePort();
+    const runner = await loadExtensions([`${EXAMPLES}/commands.ts`, RPC_DEMO], port);
+    const ask = nextFrame((f) => f.method === "select");
+    const done = runner.runCommand("/commands extension");
+    const frame = await ask;
+    expect(frame.options).toEqual([
+      "--- Extensions ---",
+      "/commands - List available slash commands",
+      "/rpc-input - Prompt for text input (demonstrates ctx.ui.input in RPC)",
+      "/rpc-editor - Open multi-line editor (demonstrates ctx.ui.editor in RPC)",
+      "/rpc-prefill - Prefill the input editor (demonstrates ctx.ui.setEditorText in RPC)",
+    ]);
+    runner.handleUiResponse({ id: String(frame.id), cancelled: true });
+    expect(await done).toBe(true);
+  });
+});
