@@ -10,7 +10,11 @@ export interface LoopDeps {
   /** A returned promise means "slow down": the loop awaits it (stdout backpressure). */
   emit: (event: AgentEvent) => void | Promise<void>;
   /** The request for the next model call, built from everything the run has so far. */
-  buildRequest: (context: readonly AgentMessage[]) => LlmRequest;
+  buildRequest: (context: readonly AgentMessage[]) => LlmRequest | Promise<LlmRequest>;
+  /** May block a validated call (the reason goes back to the model) or change its input. */
+  beforeToolCall?: (call: ToolCall, args: Record<string, unknown>) => Promise<{ block: true; reason: string } | { block: false; input: Record<string, unknown> }>;
+  /** May change a tool's result before it is recorded. */
+  afterToolResult?: (call: ToolCall, args: Record<string, unknown>, result: ToolResult) => Promise<ToolResult>;
   /** Steering messages to deliver now (the session owns the queue and its mode). */
   nextSteering: () => AgentMessage[];
   nextFollowUp: () => AgentMessage[];
@@ -89,7 +93,7 @@ async function streamAssistant(
   emit: (e: AgentEvent) => Promise<void>,
   signal: AbortSignal,
 ): Promise<AssistantMessage> {
-  const req = deps.buildRequest(all);
+  const req = await deps.buildRequest(all);
   const stream = deps.stream(req, signal);
   const started: AssistantMessage = {
     role: "assistant",
@@ -192,17 +196,23 @@ async function execute(
     const why = err instanceof ToolArgumentError || err instanceof Error ? err.message : String(err);
     return errorResult(`Invalid arguments for tool "${call.name}": ${why}. Fix the arguments and call the tool again.`);
   }
+  if (deps.beforeToolCall) {
+    const decision = await deps.beforeToolCall(call, args as Record<string, unknown>);
+    if (decision.block) return errorResult(decision.reason);
+    args = decision.input;
+  }
+  let result: ToolResult;
   try {
-    const result = await tool.execute(args, {
+    result = await tool.execute(args, {
       signal,
       callId: call.id,
       cwd: deps.cwd,
       onUpdate: (partialResult) =>
         void emit({ type: "tool_execution_update", toolCallId: call.id, toolName: call.name, args: call.arguments, partialResult }),
     });
-    if (signal.aborted && !result.isError) return { ...result, isError: true };
-    return result;
+    if (signal.aborted && !result.isError) result = { ...result, isError: true };
   } catch (err) {
-    return errorResult(err instanceof Error ? err.message : String(err));
+    result = errorResult(err instanceof Error ? err.message : String(err));
   }
+  return deps.afterToolResult ? deps.afterToolResult(call, args as Record<string, unknown>, result) : result;
 }

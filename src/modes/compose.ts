@@ -4,20 +4,23 @@ import { loadModels, resolveModel, type ModelRegistry } from "../providers/model
 import { createScriptedStream, loadScript, scriptedModel } from "../providers/scripted.ts";
 import { streamByApi } from "../providers/index.ts";
 import type { Model, StreamFn, ThinkingLevel } from "../providers/types.ts";
-import { listCommands, type CommandInfo } from "../resources/commands.ts";
+import { listCommands } from "../resources/commands.ts";
 import { loadContextFiles } from "../resources/context-files.ts";
 import { expandPromptTemplate, loadPromptTemplates } from "../resources/prompt-templates.ts";
 import { expandSkillCommand, loadSkills } from "../resources/skills.ts";
 import { buildSystemPrompt } from "../resources/system-prompt.ts";
 import { log } from "../util/log.ts";
-import { AgentSession } from "../session/session.ts";
+import { AgentSession, type ExtensionFrame } from "../session/session.ts";
 import { locateSession } from "../session/navigation.ts";
 import type { SessionHeader } from "../store/entries.ts";
 import { withJsonlExport } from "../store/jsonl-export.ts";
 import { databasePath, sessionFilePath } from "../store/paths.ts";
 import { openSqliteStore } from "../store/sqlite-store.ts";
 import type { SessionStore } from "../store/store.ts";
+import { discoverExtensions } from "../extensions/discover.ts";
 import { HostTools } from "../extensions/host-tools.ts";
+import { loadExtensions } from "../extensions/loader.ts";
+import type { ExtensionRunner, ExtensionSessionPort } from "../extensions/types.ts";
 import { BUILTIN_TOOL_NAMES, createBuiltinTools, DEFAULT_TOOLS, selectTools } from "../tools/index.ts";
 import { createTodoTool } from "../tools/todo.ts";
 import type { Tool } from "../tools/tool.ts";
@@ -37,6 +40,9 @@ export interface CliOptions {
   session?: string;
   sessionDir?: string;
   continue?: boolean;
+  mode?: "rpc" | "json" | "print";
+  extensions?: string[];
+  noExtensions?: boolean;
   tools?: string;
   systemPrompt?: string;
   appendSystemPrompt?: string;
@@ -49,7 +55,65 @@ export interface Composed {
   cwd: string;
   fileFor: (h: SessionHeader) => string | undefined;
   hostTools: HostTools;
-  commands: () => CommandInfo[];
+  commands: () => unknown[];
+  extensions?: ExtensionRunner;
+  /** Aborted when an extension asks pion to shut down. */
+  shutdown: AbortSignal;
+}
+
+const NOTIFIED: ReadonlySet<string> = new Set([
+  "agent_start",
+  "agent_end",
+  "turn_start",
+  "turn_end",
+  "message_start",
+  "message_update",
+  "message_end",
+  "tool_execution_start",
+  "tool_execution_update",
+  "tool_execution_end",
+]);
+
+/** What extensions may do to the session (resolved lazily: extensions load before the session exists). */
+interface SessionRef {
+  session?: AgentSession;
+  early: ExtensionFrame[];
+}
+
+function extensionPort(ref: SessionRef, cwd: string, mode: "rpc" | "json" | "print", shutdown: () => void): ExtensionSessionPort {
+  const get = () => ref.session;
+  const must = () => {
+    const s = get();
+    if (!s) throw new Error("the session is not ready yet");
+    return s;
+  };
+  return {
+    cwd,
+    mode,
+    hasUI: mode === "rpc",
+    model: () => {
+      const m = get()?.model;
+      return m ? { provider: m.provider, id: m.id } : undefined;
+    },
+    isIdle: () => !get()?.isBusy,
+    abort: () => void get()?.abort(),
+    shutdown,
+    sendMessage: (msg, opts) => must().sendCustomMessage(msg, opts),
+    sendUserMessage: (text, opts) => {
+      const s = must();
+      if (s.isBusy) s.enqueue(opts?.deliverAs ?? "followUp", text);
+      else s.prompt(text, undefined);
+    },
+    appendEntry: (customType, data) => must().appendCustom(customType, data),
+    setSessionName: (name) => void must().setName(name),
+    getSessionName: () => get()?.name,
+    setLabel: (entryId, label) => must().setLabel(entryId, label),
+    writeFrame: (frame) => {
+      const f = frame as unknown as ExtensionFrame;
+      if (ref.session) void ref.session.publish(f);
+      else ref.early.push(f);
+    },
+  };
 }
 
 /** The registry plus one keyless model (the scripted provider's). */
@@ -129,11 +193,20 @@ export async function composeSession(opts: CliOptions): Promise<Composed> {
     selected.set(name, builtin.get(name)!);
   }
   const hostTools = new HostTools((frame) => void session.publish(frame));
+  // Extensions load before the session exists; what they write meanwhile waits in `early`.
+  const ref: SessionRef = { early: [] };
+  const shutdown = new AbortController();
+  const extensions = await loadExtensions(
+    discoverExtensions({ home: o.home, cwd: o.cwd, extra: o.extensions ?? [], noDiscovery: o.noExtensions === true }),
+    extensionPort(ref, o.cwd, o.mode ?? "rpc", () => shutdown.abort()),
+  );
+  const hasExtensions = extensions.loaded.length > 0;
   // Host tools join from the next model call; the todo tool once the host set a plan.
   const tools = () => {
     const all = new Map(selected);
     if (session.todos.length > 0) all.set("todo", todoTool);
     for (const t of hostTools.tools()) all.set(t.name, t);
+    if (hasExtensions) for (const t of extensions.tools()) all.set(t.name, t);
     return all;
   };
   const resources = loadResources(o.home, o.cwd);
@@ -156,6 +229,7 @@ export async function composeSession(opts: CliOptions): Promise<Composed> {
         skills: resources.skills,
         contextFiles: resources.contextFiles,
       }),
+    extensions: hasExtensions ? extensions : undefined,
     expand: (text) => expandSkillCommand(expandPromptTemplate(text, resources.templates), resources.skills),
     cwd: o.cwd,
     model,
@@ -178,6 +252,25 @@ export async function composeSession(opts: CliOptions): Promise<Composed> {
     const restored = session.model;
     if (model && (o.model || o.provider) && (restored?.provider !== model.provider || restored.id !== model.id)) session.setModel(model);
   }
+  ref.session = session;
+  for (const frame of ref.early.splice(0)) void session.publish(frame);
   if (o.name) session.setName(o.name);
-  return { session, scopedModels, store, cwd: o.cwd, fileFor, hostTools, commands: () => listCommands(resources.skills, resources.templates) };
+  if (hasExtensions) {
+    // Extensions see the agent's events in order, after they are written.
+    session.subscribe((e) => {
+      if (NOTIFIED.has(e.type)) void extensions.notify(e.type, e as unknown as Record<string, unknown>);
+    });
+    await extensions.notify("session_start", { reason: "startup" });
+  }
+  const commands = () => [
+    ...extensions.commands().map((c) => ({
+      name: c.name,
+      description: c.description,
+      source: "extension" as const,
+      path: c.path,
+      sourceInfo: { path: c.path, source: "local", scope: "temporary", origin: "top-level" },
+    })),
+    ...listCommands(resources.skills, resources.templates),
+  ];
+  return { session, scopedModels, store, cwd: o.cwd, fileFor, hostTools, commands, extensions: hasExtensions ? extensions : undefined, shutdown: shutdown.signal };
 }

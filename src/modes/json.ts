@@ -22,7 +22,7 @@ export async function runJsonMode(composed: Composed, prompts: string[], mode: "
   const writer = createWriter(Bun.stdout.writer());
   if (mode === "json") {
     writer.write(session.header);
-    session.subscribe((e) => writer.write(e));
+    session.subscribe((e) => writer.write(e), { replay: true });
   } else if (process.stderr.isTTY) {
     session.subscribe((e) => {
       if (e.type === "tool_execution_start") process.stderr.write(`[${e.toolName}] ${JSON.stringify(e.args).slice(0, 200)}\n`);

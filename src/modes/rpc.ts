@@ -10,7 +10,7 @@ import type { Composed } from "./compose.ts";
 export async function runRpcMode(composed: Composed): Promise<number> {
   const { session } = composed;
   const writer = createWriter(Bun.stdout.writer());
-  session.subscribe((e) => writer.write(e));
+  session.subscribe((e) => writer.write(e), { replay: true });
 
   let stopping = false;
   const onSignal = (code: number) => async () => {
@@ -22,6 +22,14 @@ export async function runRpcMode(composed: Composed): Promise<number> {
   };
   process.on("SIGTERM", onSignal(143));
   process.on("SIGHUP", onSignal(129));
+  // An extension's ctx.shutdown(): finish like stdin EOF.
+  composed.shutdown.addEventListener("abort", async () => {
+    stopping = true;
+    await session.abort();
+    await writer.drain();
+    composed.store.close();
+    process.exit(0);
+  });
 
   await serveRpc(Bun.stdin.stream(), writer, createHandlers(composed));
   await session.idle();

@@ -1,5 +1,8 @@
 import { VERSION } from "../config.ts";
 import type { HostTools } from "../extensions/host-tools.ts";
+import type { ExtensionRunner } from "../extensions/types.ts";
+import type { ImageContent } from "../providers/types.ts";
+import type { Disposition } from "../session/session.ts";
 import { COMMAND_SCHEMAS, SILENT_FRAMES } from "../protocol/commands.ts";
 import type { Model } from "../providers/types.ts";
 import { normalizeTodos } from "../tools/todo.ts";
@@ -13,6 +16,7 @@ export interface HandlerContext extends SessionHandlerContext {
   session: AgentSession;
   hostTools: HostTools;
   commands: () => unknown[];
+  extensions?: ExtensionRunner;
   /** Models `cycle_model` goes through (from --models), empty when not scoped. */
   scopedModels: Model[];
 }
@@ -22,9 +26,10 @@ export function createHandlers(ctx: HandlerContext): Handlers {
   const s = () => ctx.session;
   return {
     ...sessionHandlers(ctx),
-    prompt: (c) => ({ disposition: s().prompt(c.message, c.images, c.streamingBehavior, c.id) }),
-    steer: (c) => ({ disposition: s().enqueue("steer", c.message, c.images, c.id) }),
-    follow_up: (c) => ({ disposition: s().enqueue("followUp", c.message, c.images, c.id) }),
+    prompt: (c) =>
+      withInput(ctx, c.message, c.images, true, (text, images) => s().prompt(text, images, c.streamingBehavior, c.id)),
+    steer: (c) => withInput(ctx, c.message, c.images, false, (text, images) => s().enqueue("steer", text, images, c.id)),
+    follow_up: (c) => withInput(ctx, c.message, c.images, false, (text, images) => s().enqueue("followUp", text, images, c.id)),
     abort: async () => {
       await s().abort();
     },
@@ -108,7 +113,7 @@ export function createHandlers(ctx: HandlerContext): Handlers {
     get_commands: () => ({ commands: ctx.commands() }),
     get_capabilities: () => capabilities(),
 
-    extension_ui_response: () => undefined,
+    extension_ui_response: (c) => ctx.extensions?.handleUiResponse(c),
     host_tool_update: (c) => ctx.hostTools.update(c.id, c.partialResult),
     host_tool_result: (c) => ctx.hostTools.result(c.id, c.result, c.isError),
   };
@@ -132,6 +137,31 @@ function getState(s: AgentSession) {
   state.interruptMode = s.interruptMode;
   state.todoPhases = s.todos;
   return state;
+}
+
+/**
+ * The input path of prompt, steer and follow_up: an extension command runs at once (even
+ * during a run; its response waits for it without holding the queue); `input` handlers may
+ * transform the text or handle it; then the session gets it.
+ */
+async function withInput(
+  ctx: HandlerContext,
+  message: string,
+  images: ImageContent[] | undefined,
+  allowCommands: boolean,
+  deliver: (text: string, images: ImageContent[] | undefined) => Disposition,
+): Promise<unknown> {
+  const ext = ctx.extensions;
+  if (!ext) return { disposition: deliver(message, images) };
+  if (allowCommands && message.startsWith("/")) {
+    const name = message.slice(1).split(/\s/, 1)[0];
+    if (ext.commands().some((c) => c.name === name)) {
+      return new Background(ext.runCommand(message).then(() => ({ disposition: "handled" })));
+    }
+  }
+  const input = await ext.onInput(message, images, "rpc");
+  if (input.action === "handled") return { disposition: "handled" };
+  return { disposition: deliver(input.text, input.images as ImageContent[] | undefined) };
 }
 
 /** What this pion speaks, so a client can adapt without guessing. */

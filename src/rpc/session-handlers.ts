@@ -7,11 +7,13 @@ import type { AgentSession } from "../session/session.ts";
 import { sessionStats } from "../session/stats.ts";
 import { buildTree, collectLabels, serializeTree } from "../store/entries.ts";
 import type { SessionHeader } from "../store/entries.ts";
+import type { ExtensionRunner } from "../extensions/types.ts";
 import type { SessionStore } from "../store/store.ts";
 import { PionError } from "../util/errors.ts";
 
 export interface SessionHandlerContext {
   session: AgentSession;
+  extensions?: ExtensionRunner;
   store: SessionStore;
   cwd: string;
   fileFor: (h: SessionHeader) => string | undefined;
@@ -30,28 +32,50 @@ export function sessionHandlers(ctx: SessionHandlerContext) {
     return { messages: out };
   };
 
+  /** Ask extensions first (session_before_*); afterwards they see session_shutdown / session_start. */
+  const change = async (
+    event: "session_before_switch" | "session_before_fork",
+    payload: Record<string, unknown>,
+    reason: string,
+    apply: () => Promise<void> | void,
+  ): Promise<boolean> => {
+    const ext = ctx.extensions;
+    if (ext && (await ext.beforeSessionChange(event, payload))) return false;
+    const previousSessionFile = s().file;
+    if (ext) await ext.notify("session_shutdown", { reason });
+    await apply();
+    if (ext) await ext.notify("session_start", { reason, previousSessionFile });
+    return true;
+  };
+
   const fork = async (c: CommandOf<"fork"> | CommandOf<"branch">) => {
     const path = s().branchPath();
     const at = path.findIndex((e) => e.id === c.entryId);
     const text = userEntryText(path[at]);
     if (at < 0 || text === undefined) throw new PionError("Invalid entry ID for forking", "invalid_argument");
-    await s().abort();
-    s().branchInto(path.slice(0, at));
-    return { text, cancelled: false };
+    const done = await change("session_before_fork", { entryId: c.entryId, position: "before" }, "fork", async () => {
+      await s().abort();
+      s().branchInto(path.slice(0, at));
+    });
+    return { text, cancelled: !done };
   };
 
   return {
     new_session: async (c: CommandOf<"new_session">) => {
-      await s().abort();
-      s().startNew(c.parentSession);
-      return { cancelled: false };
+      const done = await change("session_before_switch", { reason: "new" }, "new", async () => {
+        await s().abort();
+        s().startNew(c.parentSession);
+      });
+      return { cancelled: !done };
     },
     switch_session: async (c: CommandOf<"switch_session">) => {
       const id = locateSession(ctx.store, c.sessionPath, ctx.cwd, ctx.fileFor);
-      await s().abort();
-      s().openStored(id);
-      s().restoreSettings();
-      return { cancelled: false };
+      const done = await change("session_before_switch", { reason: "resume", targetSessionFile: c.sessionPath }, "resume", async () => {
+        await s().abort();
+        s().openStored(id);
+        s().restoreSettings();
+      });
+      return { cancelled: !done };
     },
     fork,
     branch: fork,
@@ -59,9 +83,11 @@ export function sessionHandlers(ctx: SessionHandlerContext) {
       if (!s().isStored) {
         throw new PionError("This session has not been saved yet. Send a message before cloning or forking it.", "invalid_state");
       }
-      await s().abort();
-      s().branchInto(s().branchPath());
-      return { cancelled: false };
+      const done = await change("session_before_fork", { entryId: s().leaf, position: "at" }, "fork", async () => {
+        await s().abort();
+        s().branchInto(s().branchPath());
+      });
+      return { cancelled: !done };
     },
     get_fork_messages: forkMessages,
     get_branch_messages: forkMessages,

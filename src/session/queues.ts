@@ -1,10 +1,10 @@
-import type { UserMessage } from "../providers/types.ts";
+import type { AgentMessage } from "../store/entries.ts";
 
 export type QueueMode = "all" | "one-at-a-time";
 
 export interface Queued {
   text: string;
-  message: UserMessage;
+  message: AgentMessage;
   /** Id of the command that queued it, for its prompt_result. */
   requestId?: string;
 }

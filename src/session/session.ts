@@ -3,13 +3,14 @@ import { runAgent } from "../agent/loop.ts";
 import type { ModelRegistry } from "../providers/models.ts";
 import { clampThinkingLevel, thinkingLevelsFor } from "../providers/thinking.ts";
 import { emptyUsage } from "../providers/event-stream.ts";
-import type { AssistantMessage, ImageContent, Usage, LlmRequest, Model, StreamFn, TextContent, ThinkingLevel, UserMessage } from "../providers/types.ts";
-import { pathTo, type AgentMessage, type BashExecutionMessage, type Entry, type SessionHeader } from "../store/entries.ts";
+import type { AssistantMessage, ImageContent, ToolCall, Usage, LlmRequest, Model, StreamFn, TextContent, ThinkingLevel, UserMessage } from "../providers/types.ts";
+import { pathTo, type AgentMessage, type BashExecutionMessage, type CustomMessage, type Entry, type SessionHeader } from "../store/entries.ts";
 import { runShell } from "../tools/shell.ts";
 import type { SessionStore } from "../store/store.ts";
 import type { HostToolFrame } from "../extensions/host-tools.ts";
 import type { TodoPhase } from "../tools/todo.ts";
-import type { Tool } from "../tools/tool.ts";
+import type { Tool, ToolResult } from "../tools/tool.ts";
+import type { ExtensionRunner } from "../extensions/types.ts";
 import { PionError } from "../util/errors.ts";
 import { shortId, uuid } from "../util/id.ts";
 import { buildContext, toLlmMessages } from "./context.ts";
@@ -33,7 +34,14 @@ export type SessionEvent =
   | { type: "bash_execution_update"; id?: string; delta: string }
   | { type: "entry_appended"; entry: Entry }
   | CompactionEvent
+  | ExtensionFrame
   | HostToolFrame;
+
+/** extension_ui_request / extension_error frames, written as the extension runner built them. */
+export interface ExtensionFrame {
+  type: "extension_ui_request" | "extension_error";
+  [key: string]: unknown;
+}
 
 export interface SessionOptions {
   store: SessionStore;
@@ -41,6 +49,8 @@ export interface SessionOptions {
   models: ModelRegistry;
   tools: () => ReadonlyMap<string, Tool>;
   systemPrompt: (tools: readonly Tool[]) => string;
+  /** Loaded extensions, whose hooks the session calls. */
+  extensions?: ExtensionRunner;
   /** Expands /skill:name and /template commands in prompts, steers and follow-ups. */
   expand?: (text: string) => string;
   cwd: string;
@@ -73,6 +83,18 @@ export function addUsage(total: Usage, u: Usage): void {
   total.cost.cacheRead += u.cost.cacheRead;
   total.cost.cacheWrite += u.cost.cacheWrite;
   total.cost.total += u.cost.total;
+}
+
+function customMessage(m: { customType: string; content: string | unknown[]; display?: boolean; details?: unknown }): CustomMessage {
+  const message: CustomMessage = {
+    role: "custom",
+    customType: m.customType,
+    content: m.content as string,
+    display: m.display ?? true,
+    timestamp: Date.now(),
+  };
+  if (m.details !== undefined) message.details = m.details;
+  return message;
 }
 
 function freshRetry() {
@@ -119,7 +141,7 @@ export class AgentSession {
   private bash: AbortController | undefined;
   private lastMessageEntryId: string | undefined;
   /** The run in progress: commands waiting for its prompt_result, and the usage of its model calls. */
-  private runInfo = { ids: [] as string[], usage: emptyUsage() };
+  private runInfo: { ids: string[]; usage: Usage; systemPrompt?: string } = { ids: [], usage: emptyUsage() };
 
   constructor(private opts: SessionOptions) {
     this.model = opts.model;
@@ -133,14 +155,29 @@ export class AgentSession {
     this.startNew();
   }
 
-  subscribe(fn: (e: SessionEvent) => void | Promise<void>): void {
+  /** `replay`: also receive what was published before anyone wrote the output (the writer's subscription). */
+  subscribe(fn: (e: SessionEvent) => void | Promise<void>, opts: { replay?: boolean } = {}): void {
     this.listeners.push(fn);
+    if (opts.replay) {
+      this.writing = true;
+      for (const e of this.backlog.splice(0)) void fn(e);
+    }
   }
 
-  /** Emit a record that is not tied to an entry (sub-protocol frames, todo changes). */
+  /**
+   * Emit a record that is not tied to an entry (sub-protocol frames, todo changes). Written
+   * before anyone subscribed (extension load errors at start-up), it waits for the first subscriber.
+   */
   publish(e: SessionEvent): void | Promise<void> {
+    if (!this.writing) {
+      this.backlog.push(e);
+      return;
+    }
     return this.emit(e);
   }
+
+  private backlog: SessionEvent[] = [];
+  private writing = false;
 
   /** The plan the host or the model keeps (spec 002 todo phases); not persisted. */
   todos: TodoPhase[] = [];
@@ -382,7 +419,7 @@ export class AgentSession {
     return out;
   }
 
-  private take(kind: "steering" | "followUp"): UserMessage[] {
+  private take(kind: "steering" | "followUp"): AgentMessage[] {
     return this.queues.take(kind).map((q) => {
       if (q.requestId) this.runInfo.ids.push(q.requestId);
       return q.message;
@@ -481,6 +518,7 @@ export class AgentSession {
 
   private startRun(prompts: AgentMessage[], requestId?: string): void {
     this.runInfo = { ids: requestId ? [requestId] : [], usage: emptyUsage() };
+    void prompts;
     const controller = new AbortController();
     const run = { controller, done: Promise.resolve() };
     this.run = run;
@@ -494,7 +532,7 @@ export class AgentSession {
     await new Promise<void>((r) => setImmediate(r));
     try {
       await this.compactIfFull(signal);
-      let opening = prompts;
+      let opening = await this.beforeAgentStart(prompts);
       for (;;) {
         this.retry.pending = false;
         this.overflow.pending = false;
@@ -598,13 +636,67 @@ export class AgentSession {
     this.bash?.abort();
   }
 
+  /** Extensions may replace this run's system prompt and add messages before the prompt. */
+  private async beforeAgentStart(prompts: AgentMessage[]): Promise<AgentMessage[]> {
+    const ext = this.opts.extensions;
+    const first = prompts[0];
+    if (!ext || !first || first.role !== "user") return prompts;
+    const text = typeof first.content === "string" ? first.content : first.content.map((c) => (c.type === "text" ? c.text : "")).join("");
+    const base = this.opts.systemPrompt([...this.opts.tools().values()]);
+    const out = await ext.onBeforeAgentStart(text, base);
+    if (out.systemPrompt !== undefined) this.runInfo.systemPrompt = out.systemPrompt;
+    const extra: AgentMessage[] = (out.messages ?? []).map((m) => customMessage(m));
+    return [...extra, ...prompts];
+  }
+
+  /** A message from an extension: queued while a run is active, started or just recorded otherwise. */
+  sendCustomMessage(
+    msg: { customType: string; content: string | unknown[]; display?: boolean; details?: unknown },
+    opts: { triggerTurn?: boolean; deliverAs?: "steer" | "followUp" | "nextTurn" } = {},
+  ): void {
+    const message = customMessage(msg);
+    const text = typeof msg.content === "string" ? msg.content : `[${msg.customType}]`;
+    if (this.run) {
+      this.queues.add(opts.deliverAs === "steer" ? "steering" : "followUp", { text, message });
+    } else if (opts.triggerTurn && this.model) {
+      this.startRun([message]);
+    } else {
+      void this.emit({ type: "message_start", message });
+      const entry = this.append({ type: "message", message });
+      void this.emit({ type: "message_end", message, entryId: entry.id });
+    }
+  }
+
+  /** An extension's own entry (not part of the context). */
+  appendCustom(customType: string, data?: unknown): void {
+    this.append({ type: "custom", customType, data });
+  }
+
+  setLabel(targetId: string, label: string | undefined): void {
+    if (!this.byId.has(targetId)) throw new PionError(`Entry not found: ${targetId}`, "not_found");
+    this.append({ type: "label", targetId, label });
+  }
+
   /** Cancel a pending retry delay; the run ends with the last error. */
   abortRetry(): void {
     this.retry.cancel?.abort();
   }
 
   private loopDeps(signal: AbortSignal) {
+    const ext = this.opts.extensions;
     return {
+      beforeToolCall: ext
+        ? (call: ToolCall, input: Record<string, unknown>) => ext.onToolCall({ toolCallId: call.id, toolName: call.name, input })
+        : undefined,
+      afterToolResult: ext
+        ? async (call: ToolCall, input: Record<string, unknown>, result: ToolResult) => {
+            const r = await ext.onToolResult(
+              { toolCallId: call.id, toolName: call.name, input },
+              { content: result.content, details: result.details, isError: result.isError === true },
+            );
+            return { content: r.content as ToolResult["content"], details: r.details, isError: r.isError };
+          }
+        : undefined,
       afterTurn: async () => ((await this.compactIfFull(signal)) ? this.messages() : undefined),
       stream: this.opts.stream,
       tools: this.opts.tools,
@@ -656,14 +748,16 @@ export class AgentSession {
     return this.emit(e);
   }
 
-  private buildRequest(context: readonly AgentMessage[]): LlmRequest {
+  private async buildRequest(context: readonly AgentMessage[]): Promise<LlmRequest> {
     const model = this.model!;
     const tools = [...this.opts.tools().values()];
+    const ext = this.opts.extensions;
+    const messages = ext ? ((await ext.onContext([...context])) as AgentMessage[]) : context;
     return {
       model,
       apiKey: this.opts.models.apiKey(model.provider),
-      systemPrompt: this.opts.systemPrompt(tools),
-      messages: toLlmMessages(context),
+      systemPrompt: this.runInfo.systemPrompt ?? this.opts.systemPrompt(tools),
+      messages: toLlmMessages(messages),
       tools: tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })),
       thinkingLevel: this.thinkingLevel,
       sessionId: this.sessionId,
