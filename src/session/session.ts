@@ -4,7 +4,7 @@ import type { ModelRegistry } from "../providers/models.ts";
 import { clampThinkingLevel, thinkingLevelsFor } from "../providers/thinking.ts";
 import { emptyUsage } from "../providers/event-stream.ts";
 import type { AssistantMessage, ImageContent, ToolCall, Usage, LlmRequest, Model, StreamFn, TextContent, ThinkingLevel, UserMessage } from "../providers/types.ts";
-import { pathTo, type AgentMessage, type BashExecutionMessage, type CustomMessage, type Entry, type SessionHeader } from "../store/entries.ts";
+import type { AgentMessage, BashExecutionMessage, Entry, SessionHeader } from "../store/entries.ts";
 import { runShell } from "../tools/shell.ts";
 import type { SessionStore } from "../store/store.ts";
 import type { HostToolFrame } from "../extensions/host-tools.ts";
@@ -12,8 +12,9 @@ import type { TodoPhase } from "../tools/todo.ts";
 import type { Tool, ToolResult } from "../tools/tool.ts";
 import type { ExtensionRunner } from "../extensions/types.ts";
 import { PionError } from "../util/errors.ts";
-import { shortId, uuid } from "../util/id.ts";
-import { buildContext, toLlmMessages } from "./context.ts";
+import { toLlmMessages } from "./context.ts";
+import { SessionTree, type EntryInput } from "./tree.ts";
+import { addUsage, customMessage, freshRetry } from "./run-state.ts";
 import { MessageQueues, type QueueMode } from "./queues.ts";
 import { cancellableSleep, isTransientError, retryDelay } from "./retry.ts";
 import { isContextOverflow, shouldCompact } from "./compaction.ts";
@@ -68,46 +69,6 @@ export interface SessionOptions {
   fileFor: (header: SessionHeader) => string | undefined;
 }
 
-/** An entry before the session gives it an id, parent and time. */
-type EntryInput = Entry extends infer E ? (E extends Entry ? Omit<E, "id" | "parentId" | "timestamp"> : never) : never;
-
-/** Add one model call's usage (tokens and cost) to a running total. */
-export function addUsage(total: Usage, u: Usage): void {
-  total.input += u.input;
-  total.output += u.output;
-  total.cacheRead += u.cacheRead;
-  total.cacheWrite += u.cacheWrite;
-  total.totalTokens += u.totalTokens;
-  total.cost.input += u.cost.input;
-  total.cost.output += u.cost.output;
-  total.cost.cacheRead += u.cost.cacheRead;
-  total.cost.cacheWrite += u.cost.cacheWrite;
-  total.cost.total += u.cost.total;
-}
-
-function customMessage(m: { customType: string; content: string | unknown[]; display?: boolean; details?: unknown }): CustomMessage {
-  const message: CustomMessage = {
-    role: "custom",
-    customType: m.customType,
-    content: m.content as string,
-    display: m.display ?? true,
-    timestamp: Date.now(),
-  };
-  if (m.details !== undefined) message.details = m.details;
-  return message;
-}
-
-function freshRetry() {
-  return {
-    attempt: 0,
-    pending: false,
-    exhausted: false,
-    lastError: "",
-    failedEntryId: undefined as string | undefined,
-    cancel: undefined as AbortController | undefined,
-  };
-}
-
 export type Disposition = "started" | "queued" | "handled";
 
 /**
@@ -116,9 +77,6 @@ export type Disposition = "started" | "queued" | "handled";
  * announcing it is emitted.
  */
 export class AgentSession {
-  header!: SessionHeader;
-  file: string | undefined;
-  name: string | undefined;
   model: Model | undefined;
   thinkingLevel: ThinkingLevel;
   interruptMode: "immediate" | "wait";
@@ -126,24 +84,20 @@ export class AgentSession {
   autoRetry: boolean;
   readonly queues: MessageQueues;
 
-  private byId = new Map<string, Entry>();
-  private leafId: string | null = null;
-  private stored = false;
-  /** Start entries held back until the session has something worth keeping. */
-  private pending: Entry[] = [];
+  private readonly tree: SessionTree;
   private run: { controller: AbortController; done: Promise<void>; compactionOnly?: boolean } | undefined;
   /** True while a compaction summary is being written. */
   isCompacting = false;
   private listeners: ((e: SessionEvent) => void | Promise<void>)[] = [];
   private retry = freshRetry();
   private overflow = { pending: false, tried: false };
-  private contextCache: { leaf: string | null; byId: Map<string, Entry>; messages: AgentMessage[] } | undefined;
   private bash: AbortController | undefined;
   private lastMessageEntryId: string | undefined;
   /** The run in progress: commands waiting for its prompt_result, and the usage of its model calls. */
   private runInfo: { ids: string[]; usage: Usage; systemPrompt?: string } = { ids: [], usage: emptyUsage() };
 
   constructor(private opts: SessionOptions) {
+    this.tree = new SessionTree(opts.store, opts.cwd, opts.fileFor);
     this.model = opts.model;
     this.thinkingLevel = clampThinkingLevel(opts.model, opts.thinkingLevel);
     this.interruptMode = opts.interruptMode;
@@ -197,10 +151,6 @@ export class AgentSession {
     return wait;
   }
 
-  get sessionId(): string {
-    return this.header.id;
-  }
-
   get isStreaming(): boolean {
     return this.run !== undefined && !this.run.compactionOnly;
   }
@@ -215,61 +165,19 @@ export class AgentSession {
     while (this.run) await this.run.done;
   }
 
-  /**
-   * Start an empty session. Nothing reaches the store until the first entry that is not a
-   * model or thinking-level change, so a process that only answers get_state leaves no
-   * session behind (the reference agent behaves the same way).
-   */
+  /** Start an empty session; its first entries record the model and thinking level. */
   startNew(parentSession?: string): void {
-    this.release();
-    this.header = { type: "session", version: 3, id: uuid(), timestamp: new Date().toISOString(), cwd: this.opts.cwd };
-    if (parentSession) this.header.parentSession = parentSession;
-    this.file = this.opts.fileFor(this.header);
-    this.byId = new Map();
-    this.leafId = null;
-    this.name = undefined;
-    this.stored = false;
-    this.pending = [];
+    this.tree.startNew(parentSession);
     if (this.model) this.append({ type: "model_change", provider: this.model.provider, modelId: this.model.id });
     this.append({ type: "thinking_level_change", thinkingLevel: this.thinkingLevel });
   }
 
-  /** Continue a session already in the store: its entries, leaf and name. */
   openStored(sessionId: string): void {
-    const meta = this.opts.store.getSession(sessionId);
-    if (!meta) throw new PionError(`Session not found: ${sessionId}`, "not_found");
-    this.opts.store.acquireSession(sessionId);
-    this.release();
-    this.header = meta.header;
-    this.file = meta.file;
-    this.byId = new Map();
-    for (const e of this.opts.store.entries(sessionId)) this.byId.set(e.id, e);
-    this.leafId = meta.leafId;
-    this.stored = true;
-    this.pending = [];
-    this.name = undefined;
-    for (const e of this.byId.values()) if (e.type === "session_info") this.name = e.name;
+    this.tree.openStored(sessionId);
   }
 
-  /**
-   * Continue in a new session holding `entries` (same ids), whose header names this
-   * session as its parent. Used by fork and clone.
-   */
   branchInto(entries: Entry[]): void {
-    const parent = this.file ?? this.header.id;
-    this.release();
-    this.header = { type: "session", version: 3, id: uuid(), timestamp: new Date().toISOString(), cwd: this.opts.cwd, parentSession: parent };
-    this.file = this.opts.fileFor(this.header);
-    const store = this.opts.store;
-    store.createSession(this.header, this.file);
-    store.acquireSession(this.header.id);
-    if (entries.length > 0) store.appendMany(this.header.id, entries);
-    this.byId = new Map(entries.map((e) => [e.id, e]));
-    this.leafId = entries.at(-1)?.id ?? null;
-    this.stored = true;
-    this.pending = [];
-    this.name = undefined;
-    for (const e of entries) if (e.type === "session_info") this.name = e.name;
+    this.tree.branchInto(entries);
   }
 
   /** Model and thinking level as last recorded on the active branch, when still available. */
@@ -284,68 +192,58 @@ export class AgentSession {
     }
   }
 
-  /** Give up the writer lock of the current session. */
   release(): void {
-    if (this.stored && this.header) this.opts.store.releaseSession(this.header.id);
+    this.tree.release();
   }
 
-  // ---- entries
+  // ---- entries (the tree owns them; these are the session's view)
 
-  /** All entries in append order (not only the active branch). */
-  entries(): Entry[] {
-    return this.stored ? this.opts.store.entries(this.sessionId) : [...this.pending];
+  get header(): SessionHeader {
+    return this.tree.header;
+  }
+
+  get file(): string | undefined {
+    return this.tree.file;
+  }
+
+  get name(): string | undefined {
+    return this.tree.name;
+  }
+
+  get sessionId(): string {
+    return this.tree.sessionId;
   }
 
   get leaf(): string | null {
-    return this.leafId;
+    return this.tree.leaf;
   }
 
   get isStored(): boolean {
-    return this.stored;
+    return this.tree.isStored;
+  }
+
+  entries(): Entry[] {
+    return this.tree.entries();
   }
 
   getEntry(id: string): Entry | undefined {
-    return this.byId.get(id);
+    return this.tree.get(id);
   }
 
   private append(partial: EntryInput): Entry {
-    const entry = { ...partial, id: shortId(this.byId), parentId: this.leafId, timestamp: new Date().toISOString() } as Entry;
-    this.commit(entry);
-    return entry;
+    return this.tree.append(partial);
   }
 
-  /** Commit an entry (and the held-back start entries on the first real one). */
-  private commit(entry: Entry): void {
-    const store = this.opts.store;
-    if (this.stored) store.append(this.sessionId, entry);
-    else if (entry.type === "model_change" || entry.type === "thinking_level_change") this.pending.push(entry);
-    else {
-      store.createSession(this.header, this.file);
-      store.acquireSession(this.sessionId);
-      store.appendMany(this.sessionId, [...this.pending, entry]);
-      this.pending = [];
-      this.stored = true;
-    }
-    this.byId.set(entry.id, entry);
-    this.leafId = entry.id;
-  }
-
-  /** Move the leaf (branching); the new position is persisted with the session. */
   setLeaf(leafId: string | null): void {
-    if (this.stored) this.opts.store.setLeaf(this.sessionId, leafId);
-    this.leafId = leafId;
+    this.tree.setLeaf(leafId);
   }
 
   branchPath(): Entry[] {
-    return pathTo(this.byId, this.leafId);
+    return this.tree.branchPath();
   }
 
-  /** The context of the active branch; cached until the leaf moves (entries never change). */
   messages(): AgentMessage[] {
-    if (this.contextCache?.leaf !== this.leafId || this.contextCache.byId !== this.byId) {
-      this.contextCache = { leaf: this.leafId, byId: this.byId, messages: buildContext(this.branchPath()) };
-    }
-    return this.contextCache.messages;
+    return this.tree.messages();
   }
 
   lastAssistantText(): string | null {
@@ -363,7 +261,7 @@ export class AgentSession {
     const trimmed = name.trim();
     if (!trimmed) throw new PionError("Session name cannot be empty", "invalid_argument");
     const entry = this.append({ type: "session_info", name: trimmed });
-    this.name = trimmed;
+    this.tree.name = trimmed;
     void this.emit({ type: "session_info_changed", name: trimmed, entryId: entry.id });
     return trimmed;
   }
@@ -673,7 +571,7 @@ export class AgentSession {
   }
 
   setLabel(targetId: string, label: string | undefined): void {
-    if (!this.byId.has(targetId)) throw new PionError(`Entry not found: ${targetId}`, "not_found");
+    if (!this.tree.has(targetId)) throw new PionError(`Entry not found: ${targetId}`, "not_found");
     this.append({ type: "label", targetId, label });
   }
 

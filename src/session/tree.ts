@@ -1,0 +1,140 @@
+import { pathTo, type AgentMessage, type Entry, type SessionHeader } from "../store/entries.ts";
+import type { SessionStore } from "../store/store.ts";
+import { PionError } from "../util/errors.ts";
+import { shortId, uuid } from "../util/id.ts";
+import { buildContext } from "./context.ts";
+
+/** An entry before the tree gives it an id, parent and time. */
+export type EntryInput = Entry extends infer E ? (E extends Entry ? Omit<E, "id" | "parentId" | "timestamp"> : never) : never;
+
+/**
+ * The current session's entry tree: header, entries by id, the leaf, and its link to the
+ * store. Appends are committed before they return (persist before announce). A new
+ * session reaches the store only with its first entry that is not a model or
+ * thinking-level change, so a process that only answers get_state leaves nothing behind
+ * (the reference agent behaves the same way).
+ */
+export class SessionTree {
+  header!: SessionHeader;
+  file: string | undefined;
+  name: string | undefined;
+  private byId = new Map<string, Entry>();
+  private leafId: string | null = null;
+  private stored = false;
+  /** Start entries held back until the session has something worth keeping. */
+  private pending: Entry[] = [];
+  private contextCache: { leaf: string | null; byId: Map<string, Entry>; messages: AgentMessage[] } | undefined;
+
+  constructor(
+    private store: SessionStore,
+    private cwd: string,
+    private fileFor: (h: SessionHeader) => string | undefined,
+  ) {}
+
+  get sessionId(): string {
+    return this.header.id;
+  }
+
+  get leaf(): string | null {
+    return this.leafId;
+  }
+
+  get isStored(): boolean {
+    return this.stored;
+  }
+
+  startNew(parentSession?: string): void {
+    this.release();
+    this.header = { type: "session", version: 3, id: uuid(), timestamp: new Date().toISOString(), cwd: this.cwd };
+    if (parentSession) this.header.parentSession = parentSession;
+    this.reset(this.fileFor(this.header), [], null, false);
+  }
+
+  /** Continue a session already in the store: its entries, leaf and name. */
+  openStored(sessionId: string): void {
+    const meta = this.store.getSession(sessionId);
+    if (!meta) throw new PionError(`Session not found: ${sessionId}`, "not_found");
+    this.store.acquireSession(sessionId);
+    this.release();
+    this.header = meta.header;
+    this.reset(meta.file, this.store.entries(sessionId), meta.leafId, true);
+  }
+
+  /**
+   * Continue in a new session holding `entries` (same ids), whose header names this
+   * session as its parent. Used by fork and clone.
+   */
+  branchInto(entries: Entry[]): void {
+    const parent = this.file ?? this.header.id;
+    this.release();
+    this.header = { type: "session", version: 3, id: uuid(), timestamp: new Date().toISOString(), cwd: this.cwd, parentSession: parent };
+    const file = this.fileFor(this.header);
+    this.store.createSession(this.header, file);
+    this.store.acquireSession(this.header.id);
+    if (entries.length > 0) this.store.appendMany(this.header.id, entries);
+    this.reset(file, entries, entries.at(-1)?.id ?? null, true);
+  }
+
+  private reset(file: string | undefined, entries: Entry[], leaf: string | null, stored: boolean): void {
+    this.file = file;
+    this.byId = new Map(entries.map((e) => [e.id, e]));
+    this.leafId = leaf;
+    this.stored = stored;
+    this.pending = [];
+    this.name = undefined;
+    for (const e of entries) if (e.type === "session_info") this.name = e.name;
+  }
+
+  /** Give up the writer lock of the current session. */
+  release(): void {
+    if (this.stored && this.header) this.store.releaseSession(this.header.id);
+  }
+
+  /** All entries in append order (not only the active branch). */
+  entries(): Entry[] {
+    return this.stored ? this.store.entries(this.sessionId) : [...this.pending];
+  }
+
+  has(id: string): boolean {
+    return this.byId.has(id);
+  }
+
+  get(id: string): Entry | undefined {
+    return this.byId.get(id);
+  }
+
+  append(partial: EntryInput): Entry {
+    const entry = { ...partial, id: shortId(this.byId), parentId: this.leafId, timestamp: new Date().toISOString() } as Entry;
+    const store = this.store;
+    if (this.stored) store.append(this.sessionId, entry);
+    else if (entry.type === "model_change" || entry.type === "thinking_level_change") this.pending.push(entry);
+    else {
+      store.createSession(this.header, this.file);
+      store.acquireSession(this.sessionId);
+      store.appendMany(this.sessionId, [...this.pending, entry]);
+      this.pending = [];
+      this.stored = true;
+    }
+    this.byId.set(entry.id, entry);
+    this.leafId = entry.id;
+    return entry;
+  }
+
+  /** Move the leaf (branching); the new position is persisted with the session. */
+  setLeaf(leafId: string | null): void {
+    if (this.stored) this.store.setLeaf(this.sessionId, leafId);
+    this.leafId = leafId;
+  }
+
+  branchPath(): Entry[] {
+    return pathTo(this.byId, this.leafId);
+  }
+
+  /** The context of the active branch; cached until the leaf moves (entries never change). */
+  messages(): AgentMessage[] {
+    if (this.contextCache?.leaf !== this.leafId || this.contextCache.byId !== this.byId) {
+      this.contextCache = { leaf: this.leafId, byId: this.byId, messages: buildContext(this.branchPath()) };
+    }
+    return this.contextCache.messages;
+  }
+}
