@@ -174,7 +174,18 @@ class JsonlExportStore implements SessionStore {
   listSessions = (options?: ListSessionsOptions): SessionList => this.inner.listSessions(options);
   searchSessions = (options: SearchOptions): SearchHit[] => this.inner.searchSessions(options);
   findSessionByFile = (path: string): SessionMeta | undefined => this.inner.findSessionByFile(path);
-  acquireSession = (sessionId: string): void => this.inner.acquireSession(sessionId);
+  /** Opening a session for writing also completes a JSONL file a crash left behind. */
+  acquireSession(sessionId: string): void {
+    this.inner.acquireSession(sessionId);
+    try {
+      syncJsonl(this.inner, sessionId);
+    } catch (err) {
+      log("store", "JSONL export could not be completed on open; it is retried on the next append", {
+        sessionId,
+        error: err instanceof Error ? err.message : String(err),
+      });
+    }
+  }
 
   releaseSession(sessionId: string): void {
     this.appenders.get(sessionId)?.close();
