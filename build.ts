@@ -6,6 +6,7 @@ const result = await Bun.build({
   compile: { outfile: "./dist/pion" },
   define: { PION_COMMIT: JSON.stringify(commit) },
   minify: true,
+  bytecode: true,
   sourcemap: "linked",
 });
 if (!result.success) {

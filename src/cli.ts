@@ -1,9 +1,7 @@
 #!/usr/bin/env bun
 import { defineCommand, renderUsage, type ArgsDef } from "citty";
 import { loadSettings, pionHome, VERSION } from "./config.ts";
-import { runJsonMode } from "./modes/json.ts";
-import { runRpcMode } from "./modes/rpc.ts";
-import { composeSession, type CliOptions } from "./modes/compose.ts";
+import type { CliOptions } from "./modes/compose.ts";
 import { errorMessage } from "./util/errors.ts";
 
 const ARGS = {
@@ -130,6 +128,8 @@ async function run(argv: string[]): Promise<number> {
     systemPrompt: args["system-prompt"] as string | undefined,
     appendSystemPrompt: args["append-system-prompt"] as string | undefined,
   };
+  // Loaded after the flags are checked, so --version, --help and usage errors stay instant.
+  const { composeSession } = await import("./modes/compose.ts");
   let composed: Awaited<ReturnType<typeof composeSession>>;
   try {
     opts.settings = loadSettings(opts.home, opts.cwd);
@@ -138,8 +138,8 @@ async function run(argv: string[]): Promise<number> {
     process.stderr.write(`pion: ${errorMessage(err)}\n`);
     return 1;
   }
-  if (mode === "rpc") return runRpcMode(composed);
-  return runJsonMode(composed, prompts, mode === "print" ? "print" : "json");
+  if (mode === "rpc") return (await import("./modes/rpc.ts")).runRpcMode(composed);
+  return (await import("./modes/json.ts")).runJsonMode(composed, prompts, mode === "print" ? "print" : "json");
 }
 
-process.exit(await run(process.argv.slice(2)));
+void run(process.argv.slice(2)).then((code) => process.exit(code));

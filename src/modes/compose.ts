@@ -19,7 +19,6 @@ import { openSqliteStore } from "../store/sqlite-store.ts";
 import type { SessionStore } from "../store/store.ts";
 import { discoverExtensions } from "../extensions/discover.ts";
 import { HostTools } from "../extensions/host-tools.ts";
-import { loadExtensions } from "../extensions/loader.ts";
 import type { ExtensionRunner, ExtensionSessionPort } from "../extensions/types.ts";
 import { BUILTIN_TOOL_NAMES, createBuiltinTools, DEFAULT_TOOLS, selectTools } from "../tools/index.ts";
 import { createTodoTool } from "../tools/todo.ts";
@@ -185,28 +184,37 @@ export async function composeSession(opts: CliOptions): Promise<Composed> {
     if (!scopedModels.includes(found.model)) scopedModels.push(found.model);
   }
 
-  const builtin = createBuiltinTools({ images: true });
-  const todoTool = createTodoTool({ get: () => session.todos, set: (phases) => void session.setTodos(phases) });
-  builtin.set("todo", todoTool);
-  const selected = new Map<string, Tool>();
-  for (const name of selectTools(o.tools ?? settings.defaultTools, DEFAULT_TOOLS, [...BUILTIN_TOOL_NAMES, "todo"])) {
-    selected.set(name, builtin.get(name)!);
-  }
+  const selectedNames = selectTools(o.tools ?? settings.defaultTools, DEFAULT_TOOLS, [...BUILTIN_TOOL_NAMES, "todo"]);
+  // Tool objects (schemas and descriptions) are built on the first model request, not at start-up.
+  let selected: Map<string, Tool> | undefined;
+  let todoTool: Tool | undefined;
+  const builtinTools = () => {
+    if (!selected) {
+      const builtin = createBuiltinTools({ images: true });
+      todoTool = createTodoTool({ get: () => session.todos, set: (phases) => void session.setTodos(phases) });
+      builtin.set("todo", todoTool);
+      selected = new Map(selectedNames.map((name) => [name, builtin.get(name)!]));
+    }
+    return { selected, todoTool: todoTool! };
+  };
   const hostTools = new HostTools((frame) => void session.publish(frame));
   // Extensions load before the session exists; what they write meanwhile waits in `early`.
   const ref: SessionRef = { early: [] };
   const shutdown = new AbortController();
-  const extensions = await loadExtensions(
-    discoverExtensions({ home: o.home, cwd: o.cwd, extra: o.extensions ?? [], noDiscovery: o.noExtensions === true }),
-    extensionPort(ref, o.cwd, o.mode ?? "rpc", () => shutdown.abort()),
-  );
-  const hasExtensions = extensions.loaded.length > 0;
+  const extensionPaths = discoverExtensions({ home: o.home, cwd: o.cwd, extra: o.extensions ?? [], noDiscovery: o.noExtensions === true });
+  // The loader (and its virtual modules) is only imported when there is something to load.
+  const extensions =
+    extensionPaths.length > 0
+      ? await (await import("../extensions/loader.ts")).loadExtensions(extensionPaths, extensionPort(ref, o.cwd, o.mode ?? "rpc", () => shutdown.abort()))
+      : undefined;
+  const hasExtensions = extensions !== undefined && extensions.loaded.length > 0;
   // Host tools join from the next model call; the todo tool once the host set a plan.
   const tools = () => {
+    const { selected, todoTool } = builtinTools();
     const all = new Map(selected);
     if (session.todos.length > 0) all.set("todo", todoTool);
     for (const t of hostTools.tools()) all.set(t.name, t);
-    if (hasExtensions) for (const t of extensions.tools()) all.set(t.name, t);
+    if (hasExtensions) for (const t of extensions!.tools()) all.set(t.name, t);
     return all;
   };
   const resources = loadResources(o.home, o.cwd);
@@ -255,7 +263,7 @@ export async function composeSession(opts: CliOptions): Promise<Composed> {
   ref.session = session;
   for (const frame of ref.early.splice(0)) void session.publish(frame);
   if (o.name) session.setName(o.name);
-  if (hasExtensions) {
+  if (extensions && hasExtensions) {
     // Extensions see the agent's events in order, after they are written.
     session.subscribe((e) => {
       if (NOTIFIED.has(e.type)) void extensions.notify(e.type, e as unknown as Record<string, unknown>);
@@ -263,7 +271,7 @@ export async function composeSession(opts: CliOptions): Promise<Composed> {
     await extensions.notify("session_start", { reason: "startup" });
   }
   const commands = () => [
-    ...extensions.commands().map((c) => ({
+    ...(extensions?.commands() ?? []).map((c) => ({
       name: c.name,
       description: c.description,
       source: "extension" as const,

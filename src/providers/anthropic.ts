@@ -1,4 +1,3 @@
-import Anthropic from "@anthropic-ai/sdk";
 import type {
   ContentBlockParam,
   MessageCreateParamsStreaming,
@@ -27,6 +26,8 @@ export const streamAnthropic: StreamFn = (req, signal) => {
   const watchdog = idleWatchdog(controller, req.idleTimeoutMs);
   void (async () => {
     try {
+      // Loaded on first use: the SDK costs start-up time that sessions on other APIs never need.
+      const { default: Anthropic } = await import("@anthropic-ai/sdk");
       const client = new Anthropic({
         apiKey: req.apiKey ?? "",
         baseURL: req.model.baseUrl.replace(/\/v1\/?$/, ""),

@@ -1,4 +1,4 @@
-import OpenAI from "openai";
+import type OpenAI from "openai";
 import type { ReasoningEffort } from "openai/resources/shared";
 import { emptyAssistant, priceUsage, PushStream } from "./event-stream.ts";
 import { describeProviderError } from "./errors.ts";
@@ -32,7 +32,9 @@ export function runOpenAIStream(
   const watchdog = idleWatchdog(controller, req.idleTimeoutMs);
   void (async () => {
     try {
-      const client = new OpenAI({
+      // Loaded on first use: the SDK costs start-up time that sessions on other APIs never need.
+      const { default: OpenAISdk } = await import("openai");
+      const client = new OpenAISdk({
         // The SDK refuses to start without a key; keyless local servers ignore the placeholder.
         apiKey: req.apiKey || "no-key",
         baseURL: openaiBaseUrl(req.model.baseUrl),

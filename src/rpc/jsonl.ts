@@ -10,10 +10,15 @@ export type JsonlRecord = { line: string } | { error: string };
 const LF = 0x0a;
 const CR = 0x0d;
 
-export async function* jsonLines(
+export async function* jsonLines(input: AsyncIterable<Uint8Array>, maxLineBytes?: number): AsyncGenerator<JsonlRecord> {
+  for await (const batch of jsonLineBatches(input, maxLineBytes)) yield* batch;
+}
+
+/** The same records, one array per input chunk (one await per chunk, not per line). */
+export async function* jsonLineBatches(
   input: AsyncIterable<Uint8Array>,
   maxLineBytes = 256 * 1024 * 1024,
-): AsyncGenerator<JsonlRecord> {
+): AsyncGenerator<JsonlRecord[]> {
   const decoder = new TextDecoder("utf-8", { fatal: true });
   let parts: Uint8Array[] = [];
   let size = 0;
@@ -37,8 +42,9 @@ export async function* jsonLines(
 
   for await (const chunk of input) {
     let start = 0;
+    const batch: JsonlRecord[] = [];
     for (let nl = chunk.indexOf(LF); nl !== -1; nl = chunk.indexOf(LF, start)) {
-      yield finish(chunk.subarray(start, nl));
+      batch.push(finish(chunk.subarray(start, nl)));
       start = nl + 1;
     }
     if (start < chunk.length) {
@@ -53,8 +59,9 @@ export async function* jsonLines(
         size += rest.length;
       }
     }
+    if (batch.length > 0) yield batch;
   }
-  if (size > 0 || overflow) yield finish(new Uint8Array(0));
+  if (size > 0 || overflow) yield [finish(new Uint8Array(0))];
 }
 
 function concat(parts: Uint8Array[], tail: Uint8Array, total: number): Uint8Array {

@@ -3,7 +3,7 @@ import { COMMAND_SCHEMAS, describeIssues, isCommandType, SILENT_FRAMES, type Com
 import { Background, failure, RawJson, success, successLine } from "../protocol/responses.ts";
 import { errorMessage, PionError } from "../util/errors.ts";
 import { log } from "../util/log.ts";
-import { jsonLines } from "./jsonl.ts";
+import { jsonLineBatches, type JsonlRecord } from "./jsonl.ts";
 import type { Writer } from "./writer.ts";
 
 export type Handler = (cmd: Command) => unknown;
@@ -29,32 +29,36 @@ const BYPASS: ReadonlySet<string> = new Set([
 export async function serveRpc(input: AsyncIterable<Uint8Array>, writer: Writer, handlers: Handlers): Promise<void> {
   const queue = new SerialQueue();
   const outstanding = new Set<Promise<unknown>>();
-  for await (const rec of jsonLines(input)) {
+  for await (const batch of jsonLineBatches(input)) {
+    for (const rec of batch) onRecord(rec);
+  }
+  await queue.idle();
+  // EOF: background commands (bash) still answer before the process exits.
+  while (outstanding.size > 0) await Promise.allSettled([...outstanding]);
+
+  function onRecord(rec: JsonlRecord): void {
     if ("error" in rec) {
       writer.write(failure(undefined, "parse", `Failed to parse command: ${rec.error}`));
-      continue;
+      return;
     }
     const line = rec.line;
-    if (line.trim() === "") continue;
+    if (line.trim() === "") return;
     let json: unknown;
     try {
       json = JSON.parse(line);
     } catch (err) {
       writer.write(failure(undefined, "parse", `Failed to parse command: ${errorMessage(err)}`));
-      continue;
+      return;
     }
     const cmd = validate(json);
     if ("error" in cmd) {
       writer.write(failure(cmd.id, cmd.command, cmd.error));
-      continue;
+      return;
     }
     const run = () => dispatch(cmd.value, writer, handlers, outstanding);
     if (BYPASS.has(cmd.value.type)) void run();
     else queue.push(run);
   }
-  await queue.idle();
-  // EOF: background commands (bash) still answer before the process exits.
-  while (outstanding.size > 0) await Promise.allSettled([...outstanding]);
 }
 
 type Validated = { value: Command } | { error: string; id?: string; command?: string };
@@ -73,28 +77,38 @@ function validate(json: unknown): Validated {
   return { value: parsed.output as Command };
 }
 
-async function dispatch(cmd: Command, writer: Writer, handlers: Handlers, outstanding: Set<Promise<unknown>>): Promise<void> {
+/**
+ * Run one command and write its response. Synchronous handlers are answered without a
+ * promise hop (a burst of get_state stays synchronous); a returned promise means the
+ * writer wants the queue to wait (stdout backpressure) or the handler is async.
+ */
+function dispatch(cmd: Command, writer: Writer, handlers: Handlers, outstanding: Set<Promise<unknown>>): void | Promise<void> {
   const silent = SILENT_FRAMES.has(cmd.type);
   const id = "id" in cmd && !silent ? cmd.id : undefined;
-  const respond = async (data: unknown) => {
-    if (!silent) await (data instanceof RawJson ? writer.writeLine(successLine(id, cmd.type, data)) : writer.write(success(id, cmd.type, data)));
+  const respond = (data: unknown): Promise<void> | undefined => {
+    if (silent) return undefined;
+    return data instanceof RawJson ? writer.writeLine(successLine(id, cmd.type, data)) : writer.write(success(id, cmd.type, data));
   };
-  const fail = async (err: unknown) => {
+  const fail = (err: unknown): Promise<void> | undefined => {
     if (!(err instanceof PionError)) log("rpc", `${cmd.type} failed`, { error: errorMessage(err) });
-    if (!silent) await writer.write(failure(id, cmd.type, errorMessage(err)));
+    return silent ? undefined : writer.write(failure(id, cmd.type, errorMessage(err)));
   };
-  try {
-    const handler = handlers[cmd.type] as Handler;
-    const data = await handler(cmd);
+  const settle = (data: unknown): Promise<void> | undefined => {
     if (data instanceof Background) {
       const done = data.result.then(respond, fail).finally(() => outstanding.delete(done));
       outstanding.add(done);
-      return;
+      return undefined;
     }
-    await respond(data);
+    return respond(data);
+  };
+  let data: unknown;
+  try {
+    data = (handlers[cmd.type] as Handler)(cmd);
   } catch (err) {
-    await fail(err);
+    return fail(err);
   }
+  if (data instanceof Promise) return data.then(settle, fail);
+  return settle(data);
 }
 
 /** Runs tasks one after another; synchronous tasks run without a promise hop. */
@@ -104,6 +118,15 @@ class SerialQueue {
   private waiters: (() => void)[] = [];
 
   push(task: () => unknown): void {
+    if (!this.busy && this.tasks.length === 0) {
+      // Fast path: run now; only a task that returns a promise makes the queue wait.
+      const r = task();
+      if (r instanceof Promise) {
+        this.busy = true;
+        void r.then(() => this.drain(), () => this.drain());
+      }
+      return;
+    }
     this.tasks.push(task);
     if (!this.busy) void this.drain();
   }
@@ -112,7 +135,7 @@ class SerialQueue {
     this.busy = true;
     while (this.tasks.length > 0) {
       const r = this.tasks.shift()!();
-      if (r instanceof Promise) await r;
+      if (r instanceof Promise) await r.catch(() => undefined);
     }
     this.busy = false;
     for (const w of this.waiters.splice(0)) w();

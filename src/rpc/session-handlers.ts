@@ -1,5 +1,4 @@
 import { join, resolve } from "node:path";
-import { defaultExportName, renderSessionHtml, writeHtmlExport } from "../export/html.ts";
 import type { CommandOf } from "../protocol/commands.ts";
 import { RawJson } from "../protocol/responses.ts";
 import { locateSession, userEntryText } from "../session/navigation.ts";
@@ -125,7 +124,8 @@ export function sessionHandlers(ctx: SessionHandlerContext) {
       out.sessionId = s().sessionId;
       return { ...out, ...stats };
     },
-    export_html: (c: CommandOf<"export_html">) => {
+    export_html: async (c: CommandOf<"export_html">) => {
+      const { defaultExportName, renderSessionHtml, writeHtmlExport } = await import("../export/html.ts");
       const session = s();
       if (session.messages().length === 0) throw new PionError("Nothing to export yet - start a conversation first", "invalid_state");
       const model = session.model;

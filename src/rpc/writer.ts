@@ -1,10 +1,12 @@
 import type { FileSink } from "bun";
 
 /**
- * The one stdout writer: each record is serialized to one line and written in call order.
- * Bun's FileSink buffers; past HIGH_WATER buffered bytes `write` returns a promise that
- * resolves once the OS took the bytes. Producers that can wait (the token stream) await
- * it, so a slow reader slows the producer instead of growing memory.
+ * The one stdout writer: each record is serialized to one line, in call order. Lines
+ * written in the same tick go out in one write (a burst of responses or deltas is one
+ * syscall, not one per record). Past HIGH_WATER buffered bytes, or when the OS pipe is
+ * full, `write` returns a promise that resolves once the bytes were taken; producers
+ * that can wait (the token stream, shell output) await it, so a slow reader slows them
+ * instead of growing memory.
  */
 export interface Writer {
   write(record: object): Promise<void> | undefined;
@@ -17,19 +19,46 @@ export interface Writer {
 const HIGH_WATER = 1 << 20;
 
 export function createWriter(sink: FileSink): Writer {
-  let pending = 0;
-  const flush = async (): Promise<void> => {
-    pending = 0;
-    await sink.flush();
+  let parts: string[] = [];
+  let size = 0;
+  let scheduled = false;
+  /** Set while the OS pipe is full; writes wait for it. */
+  let blocked: Promise<void> | undefined;
+
+  const flush = (): Promise<void> | undefined => {
+    scheduled = false;
+    if (parts.length > 0) {
+      sink.write(parts.length === 1 ? parts[0]! : parts.join(""));
+      parts = [];
+      size = 0;
+    }
+    const r = sink.flush();
+    if (r instanceof Promise) {
+      const p: Promise<void> = r.then(() => {
+        if (blocked === p) blocked = undefined;
+      });
+      blocked = p;
+      return p;
+    }
+    return undefined;
   };
-  const writeLine = (line: string) => {
-    const n = sink.write(line);
-    if (typeof n === "number") pending += n;
-    return pending >= HIGH_WATER ? flush() : undefined;
+
+  const writeLine = (line: string): Promise<void> | undefined => {
+    parts.push(line);
+    size += line.length;
+    if (size >= HIGH_WATER) return flush() ?? blocked;
+    if (!scheduled) {
+      scheduled = true;
+      queueMicrotask(flush);
+    }
+    return blocked;
   };
+
   return {
     write: (record) => writeLine(`${JSON.stringify(record)}\n`),
     writeLine,
-    drain: flush,
+    drain: async () => {
+      await (flush() ?? blocked);
+    },
   };
 }

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
-import { BINARY, Pion, runPion, tempDirs } from "../support/pion.ts";
+import { startFakeProvider } from "../support/fake-provider.ts";
+import { BINARY, Pion, runPion, tempDirs, writeFakeModels } from "../support/pion.ts";
 
 describe("command line", () => {
   const cases: [string, string[], RegExp][] = [
@@ -51,5 +52,23 @@ describe("compiled binary", () => {
     expect(await p.close()).toBe(0);
     const v = await runPion(["--version"], { ...tempDirs(), binary: true });
     expect(v.stdout).toMatch(/^\d+\.\d+\.\d+\+/);
+  });
+
+  test.skipIf(!built && !process.env.CI)("dist/pion streams replies through both SDKs (loaded on first use)", async () => {
+    const fake = startFakeProvider();
+    const dirs = tempDirs();
+    writeFakeModels(dirs.home, fake.url);
+    fake.enqueue({ blocks: [{ type: "text", text: ["from ", "anthropic"] }] }, { blocks: [{ type: "text", text: ["from ", "openai"] }] });
+    const p = new Pion({ ...dirs, binary: true, args: ["--mode", "rpc", "--model", "fake/fake-model"] });
+    await p.request({ type: "prompt", message: "one" });
+    await p.waitFor("agent_settled");
+    await p.request({ type: "set_model", provider: "fake-openai", modelId: "fake-chat" });
+    const from = p.records.length;
+    await p.request({ type: "prompt", message: "two" });
+    await p.waitFor("agent_settled", from);
+    const texts = p.records.filter((r) => r.type === "message_end" && r.message.role === "assistant").map((r) => r.message.content[0].text);
+    expect(texts).toEqual(["from anthropic", "from openai"]);
+    await p.close();
+    await fake.stop();
   });
 });
