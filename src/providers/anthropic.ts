@@ -28,6 +28,7 @@ export const streamAnthropic: StreamFn = (req, signal) => {
     try {
       // Loaded on first use: the SDK costs start-up time that sessions on other APIs never need.
       const { default: Anthropic } = await import("@anthropic-ai/sdk");
+      watchdog.touch();
       const client = new Anthropic({
         apiKey: req.apiKey ?? "",
         baseURL: req.model.baseUrl.replace(/\/v1\/?$/, ""),

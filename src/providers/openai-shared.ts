@@ -34,6 +34,7 @@ export function runOpenAIStream(
     try {
       // Loaded on first use: the SDK costs start-up time that sessions on other APIs never need.
       const { default: OpenAISdk } = await import("openai");
+      watchdog.touch();
       const client = new OpenAISdk({
         // The SDK refuses to start without a key; keyless local servers ignore the placeholder.
         apiKey: req.apiKey || "no-key",

@@ -64,7 +64,10 @@ export function parseToolArguments(raw: string): Record<string, unknown> {
   }
 }
 
-/** Watchdog for a stalled HTTP stream: aborts `controller` when `touch` is not called for `ms`. */
+/**
+ * Watchdog for a stalled HTTP stream: once armed by the first `touch` (when the request is
+ * sent, so loading an SDK does not count), aborts `controller` when `touch` is not called for `ms`.
+ */
 export function idleWatchdog(controller: AbortController, ms: number | undefined): { touch(): void; stop(): void; fired(): boolean } {
   let fired = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -76,7 +79,6 @@ export function idleWatchdog(controller: AbortController, ms: number | undefined
       controller.abort(new Error(`Request timed out: no data for ${ms} ms`));
     }, ms);
   };
-  arm();
   return { touch: arm, stop: () => clearTimeout(timer), fired: () => fired };
 }
 
