@@ -27,7 +27,11 @@ const ARGS = {
 } as const satisfies ArgsDef;
 
 const main = defineCommand({
-  meta: { name: "pion", version: VERSION, description: "A headless coding agent speaking JSON lines over stdio" },
+  meta: {
+    name: "pion",
+    version: VERSION,
+    description: "A headless coding agent speaking JSON lines over stdio. Browse sessions with: pion sessions list|search <query>|show <id> [--json]",
+  },
   args: { ...ARGS, prompts: { type: "positional", required: false, description: "Prompts (json and print modes)" } },
 });
 
@@ -76,7 +80,39 @@ function checkArgs(argv: string[]): { values: Record<string, string | boolean>; 
   return { values, extensions, positionals };
 }
 
+/** `pion sessions ...`: its own small flag set. */
+async function runSessions(argv: string[]): Promise<number> {
+  const [sub, ...rest] = argv;
+  const args: string[] = [];
+  const opts: { json: boolean; limit?: number; filterCwd?: string; sessionDir?: string } = { json: false };
+  for (let i = 0; i < rest.length; i++) {
+    const tok = rest[i]!;
+    if (tok === "--json") opts.json = true;
+    else if (tok === "--limit" || tok === "--cwd" || tok === "--session-dir") {
+      const val = rest[++i];
+      if (val === undefined) {
+        process.stderr.write(`pion: Option ${tok} needs a value\n`);
+        return 2;
+      }
+      if (tok === "--limit") opts.limit = Number(val);
+      else if (tok === "--cwd") opts.filterCwd = val;
+      else opts.sessionDir = val;
+    } else if (tok.startsWith("-")) {
+      process.stderr.write(`pion: Unknown option: ${tok}\n`);
+      return 2;
+    } else args.push(tok);
+  }
+  const { runSessionsCli } = await import("./modes/sessions-cli.ts");
+  try {
+    return runSessionsCli(sub, args, { home: pionHome(), cwd: process.cwd(), ...opts });
+  } catch (err) {
+    process.stderr.write(`pion: ${errorMessage(err)}\n`);
+    return 1;
+  }
+}
+
 async function run(argv: string[]): Promise<number> {
+  if (argv[0] === "sessions") return runSessions(argv.slice(1));
   let checked: ReturnType<typeof checkArgs>;
   try {
     checked = checkArgs(argv);

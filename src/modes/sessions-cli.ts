@@ -1,0 +1,99 @@
+import { join, resolve } from "node:path";
+import { locateSession, userEntryText } from "../session/navigation.ts";
+import type { Entry } from "../store/entries.ts";
+import { databasePath } from "../store/paths.ts";
+import { openSqliteStore } from "../store/sqlite-store.ts";
+import type { SessionStore } from "../store/store.ts";
+
+export interface SessionsCliOptions {
+  home: string;
+  cwd: string;
+  sessionDir?: string;
+  json: boolean;
+  limit?: number;
+  filterCwd?: string;
+}
+
+/**
+ * `pion sessions list|search|show`: browse the session database from a shell. Writes to
+ * stdout; returns the exit code (2 for usage errors).
+ */
+export function runSessionsCli(sub: string | undefined, args: string[], o: SessionsCliOptions): number {
+  const base = o.sessionDir ? resolve(o.cwd, o.sessionDir) : join(o.home, "sessions");
+  const store = openSqliteStore(databasePath(base));
+  try {
+    switch (sub) {
+      case "list":
+        return list(store, o);
+      case "search":
+        if (!args[0]) return usage("pion sessions search <query>");
+        return search(store, args.join(" "), o);
+      case "show":
+        if (!args[0]) return usage("pion sessions show <session id or file>");
+        return show(store, args[0], o, base);
+      default:
+        return usage("pion sessions list|search <query>|show <id> [--json] [--cwd <dir>] [--limit N] [--session-dir <dir>]");
+    }
+  } finally {
+    store.close();
+  }
+}
+
+function usage(text: string): number {
+  process.stderr.write(`usage: ${text}\n`);
+  return 2;
+}
+
+const out = (text: string) => process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
+
+function list(store: SessionStore, o: SessionsCliOptions): number {
+  const r = store.listSessions({ cwd: o.filterCwd, limit: o.limit });
+  if (o.json) {
+    out(JSON.stringify(r));
+    return 0;
+  }
+  if (r.sessions.length === 0) out("no sessions");
+  for (const s of r.sessions) {
+    const title = s.name ?? (s.firstMessage ?? "(no messages)").replace(/\s+/g, " ").slice(0, 60);
+    out(`${s.updatedAt}  ${s.sessionId}  ${String(s.messageCount).padStart(4)} msgs  ${title}\n    ${s.cwd}`);
+  }
+  return 0;
+}
+
+function search(store: SessionStore, query: string, o: SessionsCliOptions): number {
+  const hits = store.searchSessions({ query, cwd: o.filterCwd, limit: o.limit });
+  if (o.json) {
+    out(JSON.stringify({ results: hits }));
+    return 0;
+  }
+  if (hits.length === 0) out("no matches");
+  for (const h of hits) out(`${h.timestamp}  ${h.sessionId}  ${h.entryId}  ${h.role}: ${h.snippet.replace(/\s+/g, " ")}`);
+  return 0;
+}
+
+function show(store: SessionStore, target: string, o: SessionsCliOptions, base: string): number {
+  const id = locateSession(store, target, o.cwd, (h) => join(base, `${h.id}.jsonl`));
+  const meta = store.getSession(id)!;
+  const entries = store.entries(id);
+  if (o.json) {
+    out(JSON.stringify({ session: { ...meta.header, file: meta.file, name: meta.name, leafId: meta.leafId }, entries }));
+    return 0;
+  }
+  out(`session ${id}${meta.name ? ` (${meta.name})` : ""}\ncwd ${meta.header.cwd}\nfile ${meta.file ?? "-"}\n`);
+  for (const e of entries) out(describe(e));
+  return 0;
+}
+
+function describe(e: Entry): string {
+  if (e.type !== "message") return `[${e.id}] ${e.type}`;
+  const m = e.message;
+  const user = userEntryText(e);
+  if (user !== undefined) return `[${e.id}] user: ${user}`;
+  if (m.role === "assistant") {
+    const parts = m.content.map((c) => (c.type === "text" ? c.text : c.type === "toolCall" ? `<${c.name} ${JSON.stringify(c.arguments)}>` : ""));
+    return `[${e.id}] assistant: ${parts.filter(Boolean).join(" ")}${m.errorMessage ? ` (error: ${m.errorMessage})` : ""}`;
+  }
+  if (m.role === "toolResult") return `[${e.id}] ${m.toolName} result${m.isError ? " (error)" : ""}`;
+  if (m.role === "bashExecution") return `[${e.id}] $ ${m.command}`;
+  return `[${e.id}] ${m.role}`;
+}
