@@ -84,3 +84,17 @@ export function priceUsage(usage: Usage, model: Model): Usage {
   c.total = c.input + c.output + c.cacheRead + c.cacheWrite;
   return usage;
 }
+
+/** Add one model call's usage (tokens and cost) to a running total. */
+export function addUsage(total: Usage, u: Usage): void {
+  total.input += u.input;
+  total.output += u.output;
+  total.cacheRead += u.cacheRead;
+  total.cacheWrite += u.cacheWrite;
+  total.totalTokens += u.totalTokens;
+  total.cost.input += u.cost.input;
+  total.cost.output += u.cost.output;
+  total.cost.cacheRead += u.cost.cacheRead;
+  total.cost.cacheWrite += u.cost.cacheWrite;
+  total.cost.total += u.cost.total;
+}

@@ -1,4 +1,4 @@
-import { emptyUsage } from "../providers/event-stream.ts";
+import { addUsage, emptyUsage } from "../providers/event-stream.ts";
 import type { AssistantMessage, ImageContent, LlmRequest, Model, StreamFn, TextContent, ThinkingLevel, Usage } from "../providers/types.ts";
 import type { AgentMessage, CompactionEntry, Entry } from "../store/entries.ts";
 import { SUMMARY_SYSTEM_PROMPT, focusSuffix, freshSummaryPrompt, updatedSummaryPrompt } from "./compaction-prompt.ts";
@@ -396,15 +396,3 @@ function shortenStrings(args: Record<string, unknown>): Record<string, unknown> 
   return out;
 }
 
-function addUsage(total: Usage, u: Usage): void {
-  total.input += u.input;
-  total.output += u.output;
-  total.cacheRead += u.cacheRead;
-  total.cacheWrite += u.cacheWrite;
-  total.totalTokens += u.totalTokens;
-  total.cost.input += u.cost.input;
-  total.cost.output += u.cost.output;
-  total.cost.cacheRead += u.cost.cacheRead;
-  total.cost.cacheWrite += u.cost.cacheWrite;
-  total.cost.total += u.cost.total;
-}

@@ -1,19 +1,5 @@
-import type { Usage } from "../providers/types.ts";
 import type { CustomMessage } from "../store/entries.ts";
 
-/** Add one model call's usage (tokens and cost) to a running total. */
-export function addUsage(total: Usage, u: Usage): void {
-  total.input += u.input;
-  total.output += u.output;
-  total.cacheRead += u.cacheRead;
-  total.cacheWrite += u.cacheWrite;
-  total.totalTokens += u.totalTokens;
-  total.cost.input += u.cost.input;
-  total.cost.output += u.cost.output;
-  total.cost.cacheRead += u.cost.cacheRead;
-  total.cost.cacheWrite += u.cost.cacheWrite;
-  total.cost.total += u.cost.total;
-}
 
 export function customMessage(m: { customType: string; content: string | unknown[]; display?: boolean; details?: unknown }): CustomMessage {
   const message: CustomMessage = {

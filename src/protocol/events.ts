@@ -1,0 +1,141 @@
+import * as v from "valibot";
+import {
+  AgentMessageSchema,
+  AssistantMessageSchema,
+  EntrySchema,
+  ThinkingLevelSchema,
+  TodoPhaseOutSchema,
+  ToolCallSchema,
+  ToolResultMessageSchema,
+  ToolResultSchema,
+  UsageSchema,
+} from "./messages.ts";
+
+/**
+ * Every record pion writes that is not a response: the session's events and the
+ * sub-protocol requests (extension UI, host tools). Records are strict objects: a field
+ * pion writes that is missing here fails the e2e wire check, so the schemas cannot lag
+ * behind the code. `message`, `entry` and `messages` payloads are open (see messages.ts).
+ */
+
+const ev = <T extends string, E extends v.ObjectEntries>(type: T, entries: E) => v.strictObject({ type: v.literal(type), ...entries });
+
+const delta = <T extends string, E extends v.ObjectEntries>(type: T, entries: E) =>
+  v.strictObject({ type: v.literal(type), contentIndex: v.number(), ...entries });
+
+/** The delta-only events of one assistant message, as `message_update.assistantMessageEvent`. */
+export const AssistantMessageEventSchema = v.variant("type", [
+  delta("text_start", {}),
+  delta("text_delta", { delta: v.string() }),
+  delta("text_end", { content: v.string() }),
+  delta("thinking_start", {}),
+  delta("thinking_delta", { delta: v.string() }),
+  delta("thinking_end", { content: v.string() }),
+  delta("toolcall_start", { id: v.string(), toolName: v.string() }),
+  delta("toolcall_delta", { delta: v.string() }),
+  delta("toolcall_end", { toolCall: ToolCallSchema }),
+]);
+
+const reason = v.picklist(["manual", "threshold", "overflow"]);
+
+export const CompactionResultSchema = v.strictObject({
+  summary: v.string(),
+  firstKeptEntryId: v.string(),
+  tokensBefore: v.number(),
+  estimatedTokensAfter: v.number(),
+  usage: UsageSchema,
+  details: v.strictObject({ readFiles: v.array(v.string()), modifiedFiles: v.array(v.string()) }),
+});
+
+const ui = <M extends string, E extends v.ObjectEntries>(method: M, entries: E) =>
+  v.strictObject({ type: v.literal("extension_ui_request"), id: v.string(), method: v.literal(method), ...entries });
+/** Milliseconds after which pion resolves the dialog with its default. */
+const timeout = v.optional(v.number());
+
+/** One record per `ctx.ui` call; dialogs (select, confirm, input, editor) wait for an `extension_ui_response`. */
+export const ExtensionUiRequestSchema = v.variant("method", [
+  ui("select", { title: v.string(), options: v.array(v.string()), timeout }),
+  ui("confirm", { title: v.string(), message: v.string(), timeout }),
+  ui("input", { title: v.string(), placeholder: v.optional(v.string()), timeout }),
+  ui("editor", { title: v.string(), prefill: v.optional(v.string()), timeout }),
+  ui("notify", { message: v.string(), notifyType: v.optional(v.picklist(["info", "warning", "error"])) }),
+  ui("setStatus", { statusKey: v.string(), statusText: v.optional(v.string()) }),
+  ui("setWidget", {
+    widgetKey: v.string(),
+    widgetLines: v.optional(v.array(v.string())),
+    widgetPlacement: v.optional(v.picklist(["aboveEditor", "belowEditor"])),
+  }),
+  ui("setTitle", { title: v.string() }),
+  ui("set_editor_text", { text: v.string() }),
+]);
+
+export const UI_DIALOG_METHODS = ["select", "confirm", "input", "editor"] as const;
+
+export const EVENT_SCHEMAS = {
+  agent_start: ev("agent_start", {}),
+  agent_end: ev("agent_end", { messages: v.array(AgentMessageSchema), willRetry: v.boolean() }),
+  agent_settled: ev("agent_settled", { aborted: v.boolean(), usage: UsageSchema, cost: v.number() }),
+  turn_start: ev("turn_start", {}),
+  turn_end: ev("turn_end", { message: AssistantMessageSchema, toolResults: v.array(ToolResultMessageSchema) }),
+  message_start: ev("message_start", { message: AgentMessageSchema }),
+  message_update: ev("message_update", { assistantMessageEvent: AssistantMessageEventSchema }),
+  message_end: ev("message_end", { message: AgentMessageSchema, entryId: v.string() }),
+  tool_execution_start: ev("tool_execution_start", { toolCallId: v.string(), toolName: v.string(), args: v.unknown() }),
+  tool_execution_update: ev("tool_execution_update", {
+    toolCallId: v.string(),
+    toolName: v.string(),
+    args: v.unknown(),
+    partialResult: ToolResultSchema,
+  }),
+  tool_execution_end: ev("tool_execution_end", {
+    toolCallId: v.string(),
+    toolName: v.string(),
+    result: ToolResultSchema,
+    isError: v.boolean(),
+    durationMs: v.number(),
+  }),
+  queue_update: ev("queue_update", { steering: v.array(v.string()), followUp: v.array(v.string()) }),
+  compaction_start: ev("compaction_start", { reason }),
+  compaction_end: ev("compaction_end", {
+    reason,
+    result: v.optional(CompactionResultSchema),
+    aborted: v.boolean(),
+    willRetry: v.boolean(),
+    errorMessage: v.optional(v.string()),
+  }),
+  auto_retry_start: ev("auto_retry_start", { attempt: v.number(), maxAttempts: v.number(), delayMs: v.number(), errorMessage: v.string() }),
+  auto_retry_end: ev("auto_retry_end", { success: v.boolean(), attempt: v.number(), finalError: v.optional(v.string()) }),
+  summarization_retry_scheduled: ev("summarization_retry_scheduled", {
+    attempt: v.number(),
+    maxAttempts: v.number(),
+    delayMs: v.number(),
+    errorMessage: v.string(),
+  }),
+  summarization_retry_attempt_start: ev("summarization_retry_attempt_start", { source: v.literal("compaction"), reason }),
+  summarization_retry_finished: ev("summarization_retry_finished", {}),
+  bash_execution_update: ev("bash_execution_update", { id: v.optional(v.string()), delta: v.string() }),
+  session_info_changed: ev("session_info_changed", { name: v.string(), entryId: v.string() }),
+  thinking_level_changed: ev("thinking_level_changed", { level: ThinkingLevelSchema }),
+  entry_appended: ev("entry_appended", { entry: EntrySchema }),
+  todo_update: ev("todo_update", { phases: v.array(TodoPhaseOutSchema) }),
+  host_tool_call: ev("host_tool_call", { id: v.string(), toolCallId: v.string(), toolName: v.string(), arguments: v.unknown() }),
+  host_tool_cancel: ev("host_tool_cancel", { id: v.string(), targetId: v.string() }),
+  prompt_result: ev("prompt_result", {
+    id: v.string(),
+    stopReason: v.picklist(["stop", "length", "toolUse", "error", "aborted"]),
+    aborted: v.boolean(),
+    errorMessage: v.optional(v.string()),
+    usage: UsageSchema,
+    cost: v.number(),
+  }),
+  extension_error: ev("extension_error", { extensionPath: v.string(), event: v.string(), error: v.string() }),
+  extension_ui_request: ExtensionUiRequestSchema,
+} as const;
+
+export type EventType = keyof typeof EVENT_SCHEMAS;
+export type EventOf<T extends EventType> = v.InferOutput<(typeof EVENT_SCHEMAS)[T]>;
+export type WireEvent = { [T in EventType]: EventOf<T> }[EventType];
+export type ExtensionUiRequest = EventOf<"extension_ui_request">;
+export type AssistantMessageEvent = v.InferOutput<typeof AssistantMessageEventSchema>;
+
+export const isEventType = (t: string): t is EventType => Object.hasOwn(EVENT_SCHEMAS, t);

@@ -1,0 +1,199 @@
+import * as v from "valibot";
+import { ImageContentSchema, THINKING_LEVELS } from "./commands.ts";
+
+/**
+ * The payloads that outbound records carry: content blocks, usage, messages, entries,
+ * models and todo phases. Messages and entries are loose objects (the spec's message and
+ * session formats are open: extensions and older sessions add fields); their documented
+ * fields are checked exactly. Everything pion itself defines is a strict object.
+ */
+
+export const TextContentSchema = v.looseObject({ type: v.literal("text"), text: v.string(), textSignature: v.optional(v.string()) });
+export const ThinkingContentSchema = v.looseObject({
+  type: v.literal("thinking"),
+  thinking: v.string(),
+  thinkingSignature: v.optional(v.string()),
+  redacted: v.optional(v.boolean()),
+});
+export const ToolCallSchema = v.looseObject({
+  type: v.literal("toolCall"),
+  id: v.string(),
+  name: v.string(),
+  arguments: v.record(v.string(), v.unknown()),
+});
+const TextOrImage = v.variant("type", [TextContentSchema, ImageContentSchema]);
+
+export const CostSchema = v.strictObject({
+  input: v.number(),
+  output: v.number(),
+  cacheRead: v.number(),
+  cacheWrite: v.number(),
+  total: v.number(),
+});
+export const UsageSchema = v.strictObject({
+  input: v.number(),
+  output: v.number(),
+  cacheRead: v.number(),
+  cacheWrite: v.number(),
+  totalTokens: v.number(),
+  cost: CostSchema,
+});
+
+export const StopReasonSchema = v.picklist(["stop", "length", "toolUse", "error", "aborted"]);
+export const ThinkingLevelSchema = v.picklist(THINKING_LEVELS);
+
+export const UserMessageSchema = v.looseObject({
+  role: v.literal("user"),
+  content: v.union([v.string(), v.array(TextOrImage)]),
+  timestamp: v.number(),
+});
+export const AssistantMessageSchema = v.looseObject({
+  role: v.literal("assistant"),
+  content: v.array(v.variant("type", [TextContentSchema, ThinkingContentSchema, ToolCallSchema])),
+  api: v.string(),
+  provider: v.string(),
+  model: v.string(),
+  responseId: v.optional(v.string()),
+  usage: UsageSchema,
+  stopReason: StopReasonSchema,
+  errorMessage: v.optional(v.string()),
+  timestamp: v.number(),
+});
+export const ToolResultMessageSchema = v.looseObject({
+  role: v.literal("toolResult"),
+  toolCallId: v.string(),
+  toolName: v.string(),
+  content: v.array(TextOrImage),
+  details: v.optional(v.unknown()),
+  isError: v.boolean(),
+  timestamp: v.number(),
+});
+export const BashExecutionMessageSchema = v.looseObject({
+  role: v.literal("bashExecution"),
+  command: v.string(),
+  output: v.string(),
+  /** Absent when the process was killed before it exited. */
+  exitCode: v.optional(v.number()),
+  cancelled: v.boolean(),
+  truncated: v.boolean(),
+  fullOutputPath: v.optional(v.string()),
+  excludeFromContext: v.optional(v.boolean()),
+  timestamp: v.number(),
+});
+export const CustomMessageSchema = v.looseObject({
+  role: v.literal("custom"),
+  customType: v.string(),
+  content: v.union([v.string(), v.array(TextOrImage)]),
+  display: v.boolean(),
+  details: v.optional(v.unknown()),
+  timestamp: v.number(),
+});
+export const CompactionSummaryMessageSchema = v.looseObject({
+  role: v.literal("compactionSummary"),
+  summary: v.string(),
+  tokensBefore: v.number(),
+  timestamp: v.number(),
+});
+export const BranchSummaryMessageSchema = v.looseObject({
+  role: v.literal("branchSummary"),
+  summary: v.string(),
+  fromId: v.string(),
+  timestamp: v.number(),
+});
+
+export const AgentMessageSchema = v.variant("role", [
+  UserMessageSchema,
+  AssistantMessageSchema,
+  ToolResultMessageSchema,
+  BashExecutionMessageSchema,
+  CustomMessageSchema,
+  CompactionSummaryMessageSchema,
+  BranchSummaryMessageSchema,
+]);
+
+/** What a tool (or the host, for a host tool) returns. */
+export const ToolResultSchema = v.strictObject({
+  content: v.array(TextOrImage),
+  details: v.optional(v.unknown()),
+  isError: v.optional(v.boolean()),
+});
+
+const entry = <T extends string, E extends v.ObjectEntries>(type: T, entries: E) =>
+  v.looseObject({ type: v.literal(type), id: v.string(), parentId: v.nullable(v.string()), timestamp: v.string(), ...entries });
+
+export const EntrySchema = v.variant("type", [
+  entry("message", { message: AgentMessageSchema }),
+  entry("model_change", { provider: v.string(), modelId: v.string() }),
+  entry("thinking_level_change", { thinkingLevel: v.string() }),
+  entry("compaction", {
+    summary: v.string(),
+    firstKeptEntryId: v.string(),
+    tokensBefore: v.number(),
+    details: v.optional(v.unknown()),
+    fromHook: v.optional(v.boolean()),
+  }),
+  entry("branch_summary", { fromId: v.string(), summary: v.string(), details: v.optional(v.unknown()), fromHook: v.optional(v.boolean()) }),
+  entry("custom", { customType: v.string(), data: v.optional(v.unknown()) }),
+  entry("custom_message", {
+    customType: v.string(),
+    content: v.union([v.string(), v.array(TextOrImage)]),
+    display: v.boolean(),
+    details: v.optional(v.unknown()),
+  }),
+  entry("label", { targetId: v.string(), label: v.optional(v.string()) }),
+  entry("session_info", { name: v.optional(v.string()) }),
+  entry("context_edit", { targetId: v.string(), replacement: v.nullable(AgentMessageSchema) }),
+]);
+
+/** The first line of a session file, and of the JSON mode's output (spec 004). */
+export const SessionHeaderSchema = v.strictObject({
+  type: v.literal("session"),
+  version: v.literal(3),
+  id: v.string(),
+  timestamp: v.string(),
+  cwd: v.string(),
+  parentSession: v.optional(v.string()),
+});
+
+export const ModelSchema = v.strictObject({
+  id: v.string(),
+  name: v.string(),
+  api: v.string(),
+  provider: v.string(),
+  baseUrl: v.string(),
+  reasoning: v.boolean(),
+  input: v.array(v.picklist(["text", "image"])),
+  cost: v.strictObject({ input: v.number(), output: v.number(), cacheRead: v.number(), cacheWrite: v.number() }),
+  contextWindow: v.number(),
+  maxTokens: v.number(),
+  headers: v.optional(v.record(v.string(), v.string())),
+  thinkingLevels: v.optional(v.array(ThinkingLevelSchema)),
+});
+
+export const TodoPhaseOutSchema = v.strictObject({
+  id: v.string(),
+  name: v.string(),
+  tasks: v.array(
+    v.strictObject({ id: v.string(), content: v.string(), status: v.picklist(["pending", "in_progress", "completed", "abandoned"]) }),
+  ),
+});
+
+/** Named parts of the JSON Schema files (`$defs`), so records refer to them instead of repeating them. */
+export const SHARED_DEFINITIONS = {
+  Usage: UsageSchema,
+  AgentMessage: AgentMessageSchema,
+  AssistantMessage: AssistantMessageSchema,
+  ToolResultMessage: ToolResultMessageSchema,
+  Entry: EntrySchema,
+  Model: ModelSchema,
+  ToolResult: ToolResultSchema,
+  TodoPhase: TodoPhaseOutSchema,
+} as const;
+
+export type WireUsage = v.InferOutput<typeof UsageSchema>;
+export type WireAgentMessage = v.InferOutput<typeof AgentMessageSchema>;
+export type WireAssistantMessage = v.InferOutput<typeof AssistantMessageSchema>;
+export type WireEntry = v.InferOutput<typeof EntrySchema>;
+export type WireModel = v.InferOutput<typeof ModelSchema>;
+export type WireTodoPhase = v.InferOutput<typeof TodoPhaseOutSchema>;
+export type WireSessionHeader = v.InferOutput<typeof SessionHeaderSchema>;
