@@ -61,6 +61,7 @@ export function syncJsonl(store: SessionStore, sessionId: string): JsonlSyncResu
   if (!meta) throw new PionError(`Unknown session ${sessionId}`, "unknown_session");
   if (meta.file === undefined) return undefined;
   const path = meta.file;
+  if (upToDate(store, sessionId, path)) return { path, appended: 0, truncatedBytes: 0 };
   ensurePrivateDir(dirname(path));
   const fd = openSync(path, "a+", 0o600);
   try {
@@ -216,6 +217,33 @@ class JsonlExportStore implements SessionStore {
         error: err instanceof Error ? err.message : String(err),
       });
     }
+  }
+}
+
+/**
+ * Fast path for opening a big session: the file's last line is the newest entry of the
+ * database, so nothing is missing (the file is append-only). Reads only the file's tail.
+ */
+function upToDate(store: SessionStore, sessionId: string, path: string): boolean {
+  if (!existsSync(path)) return false;
+  const size = statSync(path).size;
+  if (size === 0) return false;
+  const fd = openSync(path, "r");
+  try {
+    const len = Math.min(size, 1 << 16);
+    const buf = Buffer.allocUnsafe(len);
+    const n = readSync(fd, buf, 0, len, size - len);
+    const tail = buf.subarray(0, n);
+    if (tail[tail.length - 1] !== 0x0a) return false;
+    const start = tail.lastIndexOf(0x0a, tail.length - 2) + 1;
+    if (start === 0 && len < size) return false;
+    const last = JSON.parse(tail.subarray(start, tail.length - 1).toString("utf8")) as { id?: unknown; type?: unknown };
+    if (typeof last.id !== "string" || last.type === "session" || !store.getEntry(sessionId, last.id)) return false;
+    return store.entriesSince(sessionId, last.id, 1).entries.length === 0;
+  } catch {
+    return false; // anything unusual: the full check decides
+  } finally {
+    closeSync(fd);
   }
 }
 
