@@ -45,6 +45,7 @@ export async function runJsonMode(composed: Composed, prompts: string[], mode: "
     } catch (err) {
       await writer.drain();
       process.stderr.write(`pion: ${errorMessage(err)}\n`);
+      composed.session.release();
       composed.store.close();
       return 1;
     }
@@ -57,6 +58,7 @@ export async function runJsonMode(composed: Composed, prompts: string[], mode: "
     if (text) writer.writeLine(text.endsWith("\n") ? text : `${text}\n`);
   }
   await writer.drain();
+  composed.session.release();
   composed.store.close();
   if (!last || last.stopReason === "error" || last.stopReason === "aborted") {
     if (last?.errorMessage && mode === "print") process.stderr.write(`pion: ${last.errorMessage}\n`);

@@ -27,6 +27,7 @@ export async function runRpcMode(composed: Composed): Promise<number> {
     stopping = true;
     await session.abort();
     await writer.drain();
+    composed.session.release();
     composed.store.close();
     process.exit(0);
   });
@@ -34,6 +35,7 @@ export async function runRpcMode(composed: Composed): Promise<number> {
   await serveRpc(Bun.stdin.stream(), writer, createHandlers(composed));
   await session.idle();
   await writer.drain();
+  composed.session.release();
   composed.store.close();
   return 0;
 }

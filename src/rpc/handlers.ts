@@ -30,12 +30,11 @@ export function createHandlers(ctx: HandlerContext): Handlers {
       withInput(ctx, c.message, c.images, true, (text, images) => s().prompt(text, images, c.streamingBehavior, c.id)),
     steer: (c) => withInput(ctx, c.message, c.images, false, (text, images) => s().enqueue("steer", text, images, c.id)),
     follow_up: (c) => withInput(ctx, c.message, c.images, false, (text, images) => s().enqueue("followUp", text, images, c.id)),
-    abort: async () => {
-      await s().abort();
-    },
-    abort_and_prompt: async (c) => {
-      await s().abort();
-      return { disposition: s().prompt(c.message, c.images, undefined, c.id) };
+    // Idle: answered at once, in line with the records around it; busy: once the session is idle.
+    abort: () => (s().isBusy ? s().abort() : undefined),
+    abort_and_prompt: (c) => {
+      const start = () => ({ disposition: s().prompt(c.message, c.images, undefined, c.id) });
+      return s().isBusy ? s().abort().then(start) : start();
     },
     get_state: () => getState(s()),
     get_messages: () => ({ messages: s().messages() }),

@@ -5,7 +5,7 @@ import { locateSession, userEntryText } from "../session/navigation.ts";
 import type { AgentSession } from "../session/session.ts";
 import { sessionStats } from "../session/stats.ts";
 import { buildTree, collectLabels, serializeTree } from "../store/entries.ts";
-import type { SessionHeader } from "../store/entries.ts";
+import type { Entry, SessionHeader } from "../store/entries.ts";
 import type { ExtensionRunner } from "../extensions/types.ts";
 import type { SessionStore } from "../store/store.ts";
 import { PionError } from "../util/errors.ts";
@@ -102,7 +102,7 @@ export function sessionHandlers(ctx: SessionHandlerContext) {
         return page(all, c.limit, leafId);
       }
       if (c.since !== undefined) {
-        if (!s().getEntry(c.since)) throw new PionError(`Entry not found: ${c.since}`, "not_found");
+        if (!ctx.store.getEntry(s().sessionId, c.since)) throw new PionError(`Entry not found: ${c.since}`, "not_found");
         const r = ctx.store.entriesSince(s().sessionId, c.since, c.limit);
         return c.limit === undefined ? { entries: r.entries, leafId } : { entries: r.entries, leafId, hasMore: r.hasMore };
       }
@@ -110,12 +110,20 @@ export function sessionHandlers(ctx: SessionHandlerContext) {
         const r = ctx.store.entriesPage(s().sessionId, c.limit);
         return { entries: r.entries, leafId, hasMore: r.hasMore };
       }
-      return { entries: s().entries(), leafId };
+      // Stored bodies are passed on as they are: no parse and re-stringify of a big session.
+      const bodies = ctx.store.rawEntries(s().sessionId).map((r) => r.body);
+      return new RawJson(`{"entries":[${bodies.join(",")}],"leafId":${JSON.stringify(leafId)}}`);
     },
     get_tree: () => {
-      const entries = s().entries();
-      const tree = serializeTree(buildTree(entries, collectLabels(entries)));
-      return new RawJson(`{"tree":${tree},"leafId":${JSON.stringify(s().leaf)}}`);
+      const leaf = JSON.stringify(s().leaf);
+      if (!s().isStored) {
+        const entries = s().entries();
+        return new RawJson(`{"tree":${serializeTree(buildTree(entries, collectLabels(entries)))},"leafId":${leaf}}`);
+      }
+      const rows = ctx.store.rawEntries(s().sessionId);
+      const labels = collectLabels(rows.filter((r) => r.type === "label").map((r) => JSON.parse(r.body) as Entry));
+      const tree = serializeTree(buildTree(rows, labels), (r) => r.body);
+      return new RawJson(`{"tree":${tree},"leafId":${leaf}}`);
     },
     get_session_stats: () => {
       const stats = sessionStats(s().entries(), s().branchPath(), s().model);

@@ -1,8 +1,9 @@
 import { existsSync, realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import { importJsonl } from "../store/jsonl.ts";
-import type { Entry, SessionHeader } from "../store/entries.ts";
-import type { SessionStore } from "../store/store.ts";
+import { pathTo, type Entry, type SessionHeader } from "../store/entries.ts";
+import type { SessionCache, SessionStore } from "../store/store.ts";
+import { buildContext } from "./context.ts";
 import { PionError } from "../util/errors.ts";
 
 /** Text of a user message entry, or undefined for anything else. */
@@ -32,10 +33,19 @@ export function locateSession(
     const imported = importJsonl(real);
     if (store.getSession(imported.header.id)) return imported.header.id;
     const file = imported.version === 3 && !imported.tornTail ? real : fileFor(imported.header);
+    const id = imported.header.id;
     store.createSession(imported.header, file);
-    if (imported.entries.length > 0) store.appendMany(imported.header.id, imported.entries);
-    if (imported.leafId) store.setLeaf(imported.header.id, imported.leafId);
-    return imported.header.id;
+    if (imported.entries.length > 0) store.appendMany(id, imported.entries);
+    if (imported.leafId) store.setLeaf(id, imported.leafId);
+    // The entries are parsed already: leave the summary that lets the session open without reading them again.
+    const branch = pathTo(new Map(imported.entries.map((e) => [e.id, e])), imported.leafId);
+    const cache: SessionCache = { leafId: imported.leafId, messageCount: buildContext(branch).length };
+    for (const e of branch) {
+      if (e.type === "model_change") cache.model = { provider: e.provider, modelId: e.modelId };
+      else if (e.type === "thinking_level_change") cache.thinkingLevel = e.thinkingLevel;
+    }
+    store.setSessionCache(id, cache);
+    return id;
   }
   if (!target.includes("/") && store.getSession(target)) return target;
   throw new PionError(`Session not found: ${target}`, "not_found");

@@ -97,7 +97,10 @@ export class AgentSession {
   private runInfo: { ids: string[]; usage: Usage; systemPrompt?: string } = { ids: [], usage: emptyUsage() };
 
   constructor(private opts: SessionOptions) {
-    this.tree = new SessionTree(opts.store, opts.cwd, opts.fileFor);
+    this.tree = new SessionTree(opts.store, opts.cwd, opts.fileFor, () => ({
+      ...(this.model ? { model: { provider: this.model.provider, modelId: this.model.id } } : {}),
+      thinkingLevel: this.thinkingLevel,
+    }));
     this.model = opts.model;
     this.thinkingLevel = clampThinkingLevel(opts.model, opts.thinkingLevel);
     this.interruptMode = opts.interruptMode;
@@ -182,6 +185,13 @@ export class AgentSession {
 
   /** Model and thinking level as last recorded on the active branch, when still available. */
   restoreSettings(): void {
+    const cached = this.tree.cachedSettings();
+    if (cached) {
+      const m = cached.model ? this.opts.models.find(cached.model.provider, cached.model.modelId) : undefined;
+      if (m) this.model = m;
+      if (cached.thinkingLevel) this.thinkingLevel = clampThinkingLevel(this.model, cached.thinkingLevel as ThinkingLevel);
+      return;
+    }
     for (const e of this.branchPath()) {
       if (e.type === "model_change") {
         const m = this.opts.models.find(e.provider, e.modelId);
@@ -664,7 +674,7 @@ export class AgentSession {
   }
 
   messageCount(): number {
-    return this.messages().length;
+    return this.tree.messageCount();
   }
 
   lastAssistant(): AssistantMessage | undefined {

@@ -1,5 +1,5 @@
 import { pathTo, type AgentMessage, type Entry, type SessionHeader } from "../store/entries.ts";
-import type { SessionStore } from "../store/store.ts";
+import type { SessionCache, SessionStore } from "../store/store.ts";
 import { PionError } from "../util/errors.ts";
 import { shortId, uuid } from "../util/id.ts";
 import { buildContext } from "./context.ts";
@@ -24,11 +24,19 @@ export class SessionTree {
   /** Start entries held back until the session has something worth keeping. */
   private pending: Entry[] = [];
   private contextCache: { leaf: string | null; byId: Map<string, Entry>; messages: AgentMessage[] } | undefined;
+  /**
+   * False after opening a stored session whose summary (SessionCache) is still valid: its
+   * entries are read on first use, so open + get_state does not read a 100k-entry session.
+   */
+  private loaded = true;
+  private cache: SessionCache | undefined;
 
   constructor(
     private store: SessionStore,
     private cwd: string,
     private fileFor: (h: SessionHeader) => string | undefined,
+    /** The model and thinking level to record in the summary when the session is left. */
+    private settings: () => Pick<SessionCache, "model" | "thinkingLevel">,
   ) {}
 
   get sessionId(): string {
@@ -57,7 +65,32 @@ export class SessionTree {
     this.store.acquireSession(sessionId);
     this.release();
     this.header = meta.header;
+    if (meta.cache && meta.cache.leafId === meta.leafId) {
+      this.reset(meta.file, [], meta.leafId, true);
+      this.loaded = false;
+      this.cache = meta.cache;
+      this.name = meta.name;
+      return;
+    }
     this.reset(meta.file, this.store.entries(sessionId), meta.leafId, true);
+  }
+
+  /** Read the entries of a session opened lazily. */
+  private load(): void {
+    if (this.loaded) return;
+    const name = this.name;
+    this.reset(this.file, this.store.entries(this.sessionId), this.leafId, true);
+    this.name = name ?? this.name;
+  }
+
+  /** Context message count of the active branch (from the summary while nothing is read). */
+  messageCount(): number {
+    return !this.loaded && this.cache ? this.cache.messageCount : this.messages().length;
+  }
+
+  /** Model and thinking level recorded for the leaf, when the entries are not read yet. */
+  cachedSettings(): Pick<SessionCache, "model" | "thinkingLevel"> | undefined {
+    return !this.loaded && this.cache ? { model: this.cache.model, thinkingLevel: this.cache.thinkingLevel } : undefined;
   }
 
   /**
@@ -76,6 +109,8 @@ export class SessionTree {
   }
 
   private reset(file: string | undefined, entries: Entry[], leaf: string | null, stored: boolean): void {
+    this.loaded = true;
+    this.cache = undefined;
     this.file = file;
     this.byId = new Map(entries.map((e) => [e.id, e]));
     this.leafId = leaf;
@@ -85,9 +120,13 @@ export class SessionTree {
     for (const e of entries) if (e.type === "session_info") this.name = e.name;
   }
 
-  /** Give up the writer lock of the current session. */
+  /** Leave the current session: record its summary for the next opener, give up the writer lock. */
   release(): void {
-    if (this.stored && this.header) this.store.releaseSession(this.header.id);
+    if (!this.stored || !this.header) return;
+    if (this.loaded) {
+      this.store.setSessionCache(this.header.id, { leafId: this.leafId, messageCount: this.messages().length, ...this.settings() });
+    }
+    this.store.releaseSession(this.header.id);
   }
 
   /** All entries in append order (not only the active branch). */
@@ -96,14 +135,17 @@ export class SessionTree {
   }
 
   has(id: string): boolean {
+    this.load();
     return this.byId.has(id);
   }
 
   get(id: string): Entry | undefined {
+    this.load();
     return this.byId.get(id);
   }
 
   append(partial: EntryInput): Entry {
+    this.load();
     const entry = { ...partial, id: shortId(this.byId), parentId: this.leafId, timestamp: new Date().toISOString() } as Entry;
     const store = this.store;
     if (this.stored) store.append(this.sessionId, entry);
@@ -122,16 +164,19 @@ export class SessionTree {
 
   /** Move the leaf (branching); the new position is persisted with the session. */
   setLeaf(leafId: string | null): void {
+    this.load();
     if (this.stored) this.store.setLeaf(this.sessionId, leafId);
     this.leafId = leafId;
   }
 
   branchPath(): Entry[] {
+    this.load();
     return pathTo(this.byId, this.leafId);
   }
 
   /** The context of the active branch; cached until the leaf moves (entries never change). */
   messages(): AgentMessage[] {
+    this.load();
     if (this.contextCache?.leaf !== this.leafId || this.contextCache.byId !== this.byId) {
       this.contextCache = { leaf: this.leafId, byId: this.byId, messages: buildContext(this.branchPath()) };
     }

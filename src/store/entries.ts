@@ -156,9 +156,16 @@ export function collectLabels(entries: readonly Entry[]): Map<string, LabelInfo>
   return labels;
 }
 
-export interface TreeNode {
-  entry: Entry;
-  children: TreeNode[];
+/** What the tree needs of an entry: a parsed Entry, or a stored row with its JSON body. */
+export interface TreeItem {
+  id: string;
+  parentId: string | null;
+  timestamp: string;
+}
+
+export interface TreeNode<T extends TreeItem = Entry> {
+  entry: T;
+  children: TreeNode<T>[];
   label?: string;
   labelTimestamp?: string;
 }
@@ -167,10 +174,13 @@ export interface TreeNode {
  * The session as a forest. Roots are entries without a parent and orphans whose parent is
  * missing; children are ordered oldest first. Iterative: a linear session is as deep as it is long.
  */
-export function buildTree(entries: readonly Entry[], labels: ReadonlyMap<string, LabelInfo> = collectLabels(entries)): TreeNode[] {
-  const nodes = new Map<string, TreeNode>();
+export function buildTree<T extends TreeItem = Entry>(
+  entries: readonly T[],
+  labels: ReadonlyMap<string, LabelInfo> = collectLabels(entries as unknown as readonly Entry[]),
+): TreeNode<T>[] {
+  const nodes = new Map<string, TreeNode<T>>();
   for (const entry of entries) {
-    const node: TreeNode = { entry, children: [] };
+    const node: TreeNode<T> = { entry, children: [] };
     const l = labels.get(entry.id);
     if (l) {
       node.label = l.label;
@@ -178,14 +188,14 @@ export function buildTree(entries: readonly Entry[], labels: ReadonlyMap<string,
     }
     nodes.set(entry.id, node);
   }
-  const roots: TreeNode[] = [];
+  const roots: TreeNode<T>[] = [];
   for (const entry of entries) {
     const node = nodes.get(entry.id);
     if (!node || node.entry !== entry) continue; // a duplicate id: the later entry won the map
     const parent = entry.parentId !== null && entry.parentId !== entry.id ? nodes.get(entry.parentId) : undefined;
     (parent ? parent.children : roots).push(node);
   }
-  const time = (n: TreeNode) => Date.parse(n.entry.timestamp) || 0;
+  const time = (n: TreeNode<T>) => Date.parse(n.entry.timestamp) || 0;
   const stack = [...roots];
   for (let node = stack.pop(); node; node = stack.pop()) {
     if (node.children.length > 1) node.children.sort((a, b) => time(a) - time(b));
@@ -198,10 +208,10 @@ export function buildTree(entries: readonly Entry[], labels: ReadonlyMap<string,
  * JSON text of `nodes`, equal to `JSON.stringify(nodes)` but with an explicit stack, because the
  * engine's JSON.stringify throws on trees deeper than about 20k levels.
  */
-export function serializeTree(nodes: readonly TreeNode[]): string {
+export function serializeTree<T extends TreeItem = Entry>(nodes: readonly TreeNode<T>[], entryJson: (e: T) => string = (e) => JSON.stringify(e)): string {
   interface Frame {
-    node: TreeNode | undefined;
-    children: readonly TreeNode[];
+    node: TreeNode<T> | undefined;
+    children: readonly TreeNode<T>[];
     next: number;
   }
   const out: string[] = ["["];
@@ -211,7 +221,7 @@ export function serializeTree(nodes: readonly TreeNode[]): string {
     if (top.next < top.children.length) {
       if (top.next > 0) out.push(",");
       const child = top.children[top.next++]!;
-      out.push('{"entry":', JSON.stringify(child.entry), ',"children":[');
+      out.push('{"entry":', entryJson(child.entry), ',"children":[');
       stack.push({ node: child, children: child.children, next: 0 });
       continue;
     }

@@ -11,6 +11,8 @@ import type {
   SearchHit,
   SearchOptions,
   SessionList,
+  RawEntry,
+  SessionCache,
   SessionMeta,
   SessionStore,
 } from "./store.ts";
@@ -165,7 +167,9 @@ class JsonlExportStore implements SessionStore {
   }
 
   getSession = (sessionId: string): SessionMeta | undefined => this.inner.getSession(sessionId);
+  setSessionCache = (sessionId: string, cache: SessionCache): void => this.inner.setSessionCache(sessionId, cache);
   entries = (sessionId: string): Entry[] => this.inner.entries(sessionId);
+  rawEntries = (sessionId: string): RawEntry[] => this.inner.rawEntries(sessionId);
   entriesSince = (sessionId: string, sinceId: string, limit?: number): EntryPage =>
     this.inner.entriesSince(sessionId, sinceId, limit);
   entriesPage = (sessionId: string, limit: number): EntryPage => this.inner.entriesPage(sessionId, limit);

@@ -6,6 +6,8 @@ import type {
   SearchHit,
   SearchOptions,
   SessionList,
+  RawEntry,
+  SessionCache,
   SessionMeta,
   SessionStore,
   SessionSummary,
@@ -42,6 +44,14 @@ export class MemoryStore implements SessionStore {
 
   getSession(sessionId: string): SessionMeta | undefined {
     return this.sessions.get(sessionId)?.meta;
+  }
+
+  rawEntries(sessionId: string): RawEntry[] {
+    return this.entries(sessionId).map((e) => ({ id: e.id, parentId: e.parentId, type: e.type, timestamp: e.timestamp, body: JSON.stringify(e) }));
+  }
+
+  setSessionCache(sessionId: string, cache: SessionCache): void {
+    this.must(sessionId).meta.cache = cache;
   }
 
   findSessionByFile(path: string): SessionMeta | undefined {

@@ -45,6 +45,11 @@ const MIGRATIONS: ReadonlyArray<(db: Database) => void> = [
       acquired_at TEXT NOT NULL
     )`);
   },
+  (db) => {
+    // A summary of the session as its last writer left it (SessionCache), so opening a big
+    // session does not have to read its entries to answer get_state.
+    db.run("ALTER TABLE session ADD COLUMN cache TEXT");
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

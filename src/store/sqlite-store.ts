@@ -11,6 +11,8 @@ import type {
   SearchHit,
   SearchOptions,
   SessionList,
+  RawEntry,
+  SessionCache,
   SessionMeta,
   SessionStore,
   SessionSummary,
@@ -36,6 +38,7 @@ interface SessionRow {
   first_message: string | null;
   message_count: number;
   entry_count: number;
+  cache: string | null;
 }
 interface BodyRow {
   body: string;
@@ -126,6 +129,9 @@ class SqliteStore implements SessionStore {
       ),
       insertFts: db.prepare<void, Param[]>("INSERT INTO entry_fts (rowid, text, role) VALUES (?1, ?2, ?3)"),
       allBodies: db.prepare<BodyRow, [string]>("SELECT body FROM entry WHERE session_id = ?1 ORDER BY seq"),
+      allRaw: db.prepare<{ id: string; parent_id: string | null; type: string; created_at: string; body: string }, [string]>(
+        "SELECT id, parent_id, type, created_at, body FROM entry WHERE session_id = ?1 ORDER BY seq",
+      ),
       seqOf: db.prepare<{ seq: number }, [string, string]>("SELECT seq FROM entry WHERE session_id = ?1 AND id = ?2"),
       bodiesAfter: db.prepare<BodyRow, [string, number, number]>(
         "SELECT body FROM entry WHERE session_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3",
@@ -184,6 +190,16 @@ class SqliteStore implements SessionStore {
   getSession(sessionId: string): SessionMeta | undefined {
     const row = this.q.session.get(sessionId);
     return row ? toMeta(row) : undefined;
+  }
+
+  rawEntries(sessionId: string): RawEntry[] {
+    this.mustExist(sessionId);
+    return this.q.allRaw.all(sessionId).map((r) => ({ id: r.id, parentId: r.parent_id, type: r.type, timestamp: r.created_at, body: r.body }));
+  }
+
+  setSessionCache(sessionId: string, cache: SessionCache): void {
+    this.mustExist(sessionId);
+    this.db.prepare("UPDATE session SET cache = ?2 WHERE id = ?1").run(sessionId, JSON.stringify(cache));
   }
 
   findSessionByFile(path: string): SessionMeta | undefined {
@@ -346,6 +362,7 @@ function toMeta(row: SessionRow): SessionMeta {
     ...(row.file !== null ? { file: row.file } : {}),
     ...(row.name !== null ? { name: row.name } : {}),
     leafId: row.leaf_id,
+    ...(row.cache !== null ? { cache: JSON.parse(row.cache) as SessionCache } : {}),
   };
 }
 

@@ -1,11 +1,33 @@
 import type { Entry, SessionHeader } from "./entries.ts";
 
+/**
+ * What a session looked like when its last writer closed it: enough to answer get_state
+ * without reading the entries. Valid only while the session's leaf is still `leafId`.
+ */
+export interface SessionCache {
+  leafId: string | null;
+  messageCount: number;
+  model?: { provider: string; modelId: string };
+  thinkingLevel?: string;
+}
+
 export interface SessionMeta {
   header: SessionHeader;
+  cache?: SessionCache;
   /** Path of the JSONL export, or undefined when nothing is written to disk. */
   file?: string;
   name?: string;
   leafId: string | null;
+}
+
+/** A stored entry as its row: the JSON body unparsed (for answers that only pass it on). */
+export interface RawEntry {
+  id: string;
+  parentId: string | null;
+  type: string;
+  timestamp: string;
+  /** The entry's JSON, byte-for-byte its JSONL line. */
+  body: string;
 }
 
 /** A slice of a session's entries in append order. */
@@ -81,6 +103,8 @@ export interface SessionStore {
   appendMany(sessionId: string, entries: readonly Entry[]): void;
   /** All entries in append order. */
   entries(sessionId: string): Entry[];
+  /** All entries in append order, unparsed. */
+  rawEntries(sessionId: string): RawEntry[];
   /** Entries strictly after `sinceId` in append order; `unknown_entry` when `sinceId` is not in the session. */
   entriesSince(sessionId: string, sinceId: string, limit?: number): EntryPage;
   /** The first `limit` entries; continue with `entriesSince(lastId)`. */
@@ -97,6 +121,8 @@ export interface SessionStore {
    * pid, while another live process holds it; a lock left by a dead process is taken over.
    */
   acquireSession(sessionId: string): void;
+  /** Record the session's summary for the next opener (see SessionCache). */
+  setSessionCache(sessionId: string, cache: SessionCache): void;
   releaseSession(sessionId: string): void;
   /** Releases this instance's locks and closes. */
   close(): void;
