@@ -14,3 +14,6 @@ if (!result.success) {
   process.exit(1);
 }
 console.error(`built dist/pion (${commit})`);
+
+// The wire schemas ship beside the binary in every release (the binary itself needs nothing beside it).
+await Bun.$`rm -rf dist/schemas && cp -r schemas dist/schemas`;
