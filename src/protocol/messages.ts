@@ -23,19 +23,20 @@ export const ToolCallSchema = v.looseObject({
 });
 const TextOrImage = v.variant("type", [TextContentSchema, ImageContentSchema]);
 
-export const CostSchema = v.strictObject({
+export const CostSchema = v.looseObject({
   input: v.number(),
   output: v.number(),
   cacheRead: v.number(),
   cacheWrite: v.number(),
   total: v.number(),
 });
-export const UsageSchema = v.strictObject({
+export const UsageSchema = v.looseObject({
   input: v.number(),
   output: v.number(),
   cacheRead: v.number(),
   cacheWrite: v.number(),
-  totalTokens: v.number(),
+  // Optional: the spec's own example and older reference sessions leave it out; pion always writes it.
+  totalTokens: v.optional(v.number()),
   cost: CostSchema,
 });
 
@@ -101,6 +102,12 @@ export const BranchSummaryMessageSchema = v.looseObject({
   timestamp: v.number(),
 });
 
+/**
+ * The reference agent's system-role message (its prompt recorded in the session). Kept as
+ * written in sessions imported from it; never part of pion's context or get_messages.
+ */
+const ImportedSystemMessageSchema = v.looseObject({ role: v.literal("system"), timestamp: v.optional(v.number()) });
+
 export const AgentMessageSchema = v.variant("role", [
   UserMessageSchema,
   AssistantMessageSchema,
@@ -109,6 +116,7 @@ export const AgentMessageSchema = v.variant("role", [
   CustomMessageSchema,
   CompactionSummaryMessageSchema,
   BranchSummaryMessageSchema,
+  ImportedSystemMessageSchema,
 ]);
 
 /** What a tool (or the host, for a host tool) returns. */
@@ -143,6 +151,8 @@ export const EntrySchema = v.variant("type", [
   entry("label", { targetId: v.string(), label: v.optional(v.string()) }),
   entry("session_info", { name: v.optional(v.string()) }),
   entry("context_edit", { targetId: v.string(), replacement: v.nullable(AgentMessageSchema) }),
+  // Written by the reference agent; kept as imported.
+  entry("usage", {}),
 ]);
 
 /** The first line of a session file, and of the JSON mode's output (spec 004). */

@@ -48,7 +48,10 @@ function collect(path: readonly Entry[]): Collected[] {
 
 function pushEntry(out: Collected[], e: Entry): void {
   const id = e.id;
-  if (e.type === "message") out.push({ id, message: e.message });
+  if (e.type === "message") {
+    // A system-role message only exists in sessions imported from the reference agent.
+    if ((e.message as { role: string }).role !== "system") out.push({ id, message: e.message });
+  }
   else if (e.type === "custom_message") {
     out.push({ id, message: { role: "custom", customType: e.customType, content: e.content, display: e.display, details: e.details, timestamp: Date.parse(e.timestamp) || 0 } });
   } else if (e.type === "branch_summary") {

@@ -86,7 +86,12 @@ export class Pion {
     return this.proc.pid;
   }
 
+  /** Records that do not validate against the published wire schemas (schemas/*.json). */
+  readonly wireIssues: string[] = [];
+
   private async readStdout(): Promise<void> {
+    // Imported here: wire-check.ts imports this module.
+    const { recordProblems } = await import("./wire-check.ts");
     for await (const rec of jsonLines(this.proc.stdout)) {
       if ("error" in rec) throw new Error(rec.error);
       if (rec.line === "") continue;
@@ -97,6 +102,7 @@ export class Pion {
         throw new Error(`pion wrote a non-JSON line to stdout: ${rec.line.slice(0, 200)}`);
       }
       this.records.push(parsed);
+      for (const problem of recordProblems(parsed)) this.wireIssues.push(`${String(parsed.type)}: ${problem}`);
       const idx = this.records.length - 1;
       this.waiters = this.waiters.filter((w) => {
         if (idx >= w.from && w.pred(parsed)) {
@@ -157,10 +163,12 @@ export class Pion {
     return this.records.slice(from).map((r) => (r.type === "message_update" ? `message_update:${r.assistantMessageEvent?.type}` : r.type));
   }
 
-  /** Close stdin and wait for exit. */
+  /** Close stdin and wait for exit. Fails when pion wrote a record its own schemas reject. */
   async close(): Promise<number> {
     this.proc.stdin.end();
-    return this.exited;
+    const code = await this.exited;
+    if (this.wireIssues.length > 0) throw new Error(`records outside the wire schemas:\n${this.wireIssues.slice(0, 10).join("\n")}`);
+    return code;
   }
 
   kill(signal: NodeJS.Signals | number = "SIGKILL"): void {
