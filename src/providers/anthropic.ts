@@ -5,9 +5,9 @@ import type {
   RawMessageStreamEvent,
   ToolResultBlockParam,
 } from "@anthropic-ai/sdk/resources/messages/messages";
-import { emptyAssistant, priceUsage, PushStream } from "./event-stream.ts";
-import { describeProviderError } from "./errors.ts";
-import { idleWatchdog, linkedController, parseToolArguments, sanitizeHistory } from "./transform.ts";
+import type { PushStream } from "./event-stream.ts";
+import { runProviderStream } from "./lifecycle.ts";
+import { parseToolArguments, sanitizeHistory } from "./transform.ts";
 import type { AssistantMessage, ImageContent, LlmRequest, Message, StopReason, StreamFn, TextContent, ThinkingLevel } from "./types.ts";
 
 const BUDGETS: Record<Exclude<ThinkingLevel, "off">, number> = {
@@ -19,43 +19,26 @@ const BUDGETS: Record<Exclude<ThinkingLevel, "off">, number> = {
   max: 63999,
 };
 
-export const streamAnthropic: StreamFn = (req, signal) => {
-  const out = new PushStream();
-  const msg = emptyAssistant(req.model);
-  const controller = linkedController(signal);
-  const watchdog = idleWatchdog(controller, req.idleTimeoutMs);
-  void (async () => {
-    try {
-      // Loaded on first use: the SDK costs start-up time that sessions on other APIs never need.
-      const { default: Anthropic } = await import("@anthropic-ai/sdk");
-      watchdog.touch();
-      const client = new Anthropic({
-        apiKey: req.apiKey ?? "",
-        baseURL: req.model.baseUrl.replace(/\/v1\/?$/, ""),
-        maxRetries: 0,
-        // x-api-key as well: Anthropic-compatible proxies often read only that header.
-        defaultHeaders: { ...(req.apiKey ? { "x-api-key": req.apiKey } : {}), ...req.model.headers },
-      });
-      const stream = await client.messages.create(toParams(req), { signal: controller.signal });
-      const state = new BlockState(msg, out);
-      for await (const ev of stream) {
-        watchdog.touch();
-        state.apply(ev);
-      }
-      if (!state.sawStop) throw new Error("stream ended before message_stop");
-      priceUsage(msg.usage, req.model);
-    } catch (err) {
-      priceUsage(msg.usage, req.model);
-      msg.stopReason = signal.aborted ? "aborted" : "error";
-      if (!signal.aborted) msg.errorMessage = watchdog.fired() ? String(controller.signal.reason?.message) : describeProviderError(err);
-      else msg.errorMessage = "The operation was aborted.";
-    } finally {
-      watchdog.stop();
-      out.end(msg);
+export const streamAnthropic: StreamFn = (req, signal) =>
+  runProviderStream(req, signal, async ({ msg, out, signal: sig, touch }) => {
+    // Loaded on first use: the SDK costs start-up time that sessions on other APIs never need.
+    const { default: Anthropic } = await import("@anthropic-ai/sdk");
+    touch();
+    const client = new Anthropic({
+      apiKey: req.apiKey ?? "",
+      baseURL: req.model.baseUrl.replace(/\/v1\/?$/, ""),
+      maxRetries: 0,
+      // x-api-key as well: Anthropic-compatible proxies often read only that header.
+      defaultHeaders: { ...(req.apiKey ? { "x-api-key": req.apiKey } : {}), ...req.model.headers },
+    });
+    const stream = await client.messages.create(toParams(req), { signal: sig });
+    const state = new BlockState(msg, out);
+    for await (const ev of stream) {
+      touch();
+      state.apply(ev);
     }
-  })();
-  return out;
-};
+    if (!state.sawStop) throw new Error("stream ended before message_stop");
+  });
 
 class BlockState {
   private partialJson = new Map<number, string>();
