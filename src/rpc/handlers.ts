@@ -110,7 +110,7 @@ export function createHandlers(ctx: HandlerContext): Handlers {
       s().setName(c.name);
     },
     get_commands: () => ({ commands: ctx.commands() }),
-    get_capabilities: () => capabilities(),
+    get_capabilities: async () => capabilities(Object.keys((await import("../protocol/events.ts")).EVENT_SCHEMAS)),
 
     extension_ui_response: (c) => ctx.extensions?.handleUiResponse(c),
     host_tool_update: (c) => ctx.hostTools.update(c.id, c.partialResult),
@@ -163,8 +163,11 @@ async function withInput(
   return { disposition: deliver(input.text, input.images as ImageContent[] | undefined) };
 }
 
-/** What this pion speaks, so a client can adapt without guessing. */
-function capabilities() {
+/**
+ * What this pion speaks, so a client can adapt without guessing. `events` comes from the
+ * wire schemas (loaded on demand: they are not needed on the start-up path).
+ */
+function capabilities(events: string[]) {
   return {
     name: "pion",
     version: VERSION,
@@ -175,7 +178,7 @@ function capabilities() {
     ],
     commands: Object.keys(COMMAND_SCHEMAS).filter((c) => !SILENT_FRAMES.has(c)),
     inboundFrames: [...SILENT_FRAMES],
-    events: EVENT_TYPES,
+    events,
     features: {
       sessionSearch: true,
       sessionList: true,
@@ -191,34 +194,3 @@ function capabilities() {
   };
 }
 
-const EVENT_TYPES = [
-  "agent_start",
-  "agent_end",
-  "agent_settled",
-  "turn_start",
-  "turn_end",
-  "message_start",
-  "message_update",
-  "message_end",
-  "tool_execution_start",
-  "tool_execution_update",
-  "tool_execution_end",
-  "queue_update",
-  "compaction_start",
-  "compaction_end",
-  "auto_retry_start",
-  "auto_retry_end",
-  "summarization_retry_scheduled",
-  "summarization_retry_attempt_start",
-  "summarization_retry_finished",
-  "bash_execution_update",
-  "session_info_changed",
-  "thinking_level_changed",
-  "entry_appended",
-  "todo_update",
-  "host_tool_call",
-  "host_tool_cancel",
-  "prompt_result",
-  "extension_error",
-  "extension_ui_request",
-];
