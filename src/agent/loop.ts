@@ -106,8 +106,12 @@ async function streamAssistant(
     timestamp: Date.now(),
   };
   await emit({ type: "message_start", message: started });
+  const t0 = performance.now();
   for await (const ev of stream) await emit({ type: "message_update", assistantMessageEvent: ev });
-  return stream.result();
+  const message = await stream.result();
+  // As the reference records it: how long the model call took.
+  message.durationMs = Math.round(performance.now() - t0);
+  return message;
 }
 
 async function runToolCalls(
@@ -172,6 +176,7 @@ async function finish(
     toolName: call.name,
     content: result.content,
     isError,
+    durationMs: Math.round(durationMs),
     timestamp: Date.now(),
   };
   if (result.details !== undefined) msg.details = result.details;

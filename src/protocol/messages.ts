@@ -57,6 +57,7 @@ export const AssistantMessageSchema = v.looseObject({
   responseId: v.optional(v.string()),
   usage: UsageSchema,
   stopReason: StopReasonSchema,
+  durationMs: v.optional(v.number()),
   errorMessage: v.optional(v.string()),
   timestamp: v.number(),
 });
@@ -67,6 +68,7 @@ export const ToolResultMessageSchema = v.looseObject({
   content: v.array(TextOrImage),
   details: v.optional(v.unknown()),
   isError: v.boolean(),
+  durationMs: v.optional(v.number()),
   timestamp: v.number(),
 });
 export const BashExecutionMessageSchema = v.looseObject({

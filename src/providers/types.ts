@@ -68,6 +68,8 @@ export interface AssistantMessage {
   usage: Usage;
   stopReason: StopReason;
   errorMessage?: string;
+  /** How long the model call took. */
+  durationMs?: number;
   timestamp: number;
 }
 
@@ -78,6 +80,8 @@ export interface ToolResultMessage {
   content: (TextContent | ImageContent)[];
   details?: unknown;
   isError: boolean;
+  /** How long the tool ran. */
+  durationMs?: number;
   timestamp: number;
 }
 
