@@ -5,7 +5,6 @@ import { clampThinkingLevel, thinkingLevelsFor } from "../providers/thinking.ts"
 import { addUsage, emptyUsage } from "../providers/event-stream.ts";
 import type { AssistantMessage, ImageContent, ToolCall, Usage, LlmRequest, Model, StreamFn, TextContent, ThinkingLevel, UserMessage } from "../providers/types.ts";
 import type { AgentMessage, BashExecutionMessage, Entry, SessionHeader } from "../store/entries.ts";
-import { runShell } from "../tools/shell.ts";
 import type { SessionStore } from "../store/store.ts";
 import type { HostToolFrame } from "../extensions/host-tools.ts";
 import type { TodoPhase } from "../tools/todo.ts";
@@ -14,6 +13,8 @@ import type { ExtensionRunner } from "../extensions/types.ts";
 import { PionError } from "../util/errors.ts";
 import { toLlmMessages } from "./context.ts";
 import { SessionTree, type EntryInput } from "./tree.ts";
+import { EventHub } from "./event-hub.ts";
+import { HostShell } from "./host-shell.ts";
 import { customMessage, freshRetry } from "./run-state.ts";
 import { MessageQueues, type QueueMode } from "./queues.ts";
 import { cancellableSleep, isTransientError, retryDelay } from "./retry.ts";
@@ -88,15 +89,15 @@ export class AgentSession {
   private run: { controller: AbortController; done: Promise<void>; compactionOnly?: boolean } | undefined;
   /** True while a compaction summary is being written. */
   isCompacting = false;
-  private listeners: ((e: SessionEvent) => void | Promise<void>)[] = [];
   private retry = freshRetry();
   private overflow = { pending: false, tried: false };
-  private bash: AbortController | undefined;
+  private readonly shell: HostShell;
   private lastMessageEntryId: string | undefined;
   /** The run in progress: commands waiting for its prompt_result, and the usage of its model calls. */
   private runInfo: { ids: string[]; usage: Usage; systemPrompt?: string } = { ids: [], usage: emptyUsage() };
 
   constructor(private opts: SessionOptions) {
+    this.shell = new HostShell(opts.cwd);
     this.tree = new SessionTree(opts.store, opts.cwd, opts.fileFor, () => ({
       ...(this.model ? { model: { provider: this.model.provider, modelId: this.model.id } } : {}),
       thinkingLevel: this.thinkingLevel,
@@ -112,29 +113,16 @@ export class AgentSession {
     this.startNew();
   }
 
-  /** `replay`: also receive what was published before anyone wrote the output (the writer's subscription). */
+  readonly events = new EventHub<SessionEvent>();
+
   subscribe(fn: (e: SessionEvent) => void | Promise<void>, opts: { replay?: boolean } = {}): void {
-    this.listeners.push(fn);
-    if (opts.replay) {
-      this.writing = true;
-      for (const e of this.backlog.splice(0)) void fn(e);
-    }
+    this.events.subscribe(fn, opts);
   }
 
-  /**
-   * Emit a record that is not tied to an entry (sub-protocol frames, todo changes). Written
-   * before anyone subscribed (extension load errors at start-up), it waits for the first subscriber.
-   */
+  /** A record not tied to an entry (sub-protocol frames); see EventHub.publish. */
   publish(e: SessionEvent): void | Promise<void> {
-    if (!this.writing) {
-      this.backlog.push(e);
-      return;
-    }
-    return this.emit(e);
+    return this.events.publish(e);
   }
-
-  private backlog: SessionEvent[] = [];
-  private writing = false;
 
   /** The plan the host or the model keeps (spec 002 todo phases); not persisted. */
   todos: TodoPhase[] = [];
@@ -146,12 +134,7 @@ export class AgentSession {
   }
 
   private emit(e: SessionEvent): void | Promise<void> {
-    let wait: Promise<void> | undefined;
-    for (const l of this.listeners) {
-      const p = l(e);
-      if (p) wait = p;
-    }
-    return wait;
+    return this.events.emit(e);
   }
 
   get isStreaming(): boolean {
@@ -513,35 +496,16 @@ export class AgentSession {
    * bashExecution message, which reaches the model with the next prompt. While a run is
    * active the entry waits until it settles, so it never lands between a tool call and its result.
    */
-  async runBash(command: string, excludeFromContext: boolean, onChunk: (text: string) => void | Promise<void>) {
-    if (this.bash) throw new PionError("A bash command is already running", "busy");
-    const controller = new AbortController();
-    this.bash = controller;
-    try {
-      const r = await runShell(command, { cwd: this.opts.cwd, signal: controller.signal, onChunk });
-      const message: BashExecutionMessage = {
-        role: "bashExecution",
-        command,
-        output: r.output,
-        exitCode: r.exitCode ?? undefined,
-        cancelled: r.cancelled,
-        truncated: r.truncation.truncated,
-        timestamp: Date.now(),
-      };
-      if (r.fullOutputPath) message.fullOutputPath = r.fullOutputPath;
-      if (excludeFromContext) message.excludeFromContext = true;
-      if (this.run) {
-        const run = this.run;
-        void run.done.then(() => this.append({ type: "message", message }));
-      } else this.append({ type: "message", message });
-      return message;
-    } finally {
-      this.bash = undefined;
-    }
+  async runBash(command: string, excludeFromContext: boolean, onChunk: (text: string) => void | Promise<void>): Promise<BashExecutionMessage> {
+    const message = await this.shell.run(command, excludeFromContext, onChunk);
+    const record = () => void this.append({ type: "message", message });
+    if (this.run) void this.run.done.then(record);
+    else record();
+    return message;
   }
 
   abortBash(): void {
-    this.bash?.abort();
+    this.shell.abort();
   }
 
   /** Extensions may replace this run's system prompt and add messages before the prompt. */

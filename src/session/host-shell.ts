@@ -1,0 +1,38 @@
+import type { BashExecutionMessage } from "../store/entries.ts";
+import { runShell } from "../tools/shell.ts";
+import { PionError } from "../util/errors.ts";
+
+/** The host's own shell (the `bash` command): one command at a time, abortable. */
+export class HostShell {
+  private running: AbortController | undefined;
+
+  constructor(private cwd: string) {}
+
+  /** Run `command` and describe it as the bashExecution message the session records. */
+  async run(command: string, excludeFromContext: boolean, onChunk: (text: string) => void | Promise<void>): Promise<BashExecutionMessage> {
+    if (this.running) throw new PionError("A bash command is already running", "busy");
+    const controller = new AbortController();
+    this.running = controller;
+    try {
+      const r = await runShell(command, { cwd: this.cwd, signal: controller.signal, onChunk });
+      const message: BashExecutionMessage = {
+        role: "bashExecution",
+        command,
+        output: r.output,
+        exitCode: r.exitCode ?? undefined,
+        cancelled: r.cancelled,
+        truncated: r.truncation.truncated,
+        timestamp: Date.now(),
+      };
+      if (r.fullOutputPath) message.fullOutputPath = r.fullOutputPath;
+      if (excludeFromContext) message.excludeFromContext = true;
+      return message;
+    } finally {
+      this.running = undefined;
+    }
+  }
+
+  abort(): void {
+    this.running?.abort();
+  }
+}
