@@ -68,6 +68,8 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashArgs> {
     async execute(args, ctx) {
       const cwd = options.cwd ?? ctx.cwd;
       if (!existsSync(cwd)) throw new Error(`Working directory does not exist: ${cwd}`);
+      // An empty partial result first, as the reference does: the host can show the tool as running.
+      ctx.onUpdate?.({ content: [] });
       const result = await runShell(args.command, {
         cwd,
         signal: ctx.signal,

@@ -171,6 +171,11 @@ export async function runShell(command: string, o: ShellOptions): Promise<ShellR
 
   try {
     const [, , code] = await Promise.all([pump(readers[0]), pump(readers[1]), proc.exited]);
+    // A throttled update still pending goes out before the result, so the host sees the last output.
+    if (updateTimer) {
+      clearTimeout(updateTimer);
+      sendTail();
+    }
     const final = spool.close();
     return {
       ...final,

@@ -65,8 +65,8 @@ describe("bash", () => {
     let abortedAt = 0;
     const ctx = context(dir, {
       signal: controller.signal,
-      onUpdate: () => {
-        if (abortedAt) return;
+      onUpdate: (partial) => {
+        if (abortedAt || partial.content.length === 0) return;
         abortedAt = performance.now();
         controller.abort();
       },
@@ -89,9 +89,12 @@ describe("bash", () => {
     const updates: ToolResult[] = [];
     const ctx = context(tmp(), { onUpdate: (p) => updates.push(p) });
     await run(bash, { command: "echo one; sleep 0.3; echo two" }, ctx);
-    expect(updates.length).toBeGreaterThanOrEqual(1);
-    expect(textOf(updates[0])).toStartWith("one");
-    expect(updates[0].details).toEqual({ truncation: null, fullOutputPath: null });
+    // first an empty partial (the tool is running), then the output so far, the last one complete
+    expect(updates[0]).toEqual({ content: [] });
+    expect(updates.length).toBeGreaterThanOrEqual(2);
+    expect(textOf(updates[1])).toStartWith("one");
+    expect(updates[1].details).toEqual({ truncation: null, fullOutputPath: null });
+    expect(textOf(updates.at(-1)!)).toBe("one\ntwo\n");
   });
 
   test.concurrent("a huge output keeps only the tail and saves everything to a file", async () => {
@@ -126,8 +129,10 @@ describe("runShell", () => {
       onChunk: (c) => void chunks.push(c),
     });
     expect(r.exitCode).toBe(0);
-    expect(tails).toHaveLength(1);
+    // the first chunk at once, then nothing until the end, where the pending update is flushed
+    expect(tails).toHaveLength(2);
     expect(tails[0]).toStartWith("1\n");
+    expect(tails[1]).toBe("1\n2\n3\n4\n5\n");
     expect(chunks.join("")).toBe("1\n2\n3\n4\n5\n");
   });
 
