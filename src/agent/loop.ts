@@ -109,8 +109,9 @@ async function streamAssistant(
   const t0 = performance.now();
   for await (const ev of stream) await emit({ type: "message_update", assistantMessageEvent: ev });
   const message = await stream.result();
-  // As the reference records it: how long the model call took.
+  // As the reference records them: how long the model call took, and at which thinking level.
   message.durationMs = Math.round(performance.now() - t0);
+  message.thinkingLevel = req.thinkingLevel;
   return message;
 }
 

@@ -57,7 +57,9 @@ export const AssistantMessageSchema = v.looseObject({
   responseId: v.optional(v.string()),
   usage: UsageSchema,
   stopReason: StopReasonSchema,
+  rawStopReason: v.optional(v.string()),
   durationMs: v.optional(v.number()),
+  thinkingLevel: v.optional(v.string()),
   errorMessage: v.optional(v.string()),
   timestamp: v.number(),
 });

@@ -117,7 +117,10 @@ class BlockState {
         break;
       }
       case "message_delta": {
-        if (ev.delta.stop_reason) msg.stopReason = mapStop(ev.delta.stop_reason);
+        if (ev.delta.stop_reason) {
+          msg.stopReason = mapStop(ev.delta.stop_reason);
+          msg.rawStopReason = ev.delta.stop_reason;
+        }
         const u = ev.usage;
         if (u.input_tokens != null) msg.usage.input = u.input_tokens;
         if (u.output_tokens != null) msg.usage.output = u.output_tokens;

@@ -68,8 +68,12 @@ export interface AssistantMessage {
   usage: Usage;
   stopReason: StopReason;
   errorMessage?: string;
+  /** The provider's own stop reason (e.g. Anthropic's "end_turn"). */
+  rawStopReason?: string;
   /** How long the model call took. */
   durationMs?: number;
+  /** The thinking level the request was made with. */
+  thinkingLevel?: ThinkingLevel;
   timestamp: number;
 }
 
