@@ -58,6 +58,8 @@ export async function runAgent(
     await emit({ type: "turn_start" });
     const opening = next === "prompts" ? prompts : next === "steering" ? deps.nextSteering() : next === "followUp" ? deps.nextFollowUp() : [];
     for (const m of opening) await push(m);
+    // Steering queued before the run's first model call goes with it (the reference does the same).
+    if (next === "prompts" && deps.hasPendingSteering()) for (const m of deps.nextSteering()) await push(m);
 
     const assistant = await streamAssistant(all, deps, emit, signal);
     all.push(assistant);

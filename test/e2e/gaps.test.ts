@@ -92,6 +92,26 @@ describe("queue modes", () => {
   });
 });
 
+describe("steering queued before a run", () => {
+  test.concurrent("a steer queued while idle goes with the next prompt's first model call; a follow-up after it", async () => {
+    const { fake, dirs } = setup();
+    const p = new Pion({ ...dirs, args: ["--mode", "rpc", "--model", "fake/fake-model"] });
+    expect((await p.request({ type: "steer", message: "also consider X" })).data).toEqual({ disposition: "queued" });
+    await p.request({ type: "follow_up", message: "then summarize" });
+    expect((await p.request({ type: "get_state" })).data.pendingMessageCount).toBe(2);
+    fake.enqueue({ blocks: [{ type: "text", text: "first" }] }, { blocks: [{ type: "text", text: "second" }] });
+    await p.request({ type: "prompt", message: "main task" });
+    await p.waitFor("agent_settled");
+    const first = (fake.requests[0]!.body as { messages: { content: Rec[] }[] }).messages.map((m) => m.content[0]!.text);
+    expect(first).toEqual(["main task", "also consider X"]);
+    const second = (fake.requests[1]!.body as { messages: { content: Rec[] }[] }).messages.map((m) => m.content[0]!.text);
+    expect(second.at(-1)).toBe("then summarize");
+    expect(p.records.filter((r) => r.type === "agent_end").length).toBe(1);
+    await p.close();
+    await fake.stop();
+  });
+});
+
 describe("settings", () => {
   test.concurrent("an invalid settings.json is a clear error naming the file; the project's overrides the user's", async () => {
     const { fake, dirs } = setup();
