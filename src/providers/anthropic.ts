@@ -7,6 +7,7 @@ import type {
 } from "@anthropic-ai/sdk/resources/messages/messages";
 import type { PushStream } from "./event-stream.ts";
 import { runProviderStream } from "./lifecycle.ts";
+import { sseBatches } from "./sse.ts";
 import { parseToolArguments, sanitizeHistory } from "./transform.ts";
 import type { AssistantMessage, ImageContent, LlmRequest, Message, StopReason, StreamFn, TextContent, ThinkingLevel } from "./types.ts";
 
@@ -31,11 +32,22 @@ export const streamAnthropic: StreamFn = (req, signal) =>
       // x-api-key as well: Anthropic-compatible proxies often read only that header.
       defaultHeaders: { ...(req.apiKey ? { "x-api-key": req.apiKey } : {}), ...req.model.headers },
     });
-    const stream = await client.messages.create(toParams(req), { signal: sig });
+    // The SDK sends the request and turns HTTP errors into its APIError; the event stream is
+    // read in batches by pion's SSE reader, which waits for the loop (backpressure) instead of
+    // queueing a long reply's events ahead of it.
+    const res = await client.messages.create(toParams(req), { signal: sig }).asResponse();
+    touch();
+    if (!res.body) throw new Error("empty response body");
     const state = new BlockState(msg, out);
-    for await (const ev of stream) {
-      touch();
-      state.apply(ev);
+    for await (const batch of sseBatches(res.body, touch)) {
+      for (const sse of batch) {
+        if (sse.event === "ping" || !sse.data) continue;
+        // In-stream errors read like the SDK's own: the provider's error body as JSON.
+        if (sse.event === "error") throw new Error(sse.data);
+        state.apply(JSON.parse(sse.data) as RawMessageStreamEvent);
+      }
+      await out.backpressure();
+      touch(); // waiting for our own consumer is not the provider stalling
     }
     if (!state.sawStop) throw new Error("stream ended before message_stop");
   });

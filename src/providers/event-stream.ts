@@ -3,7 +3,9 @@ import type { AssistantMessage, AssistantMessageEvent, AssistantStream, Cost, Mo
 /** A push-driven AssistantStream: the producer calls push()/end(), consumers iterate. */
 export class PushStream implements AssistantStream {
   private queue: AssistantMessageEvent[] = [];
+  private head = 0;
   private waiting: ((r: IteratorResult<AssistantMessageEvent>) => void) | null = null;
+  private drained: (() => void) | null = null;
   private done = false;
   private final: Promise<AssistantMessage>;
   private resolveFinal!: (m: AssistantMessage) => void;
@@ -24,6 +26,11 @@ export class PushStream implements AssistantStream {
   end(message: AssistantMessage): void {
     if (this.done) return;
     this.done = true;
+    if (this.drained) {
+      const d = this.drained;
+      this.drained = null;
+      d();
+    }
     this.resolveFinal(message);
     const w = this.waiting;
     if (w) {
@@ -36,11 +43,38 @@ export class PushStream implements AssistantStream {
     return this.final;
   }
 
+  /**
+   * Producer-side backpressure: resolves once the consumer has taken all but `low` of the
+   * queued events. A provider that reads a fast local stream awaits it between network
+   * chunks, so events do not pile up in memory ahead of a slower consumer.
+   */
+  async backpressure(high = 512): Promise<void> {
+    while (this.queue.length - this.head > high && !this.done) {
+      await new Promise<void>((r) => (this.drained = r));
+    }
+  }
+
   [Symbol.asyncIterator](): AsyncIterator<AssistantMessageEvent> {
     return {
       next: () => {
-        const ev = this.queue.shift();
-        if (ev) return Promise.resolve({ value: ev, done: false });
+        if (this.head < this.queue.length) {
+          const ev = this.queue[this.head++]!;
+          if (this.head === this.queue.length) {
+            this.queue = [];
+            this.head = 0;
+          }
+          if (this.drained && this.queue.length - this.head <= 64) {
+            const d = this.drained;
+            this.drained = null;
+            d();
+          }
+          return Promise.resolve({ value: ev, done: false });
+        }
+        if (this.drained) {
+          const d = this.drained;
+          this.drained = null;
+          d();
+        }
         if (this.done) return Promise.resolve({ value: undefined, done: true });
         return new Promise((r) => (this.waiting = r));
       },
