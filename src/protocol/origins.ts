@@ -103,6 +103,9 @@ export const EVENT_ORIGIN: Record<EventType, Origin> = {
  */
 export const PION_FIELDS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   "command get_entries": { limit: "Page size; the answer then carries hasMore." },
+  "response get_state": {
+    queuedMessageCount: "Spec 002's name for pendingMessageCount (same value), for hosts written against that document.",
+  },
   "response get_entries": { hasMore: "True when entries after the last returned one exist (only when limit was given)." },
   "event message_end": { entryId: "Id of the entry the message was committed as, before the event was written." },
   "event session_info_changed": { entryId: "Id of the session_info entry." },

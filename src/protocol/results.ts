@@ -65,6 +65,7 @@ export const StateSchema = v.strictObject({
   autoCompactionEnabled: v.boolean(),
   messageCount: v.number(),
   pendingMessageCount: v.number(),
+  queuedMessageCount: v.number(),
   interruptMode: v.picklist(["immediate", "wait"]),
   todoPhases: v.array(TodoPhaseOutSchema),
 });

@@ -133,6 +133,8 @@ function getState(s: AgentSession) {
   state.autoCompactionEnabled = s.autoCompaction;
   state.messageCount = s.messageCount();
   state.pendingMessageCount = s.queues.size;
+  // spec 002 calls it queuedMessageCount; both are written so hosts of either document work
+  state.queuedMessageCount = s.queues.size;
   state.interruptMode = s.interruptMode;
   state.todoPhases = s.todos;
   return state;

@@ -94,6 +94,7 @@ describe("rpc framing and validation", () => {
       autoCompactionEnabled: false,
       messageCount: 0,
       pendingMessageCount: 0,
+      queuedMessageCount: 0,
       interruptMode: "immediate",
       todoPhases: [],
     });
