@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { closeSync, openSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readSync, unlinkSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, TailBuffer, type Truncation } from "./truncate.ts";
+import { countNewlines, DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, TailBuffer, type Truncation } from "./truncate.ts";
 
 export interface ShellOptions {
   cwd: string;
@@ -103,6 +103,7 @@ function writeAll(fd: number, data: Uint8Array): void {
  * failures; rejects only if bash cannot be started.
  */
 export async function runShell(command: string, o: ShellOptions): Promise<ShellResult> {
+  if (!o.onChunk) return runShellToFile(command, o);
   const maxLines = o.maxLines ?? DEFAULT_MAX_LINES;
   const maxBytes = o.maxBytes ?? DEFAULT_MAX_BYTES;
   const interval = o.updateIntervalMs ?? 100;
@@ -191,5 +192,104 @@ export async function runShell(command: string, o: ShellOptions): Promise<ShellR
     clearTimeout(graceTimer);
     clearTimeout(updateTimer);
     o.signal?.removeEventListener("abort", onAbort);
+  }
+}
+
+/**
+ * runShell without a per-chunk consumer (the bash tool): the command writes straight into
+ * the full-output file (stdout and stderr share it, so their order is kept), and pion scans
+ * that file with one reused buffer, counting lines and reading back only the tail it needs.
+ * Nothing the command prints passes through the heap, so memory stays flat whatever it
+ * prints. The file is removed when the output fits the limits.
+ */
+async function runShellToFile(command: string, o: ShellOptions): Promise<ShellResult> {
+  const maxLines = o.maxLines ?? DEFAULT_MAX_LINES;
+  const maxBytes = o.maxBytes ?? DEFAULT_MAX_BYTES;
+  const interval = o.updateIntervalMs ?? 100;
+  const path = join(tmpdir(), `pion-bash-${randomBytes(8).toString("hex")}.log`);
+  const out = openSync(path, "wx", 0o600);
+  let proc: ReturnType<typeof Bun.spawn>;
+  try {
+    proc = Bun.spawn(["bash", "-c", command], { cwd: o.cwd, stdin: "ignore", stdout: out, stderr: out, detached: true });
+  } finally {
+    closeSync(out);
+  }
+  const input = openSync(path, "r");
+
+  let killedFor: "abort" | "timeout" | null = null;
+  const kill = (why: "abort" | "timeout") => {
+    if (killedFor) return;
+    killedFor = why;
+    try {
+      process.kill(-proc.pid, "SIGKILL");
+    } catch {
+      // The group has already exited.
+    }
+  };
+  const onAbort = () => kill("abort");
+  const timeout = o.timeoutMs !== undefined ? setTimeout(() => kill("timeout"), o.timeoutMs) : undefined;
+  o.signal?.addEventListener("abort", onAbort, { once: true });
+  if (o.signal?.aborted) onAbort();
+  let exited = false;
+  void proc.exited.then(() => (exited = true));
+
+  const buf = new Uint8Array(1 << 18);
+  const totals = { bytes: 0, newlines: 0, lastByte: -1 };
+  const tailOf = (): TailBuffer => {
+    const keep = Math.min(totals.bytes, maxBytes + 4096);
+    const tail = new Uint8Array(keep);
+    if (keep > 0) readSync(input, tail, 0, keep, totals.bytes - keep);
+    return TailBuffer.fromTail(maxBytes, tail, totals);
+  };
+  const snapshot = (): ShellTail => {
+    const truncation = tailOf().truncate({ maxLines, maxBytes });
+    return { truncation, fullOutputPath: truncation.truncated ? path : null };
+  };
+  let lastUpdate = Number.NEGATIVE_INFINITY;
+  let changed = false;
+  let keepFile = false;
+  /** Once bash exited: read up to what the file held then (a background child may write on forever). */
+  let endAt = Number.POSITIVE_INFINITY;
+
+  try {
+    for (let idle = 1; totals.bytes < endAt; ) {
+      const got = readSync(input, buf, 0, Math.min(buf.length, endAt - totals.bytes), totals.bytes);
+      if (got > 0) {
+        const chunk = buf.subarray(0, got);
+        totals.bytes += got;
+        totals.newlines += countNewlines(chunk);
+        totals.lastByte = chunk[got - 1]!;
+        changed = true;
+        idle = 1;
+      } else if (exited) {
+        endAt = fstatSync(input).size;
+      } else {
+        await Bun.sleep(idle);
+        idle = Math.min(idle * 2, 16);
+      }
+      if (o.onTail && changed && performance.now() - lastUpdate >= interval) {
+        lastUpdate = performance.now();
+        changed = false;
+        o.onTail(snapshot());
+      }
+    }
+    // The last output goes out before the result, so the host sees it.
+    if (o.onTail && changed) o.onTail(snapshot());
+    const final = snapshot();
+    keepFile = final.fullOutputPath !== null;
+    const code = await proc.exited;
+    return {
+      ...final,
+      output: final.truncation.content,
+      exitCode: proc.signalCode ? null : code,
+      cancelled: killedFor === "abort",
+      timedOut: killedFor === "timeout",
+    };
+  } finally {
+    closeSync(input);
+    if (proc.exitCode === null && proc.signalCode === null) kill("abort");
+    clearTimeout(timeout);
+    o.signal?.removeEventListener("abort", onAbort);
+    if (!keepFile) unlinkSync(path);
   }
 }

@@ -133,6 +133,21 @@ export class TailBuffer {
 
   constructor(private readonly keepBytes: number) {}
 
+  /**
+   * A buffer holding only `tail`, the last bytes of a stream whose totals were counted
+   * elsewhere (output spooled to a file and scanned without keeping it).
+   */
+  static fromTail(keepBytes: number, tail: Uint8Array, totals: { bytes: number; newlines: number; lastByte: number }): TailBuffer {
+    const b = new TailBuffer(keepBytes);
+    if (tail.length > 0) b.chunks.push(tail);
+    b.retained = tail.length;
+    b.totalBytes = totals.bytes;
+    b.droppedBytes = totals.bytes - tail.length;
+    b.newlines = totals.newlines;
+    b.lastByte = totals.lastByte;
+    return b;
+  }
+
   /** Lines seen so far (a final line without "\n" counts). */
   get totalLines(): number {
     return this.newlines + (this.lastByte !== -1 && this.lastByte !== 0x0a ? 1 : 0);
@@ -187,7 +202,7 @@ export class TailBuffer {
   }
 }
 
-function countNewlines(chunk: Uint8Array): number {
+export function countNewlines(chunk: Uint8Array): number {
   let n = 0;
   for (let i = chunk.indexOf(0x0a); i !== -1; i = chunk.indexOf(0x0a, i + 1)) n++;
   return n;
