@@ -1,4 +1,5 @@
 import { createWriter } from "../rpc/writer.ts";
+import { EncodedEvent } from "../util/json-bytes.ts";
 import type { TextContent } from "../providers/types.ts";
 import { errorMessage } from "../util/errors.ts";
 import type { Composed } from "./compose.ts";
@@ -22,7 +23,7 @@ export async function runJsonMode(composed: Composed, prompts: string[], mode: "
   const writer = createWriter(Bun.stdout.writer());
   if (mode === "json") {
     writer.write(session.header);
-    session.subscribe((e) => writer.write(e), { replay: true });
+    session.subscribe((e) => (e instanceof EncodedEvent ? writer.writeBytes(e.bytes) : writer.write(e)), { replay: true });
   } else if (process.stderr.isTTY) {
     session.subscribe((e) => {
       if (e.type === "tool_execution_start") process.stderr.write(`[${e.toolName}] ${JSON.stringify(e.args).slice(0, 200)}\n`);

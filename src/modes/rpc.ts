@@ -1,6 +1,7 @@
 import { createHandlers } from "../rpc/handlers.ts";
 import { serveRpc } from "../rpc/server.ts";
 import { createWriter } from "../rpc/writer.ts";
+import { EncodedEvent } from "../util/json-bytes.ts";
 import type { Composed } from "./compose.ts";
 
 /**
@@ -10,7 +11,7 @@ import type { Composed } from "./compose.ts";
 export async function runRpcMode(composed: Composed): Promise<number> {
   const { session } = composed;
   const writer = createWriter(Bun.stdout.writer());
-  session.subscribe((e) => writer.write(e), { replay: true });
+  session.subscribe((e) => (e instanceof EncodedEvent ? writer.writeBytes(e.bytes) : writer.write(e)), { replay: true });
 
   let stopping = false;
   const onSignal = (code: number) => async () => {

@@ -7,6 +7,7 @@ import { COMMAND_SCHEMAS, SILENT_FRAMES } from "../protocol/commands.ts";
 import type { Model } from "../providers/types.ts";
 import { normalizeTodos } from "../tools/todo.ts";
 import { Background } from "../protocol/responses.ts";
+import { EncodedEvent, JsonBytesEscaper } from "../util/json-bytes.ts";
 import type { AgentSession } from "../session/session.ts";
 import { PionError } from "../util/errors.ts";
 import type { Handlers } from "./server.ts";
@@ -93,7 +94,15 @@ export function createHandlers(ctx: HandlerContext): Handlers {
     },
 
     bash: (c) => {
-      const update = (delta: string) => ctx.session.publish({ type: "bash_execution_update", ...(c.id === undefined ? {} : { id: c.id }), delta });
+      // Output goes from the command's bytes to stdout without becoming JS strings: each
+      // chunk is escaped into a bash_execution_update line (memory stays flat at 1 GB).
+      const escaper = new JsonBytesEscaper();
+      const prefix = ENC.encode(`{"type":"bash_execution_update",${c.id === undefined ? "" : `"id":${JSON.stringify(c.id)},`}"delta":"`);
+      const empty = prefix.length + BASH_SUFFIX.length;
+      const update = (chunk: Uint8Array, final: boolean) => {
+        const line = escaper.line(prefix, chunk, BASH_SUFFIX, final);
+        if (line.length > empty) return ctx.session.publish(new EncodedEvent("bash_execution_update", line));
+      };
       const work = s().runBash(c.command, c.excludeFromContext === true, update).then((m) => {
         const data: Record<string, unknown> = { output: m.output, exitCode: m.exitCode, cancelled: m.cancelled, truncated: m.truncated };
         if (m.fullOutputPath) data.fullOutputPath = m.fullOutputPath;
@@ -139,6 +148,9 @@ function getState(s: AgentSession) {
   state.todoPhases = s.todos;
   return state;
 }
+
+const ENC = new TextEncoder();
+const BASH_SUFFIX = ENC.encode('"}\n');
 
 /**
  * The input path of prompt, steer and follow_up: an extension command runs at once (even

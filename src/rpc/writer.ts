@@ -12,6 +12,8 @@ export interface Writer {
   write(record: object): Promise<void> | undefined;
   /** A line already serialized (must be one JSON object ending in LF). */
   writeLine(line: string): Promise<void> | undefined;
+  /** The same as bytes; copied before this returns, so the caller may reuse its buffer. */
+  writeBytes(line: Uint8Array): Promise<void> | undefined;
   /** Resolves once everything written so far has been handed to the OS. */
   drain(): Promise<void>;
 }
@@ -25,13 +27,18 @@ export function createWriter(sink: FileSink): Writer {
   /** Set while the OS pipe is full; writes wait for it. */
   let blocked: Promise<void> | undefined;
 
-  const flush = (): Promise<void> | undefined => {
-    scheduled = false;
+  const writeParts = () => {
     if (parts.length > 0) {
       sink.write(parts.length === 1 ? parts[0]! : parts.join(""));
       parts = [];
       size = 0;
     }
+  };
+  let unflushed = 0;
+  const flush = (): Promise<void> | undefined => {
+    scheduled = false;
+    writeParts();
+    unflushed = 0;
     const r = sink.flush();
     if (r instanceof Promise) {
       const p: Promise<void> = r.then(() => {
@@ -54,9 +61,21 @@ export function createWriter(sink: FileSink): Writer {
     return blocked;
   };
 
+  const writeBytes = (line: Uint8Array): Promise<void> | undefined => {
+    writeParts(); // keep the order of records
+    sink.write(line);
+    unflushed += line.length;
+    if (unflushed >= HIGH_WATER) return flush() ?? blocked;
+    if (!scheduled) {
+      scheduled = true;
+      queueMicrotask(flush);
+    }
+    return blocked;
+  };
   return {
     write: (record) => writeLine(`${JSON.stringify(record)}\n`),
     writeLine,
+    writeBytes,
     drain: async () => {
       await (flush() ?? blocked);
     },

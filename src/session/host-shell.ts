@@ -9,12 +9,13 @@ export class HostShell {
   constructor(private cwd: string) {}
 
   /** Run `command` and describe it as the bashExecution message the session records. */
-  async run(command: string, excludeFromContext: boolean, onChunk: (text: string) => void | Promise<void>): Promise<BashExecutionMessage> {
+  /** `onBytes` gets the raw output as it arrives (a reused buffer: copy what you keep). */
+  async run(command: string, excludeFromContext: boolean, onBytes: (chunk: Uint8Array, final: boolean) => void | Promise<void>): Promise<BashExecutionMessage> {
     if (this.running) throw new PionError("A bash command is already running", "busy");
     const controller = new AbortController();
     this.running = controller;
     try {
-      const r = await runShell(command, { cwd: this.cwd, signal: controller.signal, onChunk });
+      const r = await runShell(command, { cwd: this.cwd, signal: controller.signal, onBytes });
       const message: BashExecutionMessage = {
         role: "bashExecution",
         command,

@@ -14,6 +14,7 @@ import { PionError } from "../util/errors.ts";
 import { toLlmMessages } from "./context.ts";
 import { SessionTree, type EntryInput } from "./tree.ts";
 import { EventHub } from "./event-hub.ts";
+import type { EncodedEvent } from "../util/json-bytes.ts";
 import { HostShell } from "./host-shell.ts";
 import { customMessage, freshRetry } from "./run-state.ts";
 import { MessageQueues, type QueueMode } from "./queues.ts";
@@ -33,7 +34,7 @@ export type SessionEvent =
   | { type: "auto_retry_start"; attempt: number; maxAttempts: number; delayMs: number; errorMessage: string }
   | { type: "auto_retry_end"; success: boolean; attempt: number; finalError?: string }
   | { type: "todo_update"; phases: TodoPhase[] }
-  | { type: "bash_execution_update"; id?: string; delta: string }
+  | EncodedEvent
   | { type: "entry_appended"; entry: Entry }
   | CompactionEvent
   | ExtensionFrame
@@ -496,8 +497,12 @@ export class AgentSession {
    * bashExecution message, which reaches the model with the next prompt. While a run is
    * active the entry waits until it settles, so it never lands between a tool call and its result.
    */
-  async runBash(command: string, excludeFromContext: boolean, onChunk: (text: string) => void | Promise<void>): Promise<BashExecutionMessage> {
-    const message = await this.shell.run(command, excludeFromContext, onChunk);
+  async runBash(
+    command: string,
+    excludeFromContext: boolean,
+    onBytes: (chunk: Uint8Array, final: boolean) => void | Promise<void>,
+  ): Promise<BashExecutionMessage> {
+    const message = await this.shell.run(command, excludeFromContext, onBytes);
     const record = () => void this.append({ type: "message", message });
     if (this.run) void this.run.done.then(record);
     else record();

@@ -14,6 +14,11 @@ export interface ShellOptions {
    * A returned promise pauses reading until it resolves (the consumer's backpressure).
    */
   onChunk?: (text: string) => void | Promise<void>;
+  /**
+   * Every piece of output as raw bytes, a view into a reused buffer (copy it to keep it);
+   * `final` marks the end of the output. A returned promise pauses reading.
+   */
+  onBytes?: (chunk: Uint8Array, final: boolean) => void | Promise<void>;
   /** A throttled snapshot of the output's tail, at most once per `updateIntervalMs`. */
   onTail?: (tail: ShellTail) => void;
   updateIntervalMs?: number;
@@ -196,8 +201,8 @@ export async function runShell(command: string, o: ShellOptions): Promise<ShellR
 }
 
 /**
- * runShell without a per-chunk consumer (the bash tool): the command writes straight into
- * the full-output file (stdout and stderr share it, so their order is kept), and pion scans
+ * runShell without a string consumer (the bash tool; the host's bash command reads bytes):
+ * the command writes straight into the full-output file (stdout and stderr share it, so their order is kept), and pion scans
  * that file with one reused buffer, counting lines and reading back only the tail it needs.
  * Nothing the command prints passes through the heap, so memory stays flat whatever it
  * prints. The file is removed when the output fits the limits.
@@ -261,6 +266,10 @@ async function runShellToFile(command: string, o: ShellOptions): Promise<ShellRe
         totals.lastByte = chunk[got - 1]!;
         changed = true;
         idle = 1;
+        if (o.onBytes) {
+          const wait = o.onBytes(chunk, false);
+          if (wait) await wait;
+        }
       } else if (exited) {
         endAt = fstatSync(input).size;
       } else {
@@ -274,6 +283,7 @@ async function runShellToFile(command: string, o: ShellOptions): Promise<ShellRe
       }
     }
     // The last output goes out before the result, so the host sees it.
+    if (o.onBytes) await o.onBytes(new Uint8Array(0), true);
     if (o.onTail && changed) o.onTail(snapshot());
     const final = snapshot();
     keepFile = final.fullOutputPath !== null;
