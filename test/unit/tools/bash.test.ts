@@ -71,7 +71,7 @@ describe("bash", () => {
         controller.abort();
       },
     });
-    const r = await run(bash, { command: "echo started; sleep 30 & echo $! > bg.pid; wait" }, ctx);
+    const r = await run(bash, { command: "sleep 30 & echo $! > bg.pid; echo started; wait" }, ctx);
     expect(performance.now() - abortedAt).toBeLessThan(500);
     expect(r.isError).toBe(true);
     expect(textOf(r)).toBe("started\n\nCommand aborted");
