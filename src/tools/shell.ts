@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { closeSync, fstatSync, openSync, readSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readSync, unlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { countNewlines, DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, TailBuffer, type Truncation } from "./truncate.ts";
@@ -9,11 +9,6 @@ export interface ShellOptions {
   signal?: AbortSignal;
   /** Kill the command's whole process group after this long. */
   timeoutMs?: number;
-  /**
-   * Every chunk of output as it arrives (stdout and stderr merged), decoded per stream.
-   * A returned promise pauses reading until it resolves (the consumer's backpressure).
-   */
-  onChunk?: (text: string) => void | Promise<void>;
   /**
    * Every piece of output as raw bytes, a view into a reused buffer (copy it to keep it);
    * `final` marks the end of the output. A returned promise pauses reading.
@@ -40,174 +35,15 @@ export interface ShellResult extends ShellTail {
   timedOut: boolean;
 }
 
-/** How long readers may lag behind a killed group (a process that left the group may hold the pipes). */
-const KILL_GRACE_MS = 100;
-
 /**
- * Output kept in memory only as a rolling tail; once it passes the limits, the whole
- * output so far and everything after is written through to a 0600 temp file.
- */
-class OutputSpool {
-  readonly tail: TailBuffer;
-  private fd: number | null = null;
-  path: string | null = null;
-
-  constructor(private readonly maxLines: number, private readonly maxBytes: number) {
-    this.tail = new TailBuffer(maxBytes);
-  }
-
-  push(chunk: Uint8Array): void {
-    if (this.fd === null) {
-      const next = this.tail.peek(chunk);
-      if (next.bytes > this.maxBytes || next.lines > this.maxLines) this.open();
-    }
-    if (this.fd !== null) writeAll(this.fd, chunk);
-    this.tail.push(chunk);
-  }
-
-  private open(): void {
-    const path = join(tmpdir(), `pion-bash-${randomBytes(8).toString("hex")}.log`);
-    this.fd = openSync(path, "wx", 0o600);
-    this.path = path;
-    // Nothing has been dropped from the tail yet: it still holds the whole output.
-    writeAll(this.fd, this.tail.bytes());
-  }
-
-  snapshot(): ShellTail {
-    return { truncation: this.tail.truncate({ maxLines: this.maxLines, maxBytes: this.maxBytes }), fullOutputPath: this.path };
-  }
-
-  /** Closes the file if still open, after a failure. */
-  dispose(): void {
-    if (this.fd !== null) closeSync(this.fd);
-    this.fd = null;
-  }
-
-  /** Closes the file; drops it when the output ended up within the limits after all. */
-  close(): ShellTail {
-    if (this.fd !== null) closeSync(this.fd);
-    this.fd = null;
-    const snap = this.snapshot();
-    if (!snap.truncation.truncated && this.path) {
-      unlinkSync(this.path);
-      this.path = null;
-      return { ...snap, fullOutputPath: null };
-    }
-    return snap;
-  }
-}
-
-function writeAll(fd: number, data: Uint8Array): void {
-  for (let off = 0; off < data.length; ) off += writeSync(fd, data, off, data.length - off);
-}
-
-/**
- * Runs `bash -c command` in its own process group with stdout and stderr merged in
- * arrival order. Abort and timeout SIGKILL the whole group. Memory stays bounded by
- * the tail limits whatever the command prints. Never rejects for the command's own
- * failures; rejects only if bash cannot be started.
+ * Runs `bash -c command` in its own process group; abort and timeout SIGKILL the whole
+ * group. The command writes straight into the full-output file (stdout and stderr share
+ * it, so their order is kept), and pion scans that file with one reused buffer, counting
+ * lines and reading back only the tail it needs: nothing the command prints passes
+ * through the heap, so memory stays flat whatever it prints. The file is removed when the
+ * output fits the limits. Never rejects for the command's own failures.
  */
 export async function runShell(command: string, o: ShellOptions): Promise<ShellResult> {
-  if (!o.onChunk) return runShellToFile(command, o);
-  const maxLines = o.maxLines ?? DEFAULT_MAX_LINES;
-  const maxBytes = o.maxBytes ?? DEFAULT_MAX_BYTES;
-  const interval = o.updateIntervalMs ?? 100;
-  const spool = new OutputSpool(maxLines, maxBytes);
-
-  const proc = Bun.spawn(["bash", "-c", command], {
-    cwd: o.cwd,
-    stdin: "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
-    detached: true,
-  });
-
-  let killedFor: "abort" | "timeout" | null = null;
-  let graceTimer: ReturnType<typeof setTimeout> | undefined;
-  const readers = [proc.stdout.getReader(), proc.stderr.getReader()];
-  const kill = (why: "abort" | "timeout") => {
-    if (killedFor) return;
-    killedFor = why;
-    try {
-      process.kill(-proc.pid, "SIGKILL");
-    } catch {
-      // The group has already exited.
-    }
-    graceTimer = setTimeout(() => {
-      for (const r of readers) void r.cancel().catch(() => {});
-    }, KILL_GRACE_MS);
-  };
-  const onAbort = () => kill("abort");
-  const timeout = o.timeoutMs !== undefined ? setTimeout(() => kill("timeout"), o.timeoutMs) : undefined;
-  o.signal?.addEventListener("abort", onAbort, { once: true });
-  if (o.signal?.aborted) onAbort();
-
-  let lastUpdate = Number.NEGATIVE_INFINITY;
-  let updateTimer: ReturnType<typeof setTimeout> | undefined;
-  const sendTail = () => {
-    updateTimer = undefined;
-    lastUpdate = performance.now();
-    o.onTail?.(spool.snapshot());
-  };
-  const scheduleTail = () => {
-    if (!o.onTail || updateTimer) return;
-    updateTimer = setTimeout(sendTail, Math.max(0, lastUpdate + interval - performance.now()));
-  };
-
-  const pump = async (reader: (typeof readers)[number]) => {
-    const decoder = new TextDecoder();
-    for (;;) {
-      let r: Awaited<ReturnType<typeof reader.read>>;
-      try {
-        r = await reader.read();
-      } catch {
-        break; // cancelled after a kill: what was read is kept
-      }
-      if (r.done) break;
-      spool.push(r.value);
-      if (o.onChunk) {
-        const wait = o.onChunk(decoder.decode(r.value, { stream: true }));
-        if (wait) await wait;
-      }
-      scheduleTail();
-    }
-    const rest = decoder.decode();
-    if (rest && o.onChunk) await o.onChunk(rest);
-  };
-
-  try {
-    const [, , code] = await Promise.all([pump(readers[0]), pump(readers[1]), proc.exited]);
-    // A throttled update still pending goes out before the result, so the host sees the last output.
-    if (updateTimer) {
-      clearTimeout(updateTimer);
-      sendTail();
-    }
-    const final = spool.close();
-    return {
-      ...final,
-      output: final.truncation.content,
-      exitCode: proc.signalCode ? null : code,
-      cancelled: killedFor === "abort",
-      timedOut: killedFor === "timeout",
-    };
-  } finally {
-    spool.dispose();
-    if (proc.exitCode === null && proc.signalCode === null) kill("abort");
-    clearTimeout(timeout);
-    clearTimeout(graceTimer);
-    clearTimeout(updateTimer);
-    o.signal?.removeEventListener("abort", onAbort);
-  }
-}
-
-/**
- * runShell without a string consumer (the bash tool; the host's bash command reads bytes):
- * the command writes straight into the full-output file (stdout and stderr share it, so their order is kept), and pion scans
- * that file with one reused buffer, counting lines and reading back only the tail it needs.
- * Nothing the command prints passes through the heap, so memory stays flat whatever it
- * prints. The file is removed when the output fits the limits.
- */
-async function runShellToFile(command: string, o: ShellOptions): Promise<ShellResult> {
   const maxLines = o.maxLines ?? DEFAULT_MAX_LINES;
   const maxBytes = o.maxBytes ?? DEFAULT_MAX_BYTES;
   const interval = o.updateIntervalMs ?? 100;

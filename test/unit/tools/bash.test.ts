@@ -120,13 +120,14 @@ describe("bash", () => {
 
 describe("runShell", () => {
   test.concurrent("updates are throttled, chunks are not", async () => {
+    const decoder = new TextDecoder();
     const tails: string[] = [];
     const chunks: string[] = [];
     const r = await runShell("for i in 1 2 3 4 5; do echo $i; sleep 0.02; done", {
       cwd: tmp(),
       updateIntervalMs: 60_000,
       onTail: (t) => tails.push(t.truncation.content),
-      onChunk: (c) => void chunks.push(c),
+      onBytes: (b) => void chunks.push(decoder.decode(b, { stream: true })),
     });
     expect(r.exitCode).toBe(0);
     // the first chunk at once, then nothing until the end, where the pending update is flushed
