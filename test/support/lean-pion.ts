@@ -7,7 +7,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import type { Subprocess } from "bun";
 import { jsonLines } from "../../src/rpc/jsonl.ts";
-import { SOURCE_ENTRY, tempDirs, type Rec } from "./pion.ts";
+import { SOURCE_ENTRY, tempDirs } from "./pion.ts";
+import { RecordLog, type Rec } from "./record-log.ts";
 
 export interface LeanOptions {
   home?: string;
@@ -19,7 +20,10 @@ export interface LeanOptions {
 }
 
 export class LeanPion {
-  readonly records: Rec[] = [];
+  private readonly log = new RecordLog(() => `stderr: ${this.stderr.slice(-1500)}`);
+  get records(): Rec[] {
+    return this.log.records;
+  }
   /** Records seen per type, kept or dropped. */
   readonly counts = new Map<string, number>();
   /** Line bytes seen per dropped type. */
@@ -29,7 +33,6 @@ export class LeanPion {
   readonly home: string;
   readonly cwd: string;
   private readonly dropPrefixes: [string, string][];
-  private waiters: { pred: (r: Rec) => boolean; from: number; resolve: (r: Rec) => void }[] = [];
   private nextId = 0;
   private readonly proc: Subprocess<"pipe", "pipe", "pipe">;
   /** Set when stdout carried something that is not one JSON object per line. */
@@ -93,15 +96,7 @@ export class LeanPion {
         continue;
       }
       this.bump(String(parsed.type), 0);
-      this.records.push(parsed);
-      const idx = this.records.length - 1;
-      this.waiters = this.waiters.filter((w) => {
-        if (idx >= w.from && w.pred(parsed)) {
-          w.resolve(parsed);
-          return false;
-        }
-        return true;
-      });
+      this.log.add(parsed);
     }
   }
 
@@ -134,23 +129,9 @@ export class LeanPion {
   }
 
   waitFor(pred: string | ((r: Rec) => boolean), from = 0, timeoutMs = 15000): Promise<Rec> {
-    const test = typeof pred === "string" ? (r: Rec) => r.type === pred : pred;
-    for (let i = from; i < this.records.length; i++) if (test(this.records[i]!)) return Promise.resolve(this.records[i]!);
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        const types = JSON.stringify(this.records.slice(-30).map((r) => r.type));
-        reject(new Error(`timed out waiting for ${typeof pred === "string" ? pred : "record"}; last: ${types}\nstderr: ${this.stderr.slice(-1500)}`));
-      }, timeoutMs);
-      this.waiters.push({
-        pred: test,
-        from,
-        resolve: (r) => {
-          clearTimeout(timer);
-          resolve(r);
-        },
-      });
-    });
+    return this.log.waitFor(pred, from, timeoutMs);
   }
+
 
   /** Bounded polling for a condition that no record announces. */
   async until(cond: () => boolean, what: string, timeoutMs = 15000, everyMs = 10): Promise<void> {

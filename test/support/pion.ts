@@ -3,13 +3,13 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Subprocess } from "bun";
 import { jsonLines } from "../../src/rpc/jsonl.ts";
+import { RecordLog, type Rec } from "./record-log.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
 export const SOURCE_ENTRY = join(ROOT, "src/cli.ts");
 export const BINARY = join(ROOT, "dist/pion");
 
-// biome-ignore lint: records are arbitrary JSON
-export type Rec = Record<string, any>;
+export type { Rec } from "./record-log.ts";
 
 export interface SpawnOptions {
   args?: string[];
@@ -56,9 +56,11 @@ export function writeSettings(home: string, settings: Record<string, unknown>): 
 
 /** A running pion with its stdout parsed into records as they arrive. */
 export class Pion {
-  readonly records: Rec[] = [];
+  private readonly log = new RecordLog(() => `stderr: ${this.stderr.slice(-1000)}`);
+  get records(): Rec[] {
+    return this.log.records;
+  }
   stderr = "";
-  private waiters: { pred: (r: Rec) => boolean; from: number; resolve: (r: Rec) => void }[] = [];
   private nextId = 0;
   readonly exited: Promise<number>;
   private proc: Subprocess<"pipe", "pipe", "pipe">;
@@ -101,16 +103,8 @@ export class Pion {
       } catch {
         throw new Error(`pion wrote a non-JSON line to stdout: ${rec.line.slice(0, 200)}`);
       }
-      this.records.push(parsed);
       for (const problem of recordProblems(parsed)) this.wireIssues.push(`${String(parsed.type)}: ${problem}`);
-      const idx = this.records.length - 1;
-      this.waiters = this.waiters.filter((w) => {
-        if (idx >= w.from && w.pred(parsed)) {
-          w.resolve(parsed);
-          return false;
-        }
-        return true;
-      });
+      this.log.add(parsed);
     }
   }
 
@@ -140,23 +134,9 @@ export class Pion {
 
   /** The first record (at index >= from) matching `pred`, waiting for it if needed. */
   waitFor(pred: string | ((r: Rec) => boolean), from = 0, timeoutMs = 15000): Promise<Rec> {
-    const test = typeof pred === "string" ? (r: Rec) => r.type === pred : pred;
-    for (let i = from; i < this.records.length; i++) if (test(this.records[i]!)) return Promise.resolve(this.records[i]!);
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new Error(`timed out waiting for ${typeof pred === "string" ? pred : "record"}; got ${JSON.stringify(this.records.map((r) => r.type)).slice(-500)}\nstderr: ${this.stderr.slice(-1000)}`)),
-        timeoutMs,
-      );
-      this.waiters.push({
-        pred: test,
-        from,
-        resolve: (r) => {
-          clearTimeout(timer);
-          resolve(r);
-        },
-      });
-    });
+    return this.log.waitFor(pred, from, timeoutMs);
   }
+
 
   /** Types of records from index `from`, for asserting order. */
   types(from = 0): string[] {
