@@ -7,6 +7,9 @@ const result = await Bun.build({
   define: { PION_COMMIT: JSON.stringify(commit) },
   minify: true,
   bytecode: true,
+  // Chunks per dynamic import: the SDKs, extensions and exports are loaded only when used.
+  format: "esm",
+  splitting: true,
   sourcemap: "linked",
 });
 if (!result.success) {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bun
-import { defineCommand, renderUsage, type ArgsDef } from "citty";
+import type { ArgsDef, CommandDef } from "citty";
 import { loadSettings, pionHome, VERSION } from "./config.ts";
 import type { CliOptions } from "./modes/compose.ts";
 import { errorMessage } from "./util/errors.ts";
@@ -26,14 +26,15 @@ const ARGS = {
   help: { type: "boolean", alias: "h", description: "Show this help" },
 } as const satisfies ArgsDef;
 
-const main = defineCommand({
+// A plain citty definition: citty itself is loaded only to render --help.
+const main: CommandDef = {
   meta: {
     name: "pion",
     version: VERSION,
     description: "A headless coding agent speaking JSON lines over stdio. Browse sessions with: pion sessions list|search <query>|show <id> [--json]",
   },
   args: { ...ARGS, prompts: { type: "positional", required: false, description: "Prompts (json and print modes)" } },
-});
+};
 
 class UsageError extends Error {}
 
@@ -122,6 +123,7 @@ async function run(argv: string[]): Promise<number> {
   }
   const args: Record<string, string | boolean | undefined> = checked.values;
   if (args.help) {
+    const { renderUsage } = await import("citty");
     process.stdout.write(`${await renderUsage(main)}\n`);
     return 0;
   }

@@ -15,12 +15,13 @@ import { locateSession } from "../session/navigation.ts";
 import type { SessionHeader } from "../store/entries.ts";
 import { withJsonlExport } from "../store/jsonl-export.ts";
 import { databasePath, sessionFilePath } from "../store/paths.ts";
+import { LazyStore } from "../store/lazy-store.ts";
 import { openSqliteStore } from "../store/sqlite-store.ts";
 import type { SessionStore } from "../store/store.ts";
 import { discoverExtensions } from "../extensions/discover.ts";
 import { HostTools } from "../extensions/host-tools.ts";
 import type { ExtensionRunner, ExtensionSessionPort } from "../extensions/types.ts";
-import { BUILTIN_TOOL_NAMES, createBuiltinTools, DEFAULT_TOOLS, selectTools } from "../tools/index.ts";
+import { BUILTIN_TOOL_NAMES, DEFAULT_TOOLS, selectTools } from "../tools/select.ts";
 import { createTodoTool } from "../tools/todo.ts";
 import type { Tool } from "../tools/tool.ts";
 
@@ -185,12 +186,16 @@ export async function composeSession(opts: CliOptions): Promise<Composed> {
   }
 
   const selectedNames = selectTools(o.tools ?? settings.defaultTools, DEFAULT_TOOLS, [...BUILTIN_TOOL_NAMES, "todo"]);
-  // Tool objects (schemas and descriptions) are built on the first model request, not at start-up.
+  // The tools' code loads when the first run starts (prepare); their objects (schemas and
+  // descriptions) are built on the first model request. A process that never runs never loads them.
+  let toolModule: typeof import("../tools/index.ts") | undefined;
+  const prepare = async () => void (toolModule ??= await import("../tools/index.ts"));
   let selected: Map<string, Tool> | undefined;
   let todoTool: Tool | undefined;
   const builtinTools = () => {
     if (!selected) {
-      const builtin = createBuiltinTools({ images: true });
+      if (!toolModule) throw new Error("the built-in tools are used before a run prepared them");
+      const builtin = toolModule.createBuiltinTools({ images: true });
       todoTool = createTodoTool({ get: () => session.todos, set: (phases) => void session.setTodos(phases) });
       builtin.set("todo", todoTool);
       selected = new Map(selectedNames.map((name) => [name, builtin.get(name)!]));
@@ -220,7 +225,8 @@ export async function composeSession(opts: CliOptions): Promise<Composed> {
   const resources = loadResources(o.home, o.cwd);
   // One database per sessions directory; --no-session keeps it in memory and writes no file.
   const base = o.sessionDir ? resolve(o.cwd, o.sessionDir) : join(o.home, "sessions");
-  const store = o.noSession ? openSqliteStore(":memory:") : withJsonlExport(openSqliteStore(databasePath(base)));
+  // Opened on first use: a process that only answers queries never opens the database.
+  const store = new LazyStore(() => (o.noSession ? openSqliteStore(":memory:") : withJsonlExport(openSqliteStore(databasePath(base)))));
   const fileFor = o.noSession ? () => undefined : (h: SessionHeader) => sessionFilePath(base, h.cwd, h.timestamp, h.id);
 
   const session = new AgentSession({
@@ -228,6 +234,7 @@ export async function composeSession(opts: CliOptions): Promise<Composed> {
     stream,
     models: registry,
     tools,
+    prepare,
     systemPrompt: (active) =>
       buildSystemPrompt({
         cwd: o.cwd,

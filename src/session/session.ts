@@ -51,6 +51,8 @@ export interface SessionOptions {
   stream: StreamFn;
   models: ModelRegistry;
   tools: () => ReadonlyMap<string, Tool>;
+  /** Loads what runs need (the built-in tools' code); awaited before each run's first use of `tools`. */
+  prepare?: () => Promise<void>;
   systemPrompt: (tools: readonly Tool[]) => string;
   /** Loaded extensions, whose hooks the session calls. */
   extensions?: ExtensionRunner;
@@ -423,6 +425,7 @@ export class AgentSession {
     // Start on the next macrotask, so the command's response is written before agent_start.
     await new Promise<void>((r) => setImmediate(r));
     try {
+      await this.opts.prepare?.();
       await this.compactIfFull(signal);
       let opening = await this.beforeAgentStart(prompts);
       for (;;) {

@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { closeSync, fstatSync, openSync, readSync, unlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -47,7 +46,7 @@ export async function runShell(command: string, o: ShellOptions): Promise<ShellR
   const maxLines = o.maxLines ?? DEFAULT_MAX_LINES;
   const maxBytes = o.maxBytes ?? DEFAULT_MAX_BYTES;
   const interval = o.updateIntervalMs ?? 100;
-  const path = join(tmpdir(), `pion-bash-${randomBytes(8).toString("hex")}.log`);
+  const path = join(tmpdir(), `pion-bash-${Buffer.from(crypto.getRandomValues(new Uint8Array(8))).toString("hex")}.log`);
   const out = openSync(path, "wx", 0o600);
   let proc: ReturnType<typeof Bun.spawn>;
   try {

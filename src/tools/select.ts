@@ -1,0 +1,37 @@
+/** Tool names and the `--tools` selection: light enough to load at start-up (the tools themselves load with the first run). */
+
+export const BUILTIN_TOOL_NAMES = ["read", "bash", "edit", "write", "grep", "find", "ls"] as const;
+export type BuiltinToolName = (typeof BUILTIN_TOOL_NAMES)[number];
+
+export const DEFAULT_TOOLS: readonly BuiltinToolName[] = ["read", "bash", "edit", "write"];
+
+/**
+ * Applies a `--tools` spec to `defaults`. Items are comma-separated (an array joins
+ * repeated flags): plain names replace the set, `+name` adds, `-name` removes, applied
+ * in order. `undefined` keeps the defaults; an empty string selects no tools.
+ * Throws naming every unknown tool.
+ */
+export function selectTools(
+  spec: string | readonly string[] | undefined,
+  defaults: readonly string[],
+  available: Iterable<string> = BUILTIN_TOOL_NAMES,
+): string[] {
+  if (spec === undefined || (typeof spec !== "string" && spec.length === 0)) return [...defaults];
+  const items = (typeof spec === "string" ? [spec] : spec)
+    .flatMap((s) => s.split(","))
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
+  const known = new Set(available);
+  const unknown = [...new Set(items.filter((s) => !known.has(s.replace(/^[+-]/, ""))))];
+  if (unknown.length > 0) {
+    const list = unknown.map((s) => JSON.stringify(s)).join(", ");
+    throw new Error(`Unknown tool${unknown.length > 1 ? "s" : ""} ${list}. Available tools: ${[...known].join(", ")}`);
+  }
+  const replaces = items.some((s) => !s.startsWith("+") && !s.startsWith("-"));
+  const selected = new Set<string>(replaces || items.length === 0 ? [] : defaults);
+  for (const item of items) {
+    if (item.startsWith("-")) selected.delete(item.slice(1));
+    else selected.add(item.replace(/^\+/, ""));
+  }
+  return [...selected];
+}
