@@ -3,7 +3,9 @@ export {};
 const commit = (await Bun.$`git rev-parse --short HEAD`.nothrow().quiet().text()).trim() || "unknown";
 const result = await Bun.build({
   entrypoints: ["./src/cli.ts"],
-  compile: { outfile: "./dist/pion" },
+  // pion runs inside users' projects: their .env and bunfig.toml (whose preload scripts would
+  // run inside pion) are theirs, never pion's configuration.
+  compile: { outfile: "./dist/pion", autoloadDotenv: false, autoloadBunfig: false },
   define: { PION_COMMIT: JSON.stringify(commit) },
   minify: true,
   bytecode: true,

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { startFakeProvider } from "../support/fake-provider.ts";
 import { BINARY, Pion, runPion, tempDirs, writeFakeModels } from "../support/pion.ts";
 
@@ -52,6 +53,17 @@ describe("compiled binary", () => {
     expect(await p.close()).toBe(0);
     const v = await runPion(["--version"], { ...tempDirs(), binary: true });
     expect(v.stdout).toMatch(/^\d+\.\d+\.\d+\+/);
+  });
+
+  test.skipIf(!built && !process.env.CI)("dist/pion ignores the project's bunfig.toml and .env", async () => {
+    const dirs = tempDirs();
+    writeFileSync(join(dirs.cwd, "bunfig.toml"), 'preload = ["./preload.ts"]\n');
+    writeFileSync(join(dirs.cwd, "preload.ts"), 'process.stderr.write("PROJECT PRELOAD RAN\\n");\n');
+    writeFileSync(join(dirs.cwd, ".env"), "PION_TEST_FROM_DOTENV=leaked\n");
+    const r = await runPion(["--mode", "rpc"], { ...dirs, binary: true, stdin: `${JSON.stringify({ type: "bash", command: 'echo "dotenv=[$PION_TEST_FROM_DOTENV]"' })}\n` });
+    expect(r.code).toBe(0);
+    expect(r.stderr).not.toContain("PROJECT PRELOAD RAN");
+    expect(r.stdout).toContain("dotenv=[]");
   });
 
   test.skipIf(!built && !process.env.CI)("dist/pion streams replies through both SDKs (loaded on first use)", async () => {
