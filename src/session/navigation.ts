@@ -1,6 +1,6 @@
 import { existsSync, realpathSync } from "node:fs";
 import { resolve } from "node:path";
-import { importJsonl } from "../store/jsonl.ts";
+import { readJsonl } from "../store/jsonl.ts";
 import { pathTo, type Entry, type SessionHeader } from "../store/entries.ts";
 import type { SessionCache, SessionStore } from "../store/store.ts";
 import { buildContext } from "./context.ts";
@@ -30,23 +30,42 @@ export function locateSession(
     const real = realpathSync(path);
     const known = store.findSessionByFile(real) ?? store.findSessionByFile(path);
     if (known) return known.header.id;
-    const imported = importJsonl(real);
-    if (store.getSession(imported.header.id)) return imported.header.id;
-    const file = imported.version === 3 && !imported.tornTail ? real : fileFor(imported.header);
-    const id = imported.header.id;
-    store.createSession(imported.header, file);
-    if (imported.entries.length > 0) store.appendMany(id, imported.entries);
-    if (imported.leafId) store.setLeaf(id, imported.leafId);
-    // The entries are parsed already: leave the summary that lets the session open without reading them again.
-    const branch = pathTo(new Map(imported.entries.map((e) => [e.id, e])), imported.leafId);
-    const cache: SessionCache = { leafId: imported.leafId, messageCount: buildContext(branch).length };
-    for (const e of branch) {
-      if (e.type === "model_change") cache.model = { provider: e.provider, modelId: e.modelId };
-      else if (e.type === "thinking_level_change") cache.thinkingLevel = e.thinkingLevel;
+    const source = readJsonl(real);
+    const id = source.header.id;
+    if (store.getSession(id)) return id;
+    const file = source.version === 3 && !source.tornTail ? real : fileFor(source.header);
+    // Entries stream from the file into the store; only a light copy of each stays, for the
+    // summary that lets the session open without reading them back.
+    const light = new Map<string, Entry>();
+    let leafId: string | null = null;
+    function* recorded(): Generator<Entry> {
+      for (const e of source.entries()) {
+        light.set(e.id, lightEntry(e));
+        leafId = e.id;
+        yield e;
+      }
     }
-    store.setSessionCache(id, cache);
+    store.importSession(source.header, file, recorded(), () => {
+      const branch = pathTo(light, leafId);
+      const cache: SessionCache = { leafId, messageCount: buildContext(branch).length };
+      for (const e of branch) {
+        if (e.type === "model_change") cache.model = { provider: e.provider, modelId: e.modelId };
+        else if (e.type === "thinking_level_change") cache.thinkingLevel = e.thinkingLevel;
+      }
+      return cache;
+    });
     return id;
   }
   if (!target.includes("/") && store.getSession(target)) return target;
   throw new PionError(`Session not found: ${target}`, "not_found");
+}
+
+/**
+ * What the session summary needs of an entry: for messages and extension data, the kind and
+ * the tree links without the content (buildContext then counts the same messages).
+ */
+function lightEntry(e: Entry): Entry {
+  if (e.type === "message") return { ...e, message: { role: e.message.role } } as Entry;
+  if (e.type === "custom_message" || e.type === "custom") return { type: e.type, id: e.id, parentId: e.parentId, timestamp: e.timestamp } as Entry;
+  return e;
 }

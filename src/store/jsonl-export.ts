@@ -83,19 +83,16 @@ export function syncJsonl(store: SessionStore, sessionId: string): JsonlSyncResu
     const out = new JsonlAppender(fd);
     if (lines.length === 0) {
       out.write(headerLine(meta.header));
-      const all = store.entries(sessionId);
-      out.append(all);
-      return { path, appended: all.length, truncatedBytes };
+      return { path, appended: appendAll(out, store, sessionId), truncatedBytes };
     }
     const header = parseLine(lines[0]!, path, 1);
     if (header.type !== "session" || header.id !== sessionId) {
       throw diverged(path, `its header names session ${String(header.id)}, not ${sessionId}`);
     }
     const written = lines.length - 1;
+    if (written === 0) return { path, appended: appendAll(out, store, sessionId), truncatedBytes };
     let missing: Entry[];
-    if (written === 0) {
-      missing = store.entries(sessionId);
-    } else {
+    {
       const lastId = parseLine(lines[lines.length - 1]!, path, lines.length).id;
       if (typeof lastId !== "string" || !store.getEntry(sessionId, lastId)) {
         throw diverged(path, `its last entry ${String(lastId)} is not in the database`);
@@ -113,6 +110,17 @@ export function syncJsonl(store: SessionStore, sessionId: string): JsonlSyncResu
   }
 }
 
+/** Appends every entry of the session, read from the database a page at a time (bounded memory). */
+function appendAll(out: JsonlAppender, store: SessionStore, sessionId: string): number {
+  const PAGE = 1000;
+  let n = 0;
+  for (let page = store.entriesPage(sessionId, PAGE); ; page = store.entriesSince(sessionId, page.entries.at(-1)!.id, PAGE)) {
+    out.append(page.entries);
+    n += page.entries.length;
+    if (!page.hasMore || page.entries.length === 0) return n;
+  }
+}
+
 /** Writes a complete v3 file for the session at `path`, which must not exist yet. */
 export function exportJsonl(store: SessionStore, sessionId: string, path: string): void {
   const meta = store.getSession(sessionId);
@@ -122,7 +130,7 @@ export function exportJsonl(store: SessionStore, sessionId: string, path: string
   try {
     const out = new JsonlAppender(fd);
     out.write(headerLine(meta.header));
-    out.append(store.entries(sessionId));
+    appendAll(out, store, sessionId);
   } finally {
     closeSync(fd);
   }
@@ -154,6 +162,12 @@ class JsonlExportStore implements SessionStore {
         out.close();
       }
     }
+  }
+
+  /** A file being imported in place is already complete; a new one is written from the database. */
+  importSession(header: SessionHeader, file: string | undefined, entries: Iterable<Entry>, cache: () => SessionCache): void {
+    this.inner.importSession(header, file, entries, cache);
+    if (file !== undefined && (!existsSync(file) || statSync(file).size === 0)) this.exported(header.id, []);
   }
 
   append(sessionId: string, entry: Entry): void {

@@ -29,8 +29,38 @@ export interface ImportedSession {
 export const headerLine = (header: SessionHeader): string => `${JSON.stringify(header)}\n`;
 export const entryLine = (entry: Entry): string => `${JSON.stringify(entry)}\n`;
 
+/**
+ * A session file being read: the header is checked at once; `entries()` parses, validates
+ * and migrates the entries one line at a time, so a large file is never held as objects
+ * all at once (the import writes them to the store as they come).
+ */
+export interface JsonlSource {
+  header: SessionHeader;
+  /** The version the file was written in. */
+  version: number;
+  /** A last line that was not complete JSON (a crash mid-write); it is skipped. */
+  tornTail: boolean;
+  /** Migrated to v3, in file order; throws naming the line of an invalid one. */
+  entries(): Generator<Entry>;
+}
+
 /** Reads and migrates a session file written by the reference agent or by pion. */
 export function importJsonl(path: string): ImportedSession {
+  return collect(readJsonl(path));
+}
+
+/** `source` names the file in errors. */
+export function parseJsonl(text: string, source = "session file"): ImportedSession {
+  return collect(scanJsonl(text, source));
+}
+
+function collect(src: JsonlSource): ImportedSession {
+  const entries = [...src.entries()];
+  return { header: src.header, entries, leafId: entries.at(-1)?.id ?? null, version: src.version, tornTail: src.tornTail };
+}
+
+/** Opens a session file for a streaming read (see JsonlSource). */
+export function readJsonl(path: string): JsonlSource {
   let text: string;
   try {
     text = readFileSync(path, "utf8");
@@ -41,7 +71,7 @@ export function importJsonl(path: string): ImportedSession {
       missing ? "session_not_found" : "invalid_jsonl",
     );
   }
-  return parseJsonl(text, path);
+  return scanJsonl(text, path);
 }
 
 const HeaderRecord = v.looseObject({
@@ -68,9 +98,9 @@ const TreeRecord = v.looseObject({
 type Loose = Record<string, unknown>;
 
 /** `source` names the file in errors. */
-export function parseJsonl(text: string, source = "session file"): ImportedSession {
-  const { records, tornTail } = splitRecords(text, source);
-  const first = records[0];
+export function scanJsonl(text: string, source = "session file"): JsonlSource {
+  const lines = new LineReader(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, source);
+  const first = lines.next();
   const parsedHeader = v.safeParse(HeaderRecord, first?.value);
   if (!first || !parsedHeader.success) {
     throw new PionError(`${source} is not a session file: its first line is not a session header`, "invalid_jsonl");
@@ -88,13 +118,23 @@ export function parseJsonl(text: string, source = "session file"): ImportedSessi
     cwd: h.cwd ?? "",
     ...(h.parentSession !== undefined ? { parentSession: h.parentSession } : {}),
   };
-
-  const rest = records.slice(1);
-  const entries = version < 2 ? migrateV1(rest, records, source) : rest.map((r) => checkTree(r, source));
-  if (version < 3) migrateV2(entries);
-  // Validated above to carry the fields every entry has; kind-specific fields are kept as written.
-  const typed = entries as unknown[] as Entry[];
-  return { header, entries: typed, leafId: typed.at(-1)?.id ?? null, version, tornTail };
+  function* entries(): Generator<Entry> {
+    // Validated to carry the fields every entry has; kind-specific fields are kept as written.
+    if (version < 2) {
+      // v1 files (no ids) come from old versions and are small: migrated as a whole.
+      for (const e of migrateV1(lines.rest(), first!, source)) {
+        migrateV2(e);
+        yield e as unknown as Entry;
+      }
+      return;
+    }
+    for (const r of lines) {
+      const e = checkTree(r, source);
+      if (version < 3) migrateV2(e);
+      yield e as unknown as Entry;
+    }
+  }
+  return { header, version, tornTail: lines.tornTail, entries };
 }
 
 interface RawRecord {
@@ -102,23 +142,72 @@ interface RawRecord {
   value: unknown;
 }
 
-function splitRecords(text: string, source: string): { records: RawRecord[]; tornTail: boolean } {
-  const lines = text.replace(/^\uFEFF/, "").split("\n");
-  let last = lines.length - 1;
-  while (last >= 0 && lines[last]!.trim() === "") last--;
-  const records: RawRecord[] = [];
-  let tornTail = false;
-  for (let i = 0; i <= last; i++) {
-    const line = lines[i]!.endsWith("\r") ? lines[i]!.slice(0, -1) : lines[i]!;
-    if (line.trim() === "") continue;
-    try {
-      records.push({ line: i + 1, value: JSON.parse(line) });
-    } catch {
-      if (i !== last) throw new PionError(`${source}:${i + 1}: not a JSON line`, "invalid_jsonl");
-      tornTail = true; // a write cut short by a crash; everything before it is intact
-    }
+/**
+ * The non-blank lines of a JSONL text parsed one at a time. A last line that is not JSON is a
+ * write cut short by a crash (everything before it is intact): it is skipped and reported as
+ * `tornTail`, known before the first line is read. Any other line that is not JSON is an error.
+ */
+class LineReader implements Iterable<RawRecord> {
+  private pos = 0;
+  private lineNo = 0;
+  /** Where the last non-blank line starts. */
+  private readonly lastStart: number;
+  readonly tornTail: boolean;
+
+  constructor(
+    private readonly text: string,
+    private readonly source: string,
+  ) {
+    let end = text.length;
+    while (end > 0 && isSpace(text.charCodeAt(end - 1))) end--;
+    this.lastStart = text.lastIndexOf("\n", end - 1) + 1;
+    this.tornTail = end > 0 && !parses(text.slice(this.lastStart, end));
   }
-  return { records, tornTail };
+
+  next(): RawRecord | undefined {
+    const text = this.text;
+    while (this.pos < text.length) {
+      const start = this.pos;
+      const nl = text.indexOf("\n", start);
+      const end = nl === -1 ? text.length : nl;
+      this.pos = end + 1;
+      this.lineNo++;
+      if (start === this.lastStart && this.tornTail) {
+        this.pos = text.length;
+        return undefined;
+      }
+      const line = text.slice(start, end > start && text.charCodeAt(end - 1) === 13 ? end - 1 : end);
+      if (line.trim() === "") continue;
+      try {
+        return { line: this.lineNo, value: JSON.parse(line) };
+      } catch {
+        throw new PionError(`${this.source}:${this.lineNo}: not a JSON line`, "invalid_jsonl");
+      }
+    }
+    return undefined;
+  }
+
+  /** Every record left, at once. */
+  rest(): RawRecord[] {
+    const out: RawRecord[] = [];
+    for (let r = this.next(); r; r = this.next()) out.push(r);
+    return out;
+  }
+
+  *[Symbol.iterator](): Iterator<RawRecord> {
+    for (let r = this.next(); r; r = this.next()) yield r;
+  }
+}
+
+const isSpace = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+
+function parses(line: string): boolean {
+  try {
+    JSON.parse(line);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function checkTree(r: RawRecord, source: string): Loose {
@@ -127,8 +216,9 @@ function checkTree(r: RawRecord, source: string): Loose {
   return r.value as Loose; // the parsed original, so key order and every field survive
 }
 
-/** v1 → v2: fresh ids chained in file order; a compaction's line index becomes an entry id. */
-function migrateV1(rest: readonly RawRecord[], all: readonly RawRecord[], source: string): Loose[] {
+/** v1 → v2: fresh ids chained in file order; a compaction's record index (the header is 0) becomes an entry id. */
+function migrateV1(rest: readonly RawRecord[], header: RawRecord, source: string): Loose[] {
+  const all = [header, ...rest];
   const ids = new Set<string>();
   const idAtLine = new Map<number, string>();
   const out: Loose[] = [];
@@ -154,12 +244,10 @@ function migrateV1(rest: readonly RawRecord[], all: readonly RawRecord[], source
 }
 
 /** v2 → v3: the `hookMessage` role is now `custom`. */
-function migrateV2(entries: Loose[]): void {
-  for (const e of entries) {
-    const m = e.message;
-    if (e.type === "message" && typeof m === "object" && m !== null && "role" in m && m.role === "hookMessage") {
-      (m as Loose).role = "custom";
-    }
+function migrateV2(e: Loose): void {
+  const m = e.message;
+  if (e.type === "message" && typeof m === "object" && m !== null && "role" in m && m.role === "hookMessage") {
+    (m as Loose).role = "custom";
   }
 }
 

@@ -21,6 +21,9 @@ export class LazyStore implements SessionStore {
   createSession(header: SessionHeader, file?: string): void {
     this.s.createSession(header, file);
   }
+  importSession(header: SessionHeader, file: string | undefined, entries: Iterable<Entry>, cache: () => SessionCache): void {
+    this.s.importSession(header, file, entries, cache);
+  }
   getSession(sessionId: string): SessionMeta | undefined {
     return this.s.getSession(sessionId);
   }

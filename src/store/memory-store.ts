@@ -42,6 +42,17 @@ export class MemoryStore implements SessionStore {
     });
   }
 
+  importSession(header: SessionHeader, file: string | undefined, entries: Iterable<Entry>, cache: () => SessionCache): void {
+    this.createSession(header, file);
+    try {
+      this.appendMany(header.id, [...entries]);
+      this.setSessionCache(header.id, cache());
+    } catch (err) {
+      this.sessions.delete(header.id);
+      throw err;
+    }
+  }
+
   getSession(sessionId: string): SessionMeta | undefined {
     return this.sessions.get(sessionId)?.meta;
   }

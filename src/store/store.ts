@@ -96,6 +96,13 @@ export interface SearchHit {
  */
 export interface SessionStore {
   createSession(header: SessionHeader, file?: string): void;
+  /**
+   * Creates a session with its entries and summary in one transaction (a failure or a crash
+   * leaves nothing behind). `entries` is consumed while it is written, so a large import never
+   * holds every entry at once; `cache` is asked for once they are all written. The leaf is the
+   * last entry.
+   */
+  importSession(header: SessionHeader, file: string | undefined, entries: Iterable<Entry>, cache: () => SessionCache): void;
   getSession(sessionId: string): SessionMeta | undefined;
   /** Appends one entry and moves the leaf to it. */
   append(sessionId: string, entry: Entry): void;

@@ -174,6 +174,35 @@ describe("sessions on disk", () => {
     const tree = (await p.request({ type: "get_tree" })).data.tree;
     expect(tree.length).toBe(1);
     expect(readFileSync(v1, "utf8")).toBe(before);
+    // The v1 session continues in a new v3 file written from the database: header + every entry.
+    const v3file = (await p.request({ type: "get_state" })).data.sessionFile;
+    expect(v3file).not.toBe(v1);
+    const written = readFileSync(v3file, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
+    expect(written[0]).toMatchObject({ type: "session", version: 3 });
+    expect(written.slice(1).map((e: Rec) => e.id)).toEqual(v1entries.map((e: Rec) => e.id));
+    await p.close();
+    await fake.stop();
+  });
+
+  test.concurrent("a session file that fails to import leaves nothing behind; fixed, it imports", async () => {
+    const { fake, home, cwd } = setup();
+    const good = readFileSync(join(FIXTURES, "reference-v3-fork-parent.jsonl"), "utf8").split("\n").filter(Boolean);
+    const file = join(cwd, "broken.jsonl");
+    // An entry id repeated further down: found only while writing, after the session row and
+    // earlier entries went in; the whole import must still fail as one.
+    await Bun.write(file, `${[...good, good[2]].join("\n")}\n`);
+    const p = spawn({ home, cwd });
+    const before = (await p.request({ type: "get_state" })).data.sessionId;
+    const r = await p.request({ type: "switch_session", sessionPath: file });
+    expect(r.success).toBe(false);
+    expect(r.error).toContain("already exists");
+    expect((await p.request({ type: "get_state" })).data.sessionId).toBe(before);
+    const listed = (await p.request({ type: "list_sessions" })).data.sessions.map((x: Rec) => x.sessionId);
+    expect(listed).not.toContain(JSON.parse(good[0]!).id);
+    // Repaired, the same path imports as a whole (no half-imported session was kept for it).
+    await Bun.write(file, `${good.join("\n")}\n`);
+    expect((await p.request({ type: "switch_session", sessionPath: file })).success).toBe(true);
+    expect((await p.request({ type: "get_entries" })).data.entries.length).toBe(good.length - 1);
     await p.close();
     await fake.stop();
   });

@@ -53,6 +53,37 @@ describe.each(stores)("%s store", (_name, open) => {
     s.close();
   });
 
+  test("importSession writes session, entries and summary at once; a failure leaves nothing", () => {
+    const s = open();
+    let pulled = 0;
+    function* lazily() {
+      for (const e of chain(2500)) {
+        pulled++;
+        yield e;
+      }
+    }
+    s.importSession(header("s1"), "/tmp/imported.jsonl", lazily(), () => ({ leafId: "never-read", messageCount: pulled }));
+    expect(s.entryCount("s1")).toBe(2500);
+    const meta = s.getSession("s1")!;
+    expect(meta.leafId).toBe(s.entries("s1").at(-1)!.id);
+    // The summary was asked for after every entry was consumed.
+    expect(meta.cache?.messageCount).toBe(2500);
+    expect(s.findSessionByFile("/tmp/imported.jsonl")?.header.id).toBe("s1");
+
+    function* failing() {
+      yield* chain(1500);
+      throw new Error("line 1502: not a JSON line");
+    }
+    expect(() => s.importSession(header("s2"), "/tmp/broken.jsonl", failing(), () => ({ leafId: null, messageCount: 0 }))).toThrow("line 1502");
+    expect(s.getSession("s2")).toBeUndefined();
+    expect(s.findSessionByFile("/tmp/broken.jsonl")).toBeUndefined();
+    // A duplicate id inside the import fails it as a whole too.
+    const dup = [user("a", null, "x"), user("a", null, "y")];
+    expect(code(() => s.importSession(header("s3"), undefined, dup, () => ({ leafId: "a", messageCount: 2 })))).toBe("duplicate_entry");
+    expect(s.getSession("s3")).toBeUndefined();
+    s.close();
+  });
+
   test("entriesSince pages strictly after the cursor and rejects unknown ids", () => {
     const s = open();
     s.createSession(header("s1"));
