@@ -1,3 +1,4 @@
+import { accessSync, constants } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Settings } from "../config.ts";
 import { loadModels, resolveModel, type ModelRegistry } from "../providers/models.ts";
@@ -9,12 +10,13 @@ import { loadContextFiles } from "../resources/context-files.ts";
 import { expandPromptTemplate, loadPromptTemplates } from "../resources/prompt-templates.ts";
 import { expandSkillCommand, loadSkills } from "../resources/skills.ts";
 import { buildSystemPrompt } from "../resources/system-prompt.ts";
+import { errorMessage } from "../util/errors.ts";
 import { log } from "../util/log.ts";
 import { AgentSession, type ExtensionFrame } from "../session/session.ts";
 import { locateSession } from "../session/navigation.ts";
 import type { SessionHeader } from "../store/entries.ts";
 import { withJsonlExport } from "../store/jsonl-export.ts";
-import { databasePath, sessionFilePath } from "../store/paths.ts";
+import { databasePath, ensurePrivateDir, sessionFilePath } from "../store/paths.ts";
 import { LazyStore } from "../store/lazy-store.ts";
 import { openSqliteStore } from "../store/sqlite-store.ts";
 import type { SessionStore } from "../store/store.ts";
@@ -136,6 +138,16 @@ function loadResources(home: string, cwd: string) {
   return { skills: skills.skills, templates: templates.templates, contextFiles: loadContextFiles(roots) };
 }
 
+/** Creates `dir` (0700) if needed and checks it can be written. */
+function usableDir(dir: string): void {
+  try {
+    ensurePrivateDir(dir);
+    accessSync(dir, constants.W_OK);
+  } catch (err) {
+    throw new Error(`Cannot use the sessions directory ${dir}: ${errorMessage(err)}`);
+  }
+}
+
 const LEVELS = ["off", "minimal", "low", "medium", "high", "xhigh", "max"];
 
 /** Build everything a mode needs from the CLI options. Throws with a one-line message. */
@@ -225,6 +237,8 @@ export async function composeSession(opts: CliOptions): Promise<Composed> {
   const resources = loadResources(o.home, o.cwd);
   // One database per sessions directory; --no-session keeps it in memory and writes no file.
   const base = o.sessionDir ? resolve(o.cwd, o.sessionDir) : join(o.home, "sessions");
+  // The database opens on first use; a folder that cannot hold it is a start-up error all the same.
+  if (!o.noSession) usableDir(base);
   // Opened on first use: a process that only answers queries never opens the database.
   const store = new LazyStore(() => (o.noSession ? openSqliteStore(":memory:") : withJsonlExport(openSqliteStore(databasePath(base)))));
   const fileFor = o.noSession ? () => undefined : (h: SessionHeader) => sessionFilePath(base, h.cwd, h.timestamp, h.id);

@@ -10,7 +10,8 @@ import type { HostToolFrame } from "../extensions/host-tools.ts";
 import type { TodoPhase } from "../tools/todo.ts";
 import type { Tool, ToolResult } from "../tools/tool.ts";
 import type { ExtensionRunner } from "../extensions/types.ts";
-import { PionError } from "../util/errors.ts";
+import { errorMessage, PionError } from "../util/errors.ts";
+import { log } from "../util/log.ts";
 import { toLlmMessages } from "./context.ts";
 import { SessionTree, type EntryInput } from "./tree.ts";
 import { EventHub } from "./event-hub.ts";
@@ -424,6 +425,7 @@ export class AgentSession {
   private async execute(prompts: AgentMessage[], signal: AbortSignal): Promise<void> {
     // Start on the next macrotask, so the command's response is written before agent_start.
     await new Promise<void>((r) => setImmediate(r));
+    let failure: string | undefined;
     try {
       await this.opts.prepare?.();
       await this.compactIfFull(signal);
@@ -474,6 +476,11 @@ export class AgentSession {
       if (this.retry.attempt > 0 && this.retry.exhausted) {
         await this.emit({ type: "auto_retry_end", success: false, attempt: this.retry.attempt, finalError: this.retry.lastError });
       }
+    } catch (err) {
+      // Not the model's failure but pion's (the session store cannot be written, a hook threw):
+      // the run stops, and its prompt_result says why instead of a plain stop.
+      failure = errorMessage(err);
+      log("session", "the run stopped on an error", { error: failure });
     } finally {
       this.retry = freshRetry();
       this.overflow = { pending: false, tried: false };
@@ -484,12 +491,13 @@ export class AgentSession {
         const r: SessionEvent = {
           type: "prompt_result",
           id,
-          stopReason: signal.aborted ? "aborted" : (last?.stopReason ?? "stop"),
+          stopReason: signal.aborted ? "aborted" : failure !== undefined ? "error" : (last?.stopReason ?? "stop"),
           aborted: signal.aborted,
           usage,
           cost: usage.cost.total,
         };
-        if (last?.errorMessage && !signal.aborted) r.errorMessage = last.errorMessage;
+        const why = failure ?? last?.errorMessage;
+        if (why && !signal.aborted) r.errorMessage = why;
         await this.emit(r);
       }
     }

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeProvider } from "../support/fake-provider.ts";
 import { BINARY, Pion, runPion, tempDirs, writeFakeModels } from "../support/pion.ts";
@@ -30,6 +30,37 @@ describe("command line", () => {
     expect(h.code).toBe(0);
     expect(h.stdout).toContain("--mode");
     expect(h.stdout).toContain("--models");
+  });
+
+  test.concurrent("a sessions directory that cannot be used is a clear startup error", async () => {
+    const dirs = tempDirs();
+    writeFileSync(join(dirs.home, "sessions"), "a file where the sessions folder should be\n");
+    const r = await runPion(["--mode", "rpc"], { ...dirs, stdin: '{"type":"get_state"}\n' });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toStartWith(`pion: Cannot use the sessions directory ${join(dirs.home, "sessions")}`);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+  });
+
+  test.concurrent("a session store that fails during a run ends the prompt with an error, not a plain stop", async () => {
+    const dirs = tempDirs();
+    writeFakeModels(dirs.home, "http://127.0.0.1:9");
+    const replies = join(dirs.cwd, "replies.json");
+    writeFileSync(replies, JSON.stringify([{ text: "never stored" }]));
+    const p = new Pion({ ...dirs, args: ["--mode", "rpc", "--provider", "scripted", "--model", replies] });
+    await p.request({ type: "get_state" });
+    // The database is opened with the first entry; take its folder away first.
+    rmSync(join(dirs.home, "sessions"), { recursive: true });
+    writeFileSync(join(dirs.home, "sessions"), "not a folder\n");
+    await p.request({ type: "prompt", message: "hi", id: "p1" });
+    const result = await p.waitFor("prompt_result");
+    expect(result).toMatchObject({ id: "p1", stopReason: "error", aborted: false });
+    expect(result.errorMessage).toContain("sessions");
+    expect(p.records.some((r) => r.type === "agent_settled")).toBe(true);
+    // The process keeps serving.
+    expect((await p.request({ type: "get_state" })).success).toBe(true);
+    await p.close();
+    expect(p.stderr).toContain("the run stopped on an error");
   });
 
   test.concurrent("an invalid models.json is a clear startup error naming the file", async () => {
