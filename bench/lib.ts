@@ -110,7 +110,10 @@ export function sandbox(agent: Agent, baseUrl = "http://127.0.0.1:9"): Sandbox {
   const models = JSON.stringify({
     providers: { fake: { baseUrl, api: "anthropic-messages", apiKey: "test-key", models: [MODEL] } },
   });
-  const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, LANG: "C.UTF-8" };
+  // The agent's temp files (a long bash run keeps its full output there) go with the sandbox.
+  const tmp = join(root, "tmp");
+  mkdirSync(tmp, { recursive: true });
+  const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, LANG: "C.UTF-8", TMPDIR: tmp };
   let cmd: (args: string[]) => string[];
   if (agent === "pion") {
     const pionHome = join(home, ".pion");

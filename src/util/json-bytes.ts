@@ -1,3 +1,5 @@
+import { createAsciiEscaper, type AsciiEscaper } from "./json-escape-wasm.ts";
+
 /**
  * JSON string escaping straight from UTF-8 bytes into a reusable byte buffer, so output
  * that is only passed on (a shell command's stdout) never becomes a JS string. Decoding
@@ -5,8 +7,10 @@
  * TextDecoder would put them, and a character cut by a chunk's end continues in the next.
  */
 export class JsonBytesEscaper {
-  private out = new Uint8Array(1 << 16);
+  private out: Uint8Array = new Uint8Array(1 << 16);
   private len = 0;
+  /** ASCII runs go through WebAssembly SIMD when available; the byte loop below does the rest. */
+  private readonly simd: AsciiEscaper | undefined;
   // decoder state across chunks
   private needed = 0;
   private seen = 0;
@@ -14,8 +18,43 @@ export class JsonBytesEscaper {
   private upper = 0xbf;
   private pending = new Uint8Array(4);
 
+  constructor(options: { simd?: boolean } = {}) {
+    this.simd = options.simd === false ? undefined : createAsciiEscaper();
+  }
+
   /** Escape `chunk` (continuing the previous one) between `prefix` and `suffix`; valid until the next call. */
   line(prefix: Uint8Array, chunk: Uint8Array, suffix: Uint8Array, final = false): Uint8Array {
+    const w = this.simd;
+    if (!w) return this.lineByBytes(prefix, chunk, suffix, final);
+    const n = chunk.length;
+    const room = prefix.length + n * 6 + suffix.length + 8;
+    w.reserve(n, room);
+    const mem = w.bytes();
+    const dst = w.DST();
+    mem.set(chunk, w.SRC);
+    // The byte loop writes into the module's output area too, between the vector runs.
+    this.out = mem.subarray(dst, dst + room + 16);
+    this.out.set(prefix, 0);
+    this.len = prefix.length;
+    for (let i = 0; i < n; ) {
+      if (this.needed === 0) {
+        const [taken, end] = w.escape(w.SRC + i, w.SRC + n, dst + this.len);
+        i += taken;
+        this.len = end - dst;
+        if (i >= n) break;
+      }
+      i += this.byte(chunk[i]!) ? 1 : 0;
+    }
+    if (final && this.needed !== 0) {
+      this.resetSeq();
+      this.fffd();
+    }
+    this.out.set(suffix, this.len);
+    this.len += suffix.length;
+    return this.out.subarray(0, this.len);
+  }
+
+  private lineByBytes(prefix: Uint8Array, chunk: Uint8Array, suffix: Uint8Array, final: boolean): Uint8Array {
     this.len = 0;
     this.put(prefix);
     this.reserve(chunk.length * 6 + 8);

@@ -1,18 +1,20 @@
 import { describe, expect, test } from "bun:test";
 import { JsonBytesEscaper } from "../../../src/util/json-bytes.ts";
+import { createAsciiEscaper } from "../../../src/util/json-escape-wasm.ts";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
 /** Escape `chunks` as consecutive deltas and return the decoded deltas. */
-function deltas(chunks: Uint8Array[]): string[] {
-  const e = new JsonBytesEscaper();
+function escapedDeltas(chunks: Uint8Array[], simd: boolean): string[] {
+  const e = new JsonBytesEscaper({ simd });
   const pre = enc.encode('{"d":"');
   const post = enc.encode('"}');
   return chunks.map((c, i) => JSON.parse(dec.decode(e.line(pre, c, post, i === chunks.length - 1))).d as string);
 }
 
-describe("JsonBytesEscaper", () => {
+describe.each([true, false])("JsonBytesEscaper (simd %p)", (withSimd) => {
+  const deltas = (chunks: Uint8Array[]) => escapedDeltas(chunks, withSimd);
   test("escapes like JSON.stringify for text, quotes, backslashes and control characters", () => {
     const text = 'plain "quoted" back\\slash\nline\ttab\r\u0001\u001f é € 😀';
     expect(deltas([enc.encode(text)])).toEqual([text]);
@@ -41,6 +43,36 @@ describe("JsonBytesEscaper", () => {
       const streaming = new TextDecoder();
       const expected = streaming.decode(bytes.subarray(0, cut), { stream: true }) + streaming.decode(bytes.subarray(cut));
       expect(deltas([bytes.subarray(0, cut), bytes.subarray(cut)]).join("")).toBe(expected);
+    }
+  });
+});
+
+describe("JsonBytesEscaper: the SIMD path", () => {
+  test("WebAssembly SIMD is available here, so the fast path is the one tested", () => {
+    expect(createAsciiEscaper()).toBeDefined();
+  });
+
+  test("gives the same bytes as the byte loop: long ASCII runs, escapes at every lane, multi-byte text, growth", () => {
+    let seed = 11;
+    const rand = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+    const fast = new JsonBytesEscaper();
+    const slow = new JsonBytesEscaper({ simd: false });
+    const pre = enc.encode('{"type":"x","delta":"');
+    const post = enc.encode('"}\n');
+    for (let round = 0; round < 300; round++) {
+      const size = round === 299 ? 600_000 : Math.floor(rand() * 200);
+      const bytes = new Uint8Array(size);
+      const mix = rand();
+      for (let i = 0; i < size; i++) {
+        const r = rand();
+        bytes[i] = r < mix ? 0x20 + Math.floor(rand() * 95) : r < mix + (1 - mix) / 2 ? Math.floor(rand() * 0x20) : 0x80 + Math.floor(rand() * 128);
+      }
+      const mixed = enc.encode("é€😀\"\\\n");
+      if (round % 3 === 0 && size > mixed.length) bytes.set(mixed, Math.floor((size - mixed.length) / 2));
+      const cut = Math.floor(rand() * (size + 1));
+      // Each line is valid until the next call: decoded at once.
+      const both = (e: JsonBytesEscaper) => [dec.decode(e.line(pre, bytes.subarray(0, cut), post)), dec.decode(e.line(pre, bytes.subarray(cut), post, true))];
+      expect(both(fast)).toEqual(both(slow));
     }
   });
 });
