@@ -3,7 +3,8 @@
  * command to its response, against the same pipeline run by bash to /dev/null; peak memory of
  * each process (for the bare pipeline: bash plus the yes/head children it reaped).
  * Goals: time within 1.3x of the bare pipeline, peak memory under 80 MB whatever the size.
- * BENCH_BASH_SIZES=mb,mb overrides the sizes (default 50,1024).
+ * BENCH_BASH_SIZES=mb,mb overrides the sizes (default 50,1024). A last case prints 1 GB of base64
+ * of random bytes, a producer that works for its output as real commands do (BENCH_BASH_WORK=0 skips it).
  */
 import { agents, header, measured, iterations, MODEL_ARGS, printTable, type Row, request, sandbox, spawnAgent } from "./lib.ts";
 
@@ -13,8 +14,8 @@ header("bash", N);
 const LINE = "0123456789abcdef".repeat(4);
 const pipeline = (bytes: number) => `yes ${LINE} | head -c ${bytes}`;
 
-async function bare(bytes: number) {
-  const m = measured(["bash", "-c", `${pipeline(bytes)} > /dev/null`]);
+async function bare(command: string) {
+  const m = measured(["bash", "-c", `${command} > /dev/null`]);
   const t0 = performance.now();
   const p = Bun.spawn(m.argv, { stdout: "ignore", stderr: "ignore" });
   m.attach(p.pid);
@@ -35,13 +36,20 @@ async function implemented(agent: "pion" | "ref"): Promise<boolean> {
 const ok: Record<string, boolean> = {};
 for (const agent of agents()) ok[agent] = await implemented(agent);
 
+/** The fastest producer there is (`yes`), then one that works for its output as real commands do. */
+const CASES = [
+  ...SIZES_MB.map((mb) => ({ mb, label: mb >= 1024 ? `${mb / 1024} GB` : `${mb} MB`, command: pipeline(mb * 1048576) })),
+  ...(process.env.BENCH_BASH_WORK === "0"
+    ? []
+    : [{ mb: 1024, label: "1 GB of base64 (urandom)", command: `head -c ${768 * 1048576} /dev/urandom | base64 | head -c ${1024 * 1048576}` }]),
+];
+
 const rows: Row[] = [];
-for (const mb of SIZES_MB) {
-  const bytes = mb * 1048576;
+for (const { mb, label, command } of CASES) {
   const iters = mb >= 500 ? Math.min(N, 2) : N;
   const res: Record<string, { ms: number[]; peak: number[]; out?: number[] }> = { bare: { ms: [], peak: [] } };
   for (let i = 0; i < iters; i++) {
-    const b = await bare(bytes);
+    const b = await bare(command);
     res.bare!.ms.push(b.ms);
     res.bare!.peak.push(b.peak);
     for (const agent of agents()) {
@@ -51,7 +59,7 @@ for (const mb of SIZES_MB) {
       const child = spawnAgent(box, ["--mode", "rpc", ...MODEL_ARGS], { keepLines: '"type":"response"' });
       await request(child, { type: "get_state" }, "warm");
       const bytes0 = child.out.bytes;
-      const r = await request(child, { type: "bash", command: pipeline(bytes) }, "b", 300_000);
+      const r = await request(child, { type: "bash", command }, "b", 300_000);
       const outBytes = child.out.bytes - bytes0;
       const { peak } = await child.finish();
       if (!r.res.success) console.error(`${agent}: bash failed: ${String(r.res.error).slice(0, 200)}`);
@@ -62,7 +70,6 @@ for (const mb of SIZES_MB) {
       x.out!.push(outBytes);
     }
   }
-  const label = mb >= 1024 ? `${mb / 1024} GB` : `${mb} MB`;
   const note = (a: string) => (ok[a] === false ? "not implemented" : undefined);
   const part: Row[] = [
     { metric: `${label}: bare pipeline → /dev/null`, unit: "ms", pion: res.bare!.ms },
