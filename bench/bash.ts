@@ -6,6 +6,7 @@
  * BENCH_BASH_SIZES=mb,mb overrides the sizes (default 50,1024). A last case prints 1 GB of base64
  * of random bytes, a producer that works for its output as real commands do (BENCH_BASH_WORK=0 skips it).
  */
+import { join } from "node:path";
 import { agents, header, measured, iterations, MODEL_ARGS, printTable, type Row, request, sandbox, spawnAgent } from "./lib.ts";
 
 const SIZES_MB = (process.env.BENCH_BASH_SIZES ?? "50,1024").split(",").map(Number);
@@ -14,8 +15,9 @@ header("bash", N);
 const LINE = "0123456789abcdef".repeat(4);
 const pipeline = (bytes: number) => `yes ${LINE} | head -c ${bytes}`;
 
-async function bare(command: string) {
-  const m = measured(["bash", "-c", `${command} > /dev/null`]);
+/** The pipeline alone, its output to /dev/null, or to a file as the agents must keep it (`into`). */
+async function bare(command: string, into = "/dev/null") {
+  const m = measured(["bash", "-c", `${command} > ${into}`]);
   const t0 = performance.now();
   const p = Bun.spawn(m.argv, { stdout: "ignore", stderr: "ignore" });
   m.attach(p.pid);
@@ -47,11 +49,14 @@ const CASES = [
 const rows: Row[] = [];
 for (const { mb, label, command } of CASES) {
   const iters = mb >= 500 ? Math.min(N, 2) : N;
-  const res: Record<string, { ms: number[]; peak: number[]; out?: number[] }> = { bare: { ms: [], peak: [] } };
+  const res: Record<string, { ms: number[]; peak: number[]; out?: number[] }> = { bare: { ms: [], peak: [] }, file: { ms: [], peak: [] } };
   for (let i = 0; i < iters; i++) {
     const b = await bare(command);
     res.bare!.ms.push(b.ms);
     res.bare!.peak.push(b.peak);
+    const scratch = sandbox("pion");
+    res.file!.ms.push((await bare(command, join(scratch.root, "full-output.log"))).ms);
+    scratch.cleanup();
     for (const agent of agents()) {
       if (!ok[agent]) continue;
       const box = sandbox(agent);
@@ -75,6 +80,8 @@ for (const { mb, label, command } of CASES) {
     { metric: `${label}: bare pipeline → /dev/null`, unit: "ms", pion: res.bare!.ms },
     { metric: `${label}: bash command → response`, unit: "ms", pion: res.pion?.ms ?? [], ref: res.ref?.ms, pionNote: note("pion"), refNote: note("ref"), goal: "≤ 1.3× bare" },
     { metric: `${label}: agent time / bare pipeline`, unit: "x", pion: ratio(res.pion?.ms, res.bare!.ms), ref: ratio(res.ref?.ms, res.bare!.ms), pionNote: note("pion"), refNote: note("ref") },
+    { metric: `${label}: bare pipeline → a file (the full output the spec keeps)`, unit: "ms", pion: res.file!.ms },
+    { metric: `${label}: agent time / pipeline to a file`, unit: "x", pion: ratio(res.pion?.ms, res.file!.ms), ref: ratio(res.ref?.ms, res.file!.ms), pionNote: note("pion"), refNote: note("ref") },
     { metric: `${label}: agent stdout during the command`, unit: "MB", pion: res.pion?.out ?? [], ref: res.ref?.out, pionNote: note("pion"), refNote: note("ref") },
     { metric: `${label}: bare pipeline peak RSS`, unit: "MB", pion: res.bare!.peak },
     { metric: `${label}: agent peak RSS`, unit: "MB", pion: res.pion?.peak ?? [], ref: res.ref?.peak, pionNote: note("pion"), refNote: note("ref"), goal: "< 80 MB" },

@@ -42,6 +42,9 @@ export interface ShellResult extends ShellTail {
  * through the heap, so memory stays flat whatever it prints. The file is removed when the
  * output fits the limits. Never rejects for the command's own failures.
  */
+/** Reads shorter than this are followed by a 1 ms pause while the command runs. */
+const SMALL_READ = 1 << 16;
+
 export async function runShell(command: string, o: ShellOptions): Promise<ShellResult> {
   const maxLines = o.maxLines ?? DEFAULT_MAX_LINES;
   const maxBytes = o.maxBytes ?? DEFAULT_MAX_BYTES;
@@ -105,6 +108,10 @@ export async function runShell(command: string, o: ShellOptions): Promise<ShellR
           const wait = o.onBytes(chunk, false);
           if (wait) await wait;
         }
+        // A fast writer is read a few kilobytes at a time unless pion waits a moment: a
+        // millisecond lets a chunk build up (one update per chunk, not per write of the
+        // command), and is nothing for output a person reads.
+        if (got < SMALL_READ && !exited) await Bun.sleep(1);
       } else if (exited) {
         endAt = fstatSync(input).size;
       } else {
