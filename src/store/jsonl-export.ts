@@ -91,14 +91,11 @@ export function syncJsonl(store: SessionStore, sessionId: string): JsonlSyncResu
     }
     const written = lines.length - 1;
     if (written === 0) return { path, appended: appendAll(out, store, sessionId), truncatedBytes };
-    let missing: Entry[];
-    {
-      const lastId = parseLine(lines[lines.length - 1]!, path, lines.length).id;
-      if (typeof lastId !== "string" || !store.getEntry(sessionId, lastId)) {
-        throw diverged(path, `its last entry ${String(lastId)} is not in the database`);
-      }
-      missing = store.entriesSince(sessionId, lastId).entries;
+    const lastId = parseLine(lines[lines.length - 1]!, path, lines.length).id;
+    if (typeof lastId !== "string" || !store.getEntry(sessionId, lastId)) {
+      throw diverged(path, `its last entry ${String(lastId)} is not in the database`);
     }
+    const missing = store.entriesSince(sessionId, lastId).entries;
     const total = store.entryCount(sessionId);
     if (written + missing.length !== total) {
       throw diverged(path, `it holds ${written} entries where the database has ${total - missing.length} before them`);

@@ -37,7 +37,8 @@ export class JsonBytesEscaper {
     this.out.set(prefix, 0);
     this.len = prefix.length;
     for (let i = 0; i < n; ) {
-      if (this.needed === 0) {
+      // Between characters, an ASCII byte starts a run for the module; other text stays in the loop.
+      if (this.needed === 0 && chunk[i]! < 0x80) {
         const [taken, end] = w.escape(w.SRC + i, w.SRC + n, dst + this.len);
         i += taken;
         this.len = end - dst;
