@@ -86,6 +86,18 @@ describe("compiled binary", () => {
     expect(v.stdout).toMatch(/^\d+\.\d+\.\d+\+/);
   });
 
+  test.skipIf(!built && !process.env.CI)("dist/pion streams bash output escaped exactly (the SIMD escaper runs in the binary)", async () => {
+    const p = new Pion({ binary: true });
+    // Long ASCII runs, every JSON escape, and multi-byte text, printed by the command itself.
+    const script = `printf 'plain text that is long enough to fill vectors\\n"quoted" back\\\\slash\\ttab\\001\\n'; printf 'héllo € 😀\\n'; seq 1 3000`;
+    const r = await p.request({ type: "bash", command: script, id: "b1" });
+    expect(r.success).toBe(true);
+    const streamed = p.records.filter((x) => x.type === "bash_execution_update" && x.id === "b1").map((x) => x.delta as string).join("");
+    const expected = `plain text that is long enough to fill vectors\n"quoted" back\\slash\ttab\u0001\nhéllo € 😀\n${Array.from({ length: 3000 }, (_, i) => i + 1).join("\n")}\n`;
+    expect(streamed).toBe(expected);
+    await p.close();
+  });
+
   test.skipIf(!built && !process.env.CI)("dist/pion ignores the project's bunfig.toml and .env", async () => {
     const dirs = tempDirs();
     writeFileSync(join(dirs.cwd, "bunfig.toml"), 'preload = ["./preload.ts"]\n');
