@@ -124,7 +124,9 @@ async function run(argv: string[]): Promise<number> {
   const args: Record<string, string | boolean | undefined> = checked.values;
   if (args.help) {
     const { renderUsage } = await import("citty");
-    process.stdout.write(`${await renderUsage(main)}\n`);
+    const usage = await renderUsage(main);
+    // Colours for a terminal only: `pion --help | less` or a file gets plain text.
+    process.stdout.write(`${process.stdout.isTTY ? usage : Bun.stripANSI(usage)}\n`);
     return 0;
   }
   if (args.version) {

@@ -30,6 +30,8 @@ describe("command line", () => {
     expect(h.code).toBe(0);
     expect(h.stdout).toContain("--mode");
     expect(h.stdout).toContain("--models");
+    // Piped, not a terminal: no colour codes.
+    expect(h.stdout).not.toContain("\x1b[");
   });
 
   test.concurrent("a sessions directory that cannot be used is a clear startup error", async () => {
