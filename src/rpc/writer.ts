@@ -2,8 +2,10 @@ import type { FileSink } from "bun";
 
 /**
  * The one stdout writer: each record is serialized to one line, in call order. Lines
- * written in the same tick go out in one write (a burst of responses or deltas is one
- * syscall, not one per record). Past HIGH_WATER buffered bytes, or when the OS pipe is
+ * written before the event loop turns go out in one write (a burst of responses, or the
+ * deltas of one network chunk, is one syscall, not one per record: the flush waits for
+ * setImmediate, not a microtask, because the token stream hands over each delta in a
+ * microtask of its own). Past HIGH_WATER buffered bytes, or when the OS pipe is
  * full, `write` returns a promise that resolves once the bytes were taken; producers
  * that can wait (the token stream, shell output) await it, so a slow reader slows them
  * instead of growing memory.
@@ -56,7 +58,7 @@ export function createWriter(sink: FileSink): Writer {
     if (size >= HIGH_WATER) return flush() ?? blocked;
     if (!scheduled) {
       scheduled = true;
-      queueMicrotask(flush);
+      setImmediate(flush);
     }
     return blocked;
   };
@@ -68,7 +70,7 @@ export function createWriter(sink: FileSink): Writer {
     if (unflushed >= HIGH_WATER) return flush() ?? blocked;
     if (!scheduled) {
       scheduled = true;
-      queueMicrotask(flush);
+      setImmediate(flush);
     }
     return blocked;
   };

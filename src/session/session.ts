@@ -12,6 +12,7 @@ import type { Tool, ToolResult } from "../tools/tool.ts";
 import type { ExtensionRunner } from "../extensions/types.ts";
 import { errorMessage, PionError } from "../util/errors.ts";
 import { log } from "../util/log.ts";
+import { PeriodicCollector } from "../util/memory.ts";
 import { toLlmMessages } from "./context.ts";
 import { SessionTree, type EntryInput } from "./tree.ts";
 import { EventHub } from "./event-hub.ts";
@@ -118,6 +119,8 @@ export class AgentSession {
   }
 
   readonly events = new EventHub<SessionEvent>();
+  /** Streamed deltas are counted; every 3,000 a full garbage collection (see PeriodicCollector). */
+  private readonly collector = new PeriodicCollector(3000);
 
   subscribe(fn: (e: SessionEvent) => void | Promise<void>, opts: { replay?: boolean } = {}): void {
     this.events.subscribe(fn, opts);
@@ -600,6 +603,7 @@ export class AgentSession {
   }
 
   private onAgentEvent(e: AgentEvent): void | Promise<void> {
+    if (e.type === "message_update") this.collector.tick();
     if (e.type === "message_end") {
       // persist before announce
       const entry = this.append({ type: "message", message: e.message });
