@@ -1,8 +1,9 @@
-import { afterEach, expect, spyOn, test } from "bun:test";
+import { afterAll, afterEach, expect, spyOn, test } from "bun:test";
 import { PeriodicCollector } from "../../../src/util/memory.ts";
 
 const gc = spyOn(Bun, "gc");
 afterEach(() => gc.mockClear());
+afterAll(() => gc.mockRestore());
 
 test("a full collection on every n-th tick, and none in between", () => {
   const c = new PeriodicCollector(3);
