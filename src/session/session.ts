@@ -301,8 +301,9 @@ export class AgentSession {
     return { role: "user", content, timestamp: Date.now() };
   }
 
-  /** Queue a steering or follow-up message; it is delivered by the current or next run. */
+  /** Queue a steering or follow-up message; it is delivered by the current or next run. Checked as a prompt is. */
   enqueue(kind: "steer" | "followUp", raw: string, images?: ImageContent[], requestId?: string): Disposition {
+    this.checkCanPrompt(images);
     const text = this.opts.expand ? this.opts.expand(raw) : raw;
     this.queues.add(kind === "steer" ? "steering" : "followUp", { text, message: this.userMessage(text, images), requestId });
     return "queued";
@@ -335,6 +336,7 @@ export class AgentSession {
           "busy",
         );
       }
+      this.checkCanPrompt(images);
       this.queues.add(whileStreaming === "steer" ? "steering" : "followUp", { text, message, requestId });
       return "queued";
     }

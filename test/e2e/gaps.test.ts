@@ -36,6 +36,37 @@ describe("images", () => {
   });
 });
 
+describe("steer and follow_up check their input as prompt does", () => {
+  test.concurrent("images to a text-only model are an error, idle or streaming, and nothing is queued", async () => {
+    const { fake, dirs } = setup();
+    const p = new Pion({ ...dirs, args: ["--mode", "rpc", "--model", "textonly/plain-text"] });
+    const img = { type: "image", data: PNG, mimeType: "image/png" };
+    for (const type of ["steer", "follow_up"]) {
+      const r = await p.request({ type, message: "look", images: [img] });
+      expect(r).toMatchObject({ success: false, command: type, error: expect.stringContaining("does not accept images") });
+    }
+    // While a run streams (the reply stalls until aborted), the queued paths refuse them too.
+    fake.enqueue({ blocks: [{ type: "text", text: ["a", "b", "c"] }], stallAfterChunks: 2 });
+    await p.request({ type: "prompt", message: "go" });
+    await p.waitFor((r) => r.type === "message_update");
+    const queued: Rec[] = [];
+    for (const cmd of [
+      { type: "steer", message: "look", images: [img] },
+      { type: "follow_up", message: "look", images: [img] },
+      { type: "prompt", message: "look", images: [img], streamingBehavior: "followUp" },
+    ]) queued.push(await p.request(cmd));
+    expect(queued.map((r) => [r.command, r.success])).toEqual([["steer", false], ["follow_up", false], ["prompt", false]]);
+    expect(p.records.some((r) => r.type === "queue_update")).toBe(false);
+    const state = await p.request({ type: "get_state" });
+    expect(state.data.pendingMessageCount).toBe(0);
+    // Text alone is still queued.
+    expect((await p.request({ type: "follow_up", message: "later" })).data).toEqual({ disposition: "queued" });
+    await p.request({ type: "abort" });
+    await p.close();
+    await fake.stop();
+  });
+});
+
 describe("search tools and read through the loop", () => {
   test.concurrent("grep, find, ls and read see real files (.gitignore respected)", async () => {
     const { fake, dirs } = setup();
