@@ -93,7 +93,7 @@ export class Runner implements ExtensionRunner {
       isIdle: () => port.isIdle(),
       abort: () => port.abort(),
       shutdown: () => port.shutdown(),
-      hasPendingMessages: () => false,
+      hasPendingMessages: () => port.hasPendingMessages(),
     };
   }
 
