@@ -202,7 +202,7 @@ async function execute(
   }
   let args: unknown;
   try {
-    args = tool.parse(call.arguments);
+    args = await tool.parse(call.arguments);
   } catch (err) {
     const why = err instanceof ToolArgumentError || err instanceof Error ? err.message : String(err);
     return errorResult(`Invalid arguments for tool "${call.name}": ${why}. Fix the arguments and call the tool again.`);

@@ -4,7 +4,10 @@
  * without a terminal; renderer/shortcut registrations are accepted and ignored, and calls
  * pion cannot honour (providers, model switching) throw so the extension sees why.
  */
+import { errorMessage } from "../util/errors.ts";
+import { compileJsonSchema } from "../util/json-schema.ts";
 import type { ExecOptions, ExecResult } from "./exec.ts";
+import { toJsonSchema } from "./type-builder.ts";
 import type { ExtensionUi } from "./ui-bridge.ts";
 import type { ExtensionMessage, ExtensionMode, SendMessageOptions, SlashCommandInfo } from "./types.ts";
 
@@ -152,6 +155,11 @@ export function createExtensionApi(record: ExtensionRecord, host: ApiHost): Exte
     registerTool(tool) {
       if (!tool || typeof tool.name !== "string" || !tool.name) throw new TypeError("pi.registerTool: a tool needs a name");
       if (typeof tool.execute !== "function") throw new TypeError(`pi.registerTool("${tool.name}"): execute must be a function`);
+      try {
+        compileJsonSchema(toJsonSchema(tool.parameters));
+      } catch (err) {
+        throw new TypeError(`pi.registerTool("${tool.name}"): its parameters schema cannot be checked: ${errorMessage(err)}`);
+      }
       record.tools.set(tool.name, tool);
     },
     registerCommand(name, options) {
