@@ -1,9 +1,11 @@
 import { describe, expect, test } from "bun:test";
-import { resolve } from "node:path";
+import { copyFileSync, mkdirSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { startFakeProvider } from "../support/fake-provider.ts";
 import { Pion, tempDirs, writeFakeModels, type Rec } from "../support/pion.ts";
 
 const GUARD = resolve(import.meta.dir, "../fixtures/extensions/e2e-guard.ts");
+const UI = resolve(import.meta.dir, "../fixtures/extensions/ui.ts");
 const BROKEN = resolve(import.meta.dir, "../fixtures/extensions/e2e-broken.ts");
 
 function setup() {
@@ -92,10 +94,20 @@ describe("extensions through the binary", () => {
     await fake.stop();
   });
 
-  test.concurrent("--no-extensions skips discovery", async () => {
+  test.concurrent("--no-extensions skips discovery; explicit -e paths still load", async () => {
     const dirs = tempDirs();
-    const p = new Pion({ ...dirs, args: ["--mode", "rpc", "--no-extensions"] });
-    expect((await p.request({ type: "get_commands" })).data.commands).toEqual([]);
-    await p.close();
+    // A discoverable extension in the user's folder: without the flag its commands are there.
+    mkdirSync(join(dirs.home, "extensions"));
+    copyFileSync(UI, join(dirs.home, "extensions", "ui.ts"));
+    const names = async (args: string[]) => {
+      const p = new Pion({ ...dirs, args: ["--mode", "rpc", ...args] });
+      const commands = (await p.request({ type: "get_commands" })).data.commands as Rec[];
+      await p.close();
+      return commands.filter((c) => c.source === "extension").map((c) => c.name);
+    };
+    expect(await names([])).toContain("dialog");
+    expect(await names(["--no-extensions"])).toEqual([]);
+    expect(await names(["--no-extensions", "-e", GUARD])).not.toContain("dialog");
+    expect((await names(["--no-extensions", "-e", GUARD])).length).toBeGreaterThan(0);
   });
 });

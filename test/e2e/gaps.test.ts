@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeProvider } from "../support/fake-provider.ts";
-import { Pion, runPion, tempDirs, writeFakeModels, type Rec } from "../support/pion.ts";
+import { GATED_COMMAND, Pion, releaseGate, runPion, tempDirs, writeFakeModels, type Rec } from "../support/pion.ts";
 
 const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
 
@@ -107,12 +107,13 @@ describe("queue modes", () => {
     const { fake, dirs } = setup();
     const p = new Pion({ ...dirs, args: ["--mode", "rpc", "--model", "fake/fake-model"] });
     await p.request({ type: "set_steering_mode", mode: "all" });
-    fake.enqueue({ blocks: [{ type: "toolCall", id: "t", name: "bash", arguments: { command: "sleep 0.3" } }] });
+    fake.enqueue({ blocks: [{ type: "toolCall", id: "t", name: "bash", arguments: { command: GATED_COMMAND } }] });
     fake.enqueue({ blocks: [{ type: "text", text: "both seen" }] });
     await p.request({ type: "prompt", message: "go" });
     await p.waitFor("tool_execution_start");
     await p.request({ type: "steer", message: "first steer" });
     await p.request({ type: "steer", message: "second steer" });
+    releaseGate(dirs.cwd);
     await p.waitFor("agent_settled");
     expect(fake.requests.length).toBe(2);
     const texts = (fake.requests[1]!.body as { messages: { content: Rec[] }[] }).messages.flatMap((m) => m.content.map((c) => c.text ?? ""));

@@ -20,6 +20,13 @@ export interface SpawnOptions {
   binary?: boolean;
 }
 
+/**
+ * A bash command that runs until the test releases it (`releaseGate(cwd)` creates `go` in
+ * its cwd): a window for steering and queueing that no machine load can close, unlike a sleep.
+ */
+export const GATED_COMMAND = "while [ ! -e go ]; do sleep 0.02; done";
+export const releaseGate = (cwd: string): void => writeFileSync(join(cwd, "go"), "");
+
 /** A temp folder pair: PION_HOME and a project cwd. */
 export function tempDirs(): { home: string; cwd: string } {
   const root = mkdtempSync(join(tmpdir(), "pion-e2e-"));
