@@ -1,12 +1,13 @@
 /**
  * The `pi` object an extension's factory receives, and what it records: handlers, tools,
  * commands. Headless pion offers the part of the reference's ExtensionAPI that makes sense
- * without a terminal; renderer/shortcut registrations are accepted and ignored, and calls
+ * without a terminal; renderer/shortcut registrations are inert (tui-stand-ins.ts), and calls
  * pion cannot honour (providers, model switching) throw so the extension sees why.
  */
 import { errorMessage } from "../util/errors.ts";
 import { compileJsonSchema } from "../util/json-schema.ts";
 import type { ExecOptions, ExecResult } from "./exec.ts";
+import { TUI_API_STAND_INS } from "./tui-stand-ins.ts";
 import { toJsonSchema } from "./type-builder.ts";
 import type { ExtensionUi } from "./ui-bridge.ts";
 import type { ExtensionMessage, ExtensionMode, SendMessageOptions, SlashCommandInfo } from "./types.ts";
@@ -138,7 +139,6 @@ export function newExtensionRecord(path: string): ExtensionRecord {
 }
 
 export function createExtensionApi(record: ExtensionRecord, host: ApiHost): ExtensionApi {
-  const ignore = () => {};
   const on = (event: string, handler: Handler): (() => void) => {
     if (typeof handler !== "function") throw new TypeError(`pi.on("${event}"): handler must be a function`);
     const list = record.handlers.get(event) ?? [];
@@ -180,11 +180,7 @@ export function createExtensionApi(record: ExtensionRecord, host: ApiHost): Exte
       record.flags.set(name, options?.default);
     },
     getFlag: (name) => record.flags.get(name),
-    registerShortcut: ignore,
-    registerMessageRenderer: ignore,
-    registerEntryRenderer: ignore,
-    registerToolRenderer: ignore,
-    registerMarkdownTransformer: ignore,
+    ...TUI_API_STAND_INS,
     registerProvider() {
       throw new Error("pi.registerProvider is not supported by pion; configure providers in models.json");
     },

@@ -3,7 +3,7 @@
  * imports resolve inside the compiled binary (no node_modules next to it). Type-only imports
  * vanish when Bun transpiles; these are the runtime names the reference's documented examples
  * import. Every helper does what its name says (text-helpers.ts, type-builder.ts); the inert
- * stand-ins for TUI pieces pion never renders are all in TUI_STAND_INS below; functions pion
+ * stand-ins for TUI pieces pion never renders are all in tui-stand-ins.ts; functions pion
  * cannot offer throw a clear error when called, so an extension that needs them fails with a
  * message instead of "export not found".
  *
@@ -14,6 +14,7 @@
 import { pionHome, VERSION } from "../config.ts";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize } from "../tools/truncate.ts";
 import * as text from "./text-helpers.ts";
+import { TUI_MODULE_STAND_INS } from "./tui-stand-ins.ts";
 import { StringEnum, Type } from "./type-builder.ts";
 
 type Exports = Record<string, unknown>;
@@ -22,19 +23,6 @@ function unsupported(name: string): (...args: unknown[]) => never {
   return () => {
     throw new Error(`${name} is not available in pion extensions`);
   };
-}
-
-/** An inert class for TUI components an extension may construct but pion never renders. */
-function standInClass(name: string): unknown {
-  const cls = class {
-    constructor(..._args: unknown[]) {}
-    render(): string[] {
-      return [];
-    }
-    invalidate(): void {}
-  };
-  Object.defineProperty(cls, "name", { value: name });
-  return cls;
 }
 
 const fileQueues = new Map<string, Promise<unknown>>();
@@ -100,43 +88,9 @@ const tui: Exports = {
   fuzzyMatch: text.fuzzyMatch,
 };
 
-/** `Key.enter`, `Key.ctrl("x")`, `Key.ctrlShift("u")`...: any name works, as a value or a builder. */
-const anyKey = new Proxy(
-  {},
-  {
-    get: (_target, name) =>
-      typeof name === "string" ? Object.assign((...parts: unknown[]) => [name, ...parts].join("+"), { toString: () => name }) : undefined,
-  },
-);
-
-/**
- * The only stand-ins: TUI pieces an extension may construct or call at load time, inert
- * because pion has no terminal UI (no key is ever pressed, no component is ever drawn).
- */
-const TUI_STAND_INS: Record<string, Exports> = {
-  tui: {
-    Key: anyKey,
-    matchesKey: () => false,
-    parseKey: () => undefined,
-    isKeyRelease: () => false,
-    CURSOR_MARKER: "",
-    renderFakeCursor: () => "",
-    ...Object.fromEntries(
-      ["Text", "Box", "Container", "Spacer", "Markdown", "Editor", "Input", "SelectList", "SettingsList"].map((n) => [n, standInClass(n)]),
-    ),
-  },
-  codingAgent: {
-    getMarkdownTheme: () => ({}),
-    getSettingsListTheme: () => ({}),
-    CustomEditor: standInClass("CustomEditor"),
-    DynamicBorder: standInClass("DynamicBorder"),
-    BorderedLoader: standInClass("BorderedLoader"),
-  },
-  ai: { ToolCallArgumentsStream: standInClass("ToolCallArgumentsStream") },
-};
-Object.assign(tui, TUI_STAND_INS.tui);
-Object.assign(codingAgent, TUI_STAND_INS.codingAgent);
-Object.assign(ai, TUI_STAND_INS.ai);
+Object.assign(tui, TUI_MODULE_STAND_INS.tui);
+Object.assign(codingAgent, TUI_MODULE_STAND_INS.codingAgent);
+Object.assign(ai, TUI_MODULE_STAND_INS.ai);
 
 const typebox: Exports = { Type, default: Type };
 
