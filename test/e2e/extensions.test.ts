@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { copyFileSync, mkdirSync } from "node:fs";
+import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { startFakeProvider } from "../support/fake-provider.ts";
-import { Pion, tempDirs, writeFakeModels, type Rec } from "../support/pion.ts";
+import { GATED_COMMAND, Pion, releaseGate, tempDirs, writeFakeModels, type Rec } from "../support/pion.ts";
 
 const GUARD = resolve(import.meta.dir, "../fixtures/extensions/e2e-guard.ts");
 const UI = resolve(import.meta.dir, "../fixtures/extensions/ui.ts");
@@ -90,6 +90,34 @@ describe("extensions through the binary", () => {
     p.send({ type: "extension_ui_response", id: c2.id, confirmed: true });
     expect((await p.waitFor((r) => r.type === "response" && r.id === "n2")).data).toEqual({ cancelled: false });
     expect((await p.request({ type: "get_state" })).data.sessionName).toBeUndefined();
+    await p.close();
+    await fake.stop();
+  });
+
+  test.concurrent("ctx.hasPendingMessages() reports the session's real queues", async () => {
+    const fake = startFakeProvider();
+    const dirs = tempDirs();
+    writeFakeModels(dirs.home, fake.url);
+    const ext = join(dirs.home, "pending.ts");
+    writeFileSync(ext, `export default function (pi) {
+      pi.registerCommand("pending", { handler: async (_args, ctx) => pi.appendEntry("pending", { pending: ctx.hasPendingMessages() }) });
+    }\n`);
+    const p = new Pion({ ...dirs, args: ["--mode", "rpc", "--model", "fake/fake-model", "-e", ext] });
+    const pending = async () => {
+      await p.request({ type: "prompt", message: "/pending" });
+      const entries = (await p.request({ type: "get_entries" })).data.entries as Rec[];
+      return entries.filter((e) => e.type === "custom" && e.customType === "pending").at(-1)?.data;
+    };
+    expect(await pending()).toEqual({ pending: false });
+    fake.enqueue({ blocks: [{ type: "toolCall", id: "g", name: "bash", arguments: { command: GATED_COMMAND } }] });
+    fake.enqueue({ blocks: [{ type: "text", text: "done" }] }, { blocks: [{ type: "text", text: "later done" }] });
+    await p.request({ type: "prompt", message: "work" });
+    await p.waitFor("tool_execution_start");
+    await p.request({ type: "follow_up", message: "later" });
+    expect(await pending()).toEqual({ pending: true });
+    releaseGate(dirs.cwd);
+    await p.waitFor((r) => r.type === "agent_settled");
+    expect(await pending()).toEqual({ pending: false });
     await p.close();
     await fake.stop();
   });
