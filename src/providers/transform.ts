@@ -68,7 +68,7 @@ export function setToolArguments(call: ToolCall, raw: string): void {
   if (!raw.trim()) return;
   let why: string;
   try {
-    const v: unknown = JSON.parse(raw);
+    const v: unknown = parseLenient(raw);
     if (v && typeof v === "object" && !Array.isArray(v)) {
       call.arguments = v as Record<string, unknown>;
       return;
@@ -79,6 +79,50 @@ export function setToolArguments(call: ToolCall, raw: string): void {
   }
   const start = raw.length > QUOTED_ARGUMENTS ? `${raw.slice(0, QUOTED_ARGUMENTS)}… (${raw.length} characters in all)` : raw;
   call.argumentsError = `the arguments are not valid JSON (${why}). They began: ${start}`;
+}
+
+/**
+ * JSON.parse, then once more with string literals mended the way models break them (as the
+ * reference does): a raw control character (a literal newline or tab) becomes its escape, and
+ * a backslash before a character JSON cannot escape (`\d`, `C:\dir`) becomes a literal
+ * backslash. Nothing outside strings is touched, so cut-off or malformed structure still fails.
+ */
+function parseLenient(raw: string): unknown {
+  try {
+    return JSON.parse(raw);
+  } catch (err) {
+    const mended = mendStrings(raw);
+    if (mended === raw) throw err;
+    return JSON.parse(mended);
+  }
+}
+
+const ESCAPES = new Set(['"', "\\", "/", "b", "f", "n", "r", "t", "u"]);
+const CONTROL: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f" };
+
+function mendStrings(raw: string): string {
+  let out = "";
+  let inString = false;
+  for (let i = 0; i < raw.length; i++) {
+    const ch = raw[i]!;
+    if (!inString) {
+      if (ch === '"') inString = true;
+      out += ch;
+    } else if (ch === '"') {
+      inString = false;
+      out += ch;
+    } else if (ch === "\\") {
+      const next = raw[i + 1];
+      const valid = next !== undefined && ESCAPES.has(next) && (next !== "u" || /^[0-9a-fA-F]{4}$/.test(raw.slice(i + 2, i + 6)));
+      if (valid) {
+        out += ch + next;
+        i++;
+      } else out += "\\\\";
+    } else if (ch < " ") {
+      out += CONTROL[ch] ?? `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`;
+    } else out += ch;
+  }
+  return out;
 }
 
 /**
