@@ -682,5 +682,4 @@ export class AgentSession {
   lastRun(): { assistant?: AssistantMessage; failure?: string } {
     return { assistant: this.runInfo.assistant, failure: this.runInfo.failure };
   }
-
 }
