@@ -197,9 +197,12 @@ async function execute(
 ): Promise<ToolResult> {
   const tool = tools.get(call.name);
   if (!tool) return errorResult(`Tool "${call.name}" not found. Available tools: ${[...tools.keys()].join(", ") || "none"}.`);
+  if (call.argumentsError !== undefined) {
+    return errorResult(`Invalid arguments for tool "${call.name}": ${call.argumentsError}. Send the complete arguments as one JSON object and call the tool again.`);
+  }
   let args: unknown;
   try {
-    args = tool.parse(call.arguments);
+    args = await tool.parse(call.arguments);
   } catch (err) {
     const why = err instanceof ToolArgumentError || err instanceof Error ? err.message : String(err);
     return errorResult(`Invalid arguments for tool "${call.name}": ${why}. Fix the arguments and call the tool again.`);

@@ -1,10 +1,14 @@
 /**
  * The `pi` object an extension's factory receives, and what it records: handlers, tools,
  * commands. Headless pion offers the part of the reference's ExtensionAPI that makes sense
- * without a terminal; renderer/shortcut registrations are accepted and ignored, and calls
+ * without a terminal; renderer/shortcut registrations are inert (tui-stand-ins.ts), and calls
  * pion cannot honour (providers, model switching) throw so the extension sees why.
  */
+import { errorMessage } from "../util/errors.ts";
+import { compileJsonSchema } from "../util/json-schema.ts";
 import type { ExecOptions, ExecResult } from "./exec.ts";
+import { TUI_API_STAND_INS } from "./tui-stand-ins.ts";
+import { toJsonSchema } from "./type-builder.ts";
 import type { ExtensionUi } from "./ui-bridge.ts";
 import type { ExtensionMessage, ExtensionMode, SendMessageOptions, SlashCommandInfo } from "./types.ts";
 
@@ -135,7 +139,6 @@ export function newExtensionRecord(path: string): ExtensionRecord {
 }
 
 export function createExtensionApi(record: ExtensionRecord, host: ApiHost): ExtensionApi {
-  const ignore = () => {};
   const on = (event: string, handler: Handler): (() => void) => {
     if (typeof handler !== "function") throw new TypeError(`pi.on("${event}"): handler must be a function`);
     const list = record.handlers.get(event) ?? [];
@@ -152,6 +155,11 @@ export function createExtensionApi(record: ExtensionRecord, host: ApiHost): Exte
     registerTool(tool) {
       if (!tool || typeof tool.name !== "string" || !tool.name) throw new TypeError("pi.registerTool: a tool needs a name");
       if (typeof tool.execute !== "function") throw new TypeError(`pi.registerTool("${tool.name}"): execute must be a function`);
+      try {
+        compileJsonSchema(toJsonSchema(tool.parameters));
+      } catch (err) {
+        throw new TypeError(`pi.registerTool("${tool.name}"): its parameters schema cannot be checked: ${errorMessage(err)}`);
+      }
       record.tools.set(tool.name, tool);
     },
     registerCommand(name, options) {
@@ -172,11 +180,7 @@ export function createExtensionApi(record: ExtensionRecord, host: ApiHost): Exte
       record.flags.set(name, options?.default);
     },
     getFlag: (name) => record.flags.get(name),
-    registerShortcut: ignore,
-    registerMessageRenderer: ignore,
-    registerEntryRenderer: ignore,
-    registerToolRenderer: ignore,
-    registerMarkdownTransformer: ignore,
+    ...TUI_API_STAND_INS,
     registerProvider() {
       throw new Error("pi.registerProvider is not supported by pion; configure providers in models.json");
     },

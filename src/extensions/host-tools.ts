@@ -1,6 +1,7 @@
 import type { ToolResult, Tool } from "../tools/tool.ts";
 import { ToolArgumentError } from "../tools/tool.ts";
-import { checkJsonSchema, type JsonSchema } from "../util/json-schema.ts";
+import { PionError } from "../util/errors.ts";
+import { compileJsonSchema, JsonSchemaError, type JsonSchema, type SchemaCheck } from "../util/json-schema.ts";
 
 export interface HostToolDef {
   name: string;
@@ -25,21 +26,32 @@ interface Pending {
  * `host_tool_cancel`. Frames for unknown ids are ignored.
  */
 export class HostTools {
-  private defs: HostToolDef[] = [];
+  private defs: { def: HostToolDef; schema: SchemaCheck }[] = [];
   private pending = new Map<string, Pending>();
   private seq = 0;
   private cancelSeq = 0;
 
   constructor(private send: (frame: HostToolFrame) => void) {}
 
-  /** Replace the whole set; returns the registered names. */
+  /**
+   * Replace the whole set; returns the registered names. A parameters schema that cannot be
+   * checked in full refuses the whole set (the previous one stays).
+   */
   set(defs: HostToolDef[]): string[] {
-    this.defs = defs;
+    const compiled = defs.map((def) => {
+      try {
+        return { def, schema: compileJsonSchema(def.parameters) };
+      } catch (err) {
+        if (!(err instanceof JsonSchemaError)) throw err;
+        throw new PionError(`Host tool "${def.name}": its parameters schema cannot be checked: ${err.message}`, "invalid_argument");
+      }
+    });
+    this.defs = compiled;
     return defs.map((d) => d.name);
   }
 
   tools(): Tool[] {
-    return this.defs.map((d) => this.toTool(d));
+    return this.defs.map(({ def, schema }) => this.toTool(def, schema));
   }
 
   update(id: string, partial: ToolResult): void {
@@ -53,14 +65,14 @@ export class HostTools {
     p.resolve({ content: result.content, details: result.details, isError: isError === true });
   }
 
-  private toTool(def: HostToolDef): Tool<Record<string, unknown>> {
+  private toTool(def: HostToolDef, schema: SchemaCheck): Tool<Record<string, unknown>> {
     return {
       name: def.name,
       label: def.label,
       description: def.description,
       parameters: def.parameters,
-      parse: (args) => {
-        const err = checkJsonSchema(def.parameters, args);
+      parse: async (args) => {
+        const err = await schema.check(args);
         if (err) throw new ToolArgumentError(err);
         return args as Record<string, unknown>;
       },

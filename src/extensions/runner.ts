@@ -93,7 +93,7 @@ export class Runner implements ExtensionRunner {
       isIdle: () => port.isIdle(),
       abort: () => port.abort(),
       shutdown: () => port.shutdown(),
-      hasPendingMessages: () => false,
+      hasPendingMessages: () => port.hasPendingMessages(),
     };
   }
 
@@ -199,6 +199,9 @@ export class Runner implements ExtensionRunner {
     return false;
   }
 
+  /** Adapted once per definition (the schema is compiled once). */
+  private readonly adapted = new WeakMap<object, ExtensionTool>();
+
   /** First registration of a name wins, in load order (as in the reference). */
   tools(): ExtensionTool[] {
     const byName = new Map<string, ExtensionTool>();
@@ -206,7 +209,12 @@ export class Runner implements ExtensionRunner {
       for (const def of record.tools.values()) {
         if (byName.has(def.name)) continue;
         try {
-          byName.set(def.name, adaptTool(def, record.path, () => this.context()));
+          let tool = this.adapted.get(def);
+          if (!tool) {
+            tool = adaptTool(def, record.path, () => this.context());
+            this.adapted.set(def, tool);
+          }
+          byName.set(def.name, tool);
         } catch (err) {
           this.reportError(record.path, "register_tool", err);
         }

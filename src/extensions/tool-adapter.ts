@@ -1,18 +1,19 @@
 /**
  * An extension's `registerTool` definition as a pion Tool: JSON Schema (or TypeBox-built)
- * parameters checked before execution, `prepareArguments` applied first, streaming updates
+ * parameters checked in full before execution (a schema that cannot be checked throws here), `prepareArguments` applied first, streaming updates
  * forwarded through ctx.onUpdate. A throwing execute is left to the loop, which turns the
  * message into an error result for the model.
  */
 import type { ImageContent, TextContent } from "../providers/types.ts";
 import { ToolArgumentError, type ToolResult } from "../tools/tool.ts";
-import { checkJsonSchema } from "../util/json-schema.ts";
+import { compileJsonSchema } from "../util/json-schema.ts";
 import type { ExtensionContext, ToolDefinition } from "./api.ts";
 import { toJsonSchema } from "./type-builder.ts";
 import type { ExtensionTool } from "./types.ts";
 
 export function adaptTool(def: ToolDefinition, extensionPath: string, context: () => ExtensionContext): ExtensionTool {
   const parameters = toJsonSchema(def.parameters);
+  const schema = compileJsonSchema(parameters);
   return {
     name: def.name,
     label: def.label,
@@ -21,9 +22,9 @@ export function adaptTool(def: ToolDefinition, extensionPath: string, context: (
     extensionPath,
     promptSnippet: def.promptSnippet,
     promptGuidelines: def.promptGuidelines,
-    parse(args) {
+    async parse(args) {
       const prepared: unknown = def.prepareArguments ? def.prepareArguments(args) : args;
-      const err = checkJsonSchema(parameters, prepared ?? {});
+      const err = await schema.check(prepared ?? {});
       if (err) throw new ToolArgumentError(err);
       return (prepared ?? {}) as Record<string, unknown>;
     },

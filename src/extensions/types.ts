@@ -36,6 +36,8 @@ export interface ExtensionSessionPort {
   hasUI: boolean;
   model(): { provider: string; id: string } | undefined;
   isIdle(): boolean;
+  /** Steering or follow-up messages are queued. */
+  hasPendingMessages(): boolean;
   abort(): void;
   shutdown(): void;
   sendMessage(msg: ExtensionMessage, opts?: SendMessageOptions): void;

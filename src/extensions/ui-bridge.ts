@@ -5,6 +5,7 @@
  * TUI-only methods are degraded as the spec's RPC section lists.
  */
 import { uuid } from "../util/id.ts";
+import { TUI_UI_STAND_INS } from "./tui-stand-ins.ts";
 
 export interface DialogOptions {
   /** Milliseconds; when it passes the dialog resolves to its default. */
@@ -88,22 +89,7 @@ export class UiBridge {
     pasteToEditor: (text: string): void => {
       this.fire("set_editor_text", { text });
     },
-    getEditorText: (): string => "",
-    custom: async (..._args: unknown[]): Promise<undefined> => undefined,
-    onTerminalInput: (..._args: unknown[]): (() => void) => () => {},
-    setWorkingMessage: noop,
-    setWorkingVisible: noop,
-    setWorkingIndicator: noop,
-    setHiddenThinkingLabel: noop,
-    setFooter: noop,
-    setHeader: noop,
-    addAutocompleteProvider: noop,
-    setEditorComponent: noop,
-    getEditorComponent: (): undefined => undefined,
-    getToolsExpanded: (): boolean => false,
-    setToolsExpanded: noop,
-    getAllThemes: (): unknown[] => [],
-    getTheme: (): undefined => undefined,
+    ...TUI_UI_STAND_INS,
     setTheme: (_theme?: unknown): { success: false; error: string } => ({ success: false, error: "Theme switching not supported in RPC mode" }),
     theme: plainTheme,
   };
@@ -133,8 +119,6 @@ export class UiBridge {
 }
 
 export type ExtensionUi = UiBridge["ui"];
-
-function noop(..._args: unknown[]): void {}
 
 function isStringArray(v: unknown): v is string[] {
   return Array.isArray(v) && v.every((x) => typeof x === "string");

@@ -2,15 +2,19 @@
  * The reference's package names, served to extensions as Bun virtual modules so their
  * imports resolve inside the compiled binary (no node_modules next to it). Type-only imports
  * vanish when Bun transpiles; these are the runtime names the reference's documented examples
- * import. Real helpers where headless use makes sense (Type, StringEnum, defineTool, ...);
- * inert stand-ins for TUI pieces; functions pion cannot offer throw a clear error when called,
- * so an extension that needs them fails to load with a message instead of "export not found".
+ * import. Every helper does what its name says (text-helpers.ts, type-builder.ts); the inert
+ * stand-ins for TUI pieces pion never renders are all in tui-stand-ins.ts; functions pion
+ * cannot offer throw a clear error when called, so an extension that needs them fails with a
+ * message instead of "export not found".
  *
  * Verified: `Bun.plugin` + `build.module(..., { loader: "object" })` applies to files loaded
  * later with dynamic `import()`, both under `bun run` and in a `bun build --compile` binary.
  * A named import missing from `exports` is a load error, hence the explicit lists below.
  */
 import { pionHome, VERSION } from "../config.ts";
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize } from "../tools/truncate.ts";
+import * as text from "./text-helpers.ts";
+import { TUI_MODULE_STAND_INS } from "./tui-stand-ins.ts";
 import { StringEnum, Type } from "./type-builder.ts";
 
 type Exports = Record<string, unknown>;
@@ -19,27 +23,6 @@ function unsupported(name: string): (...args: unknown[]) => never {
   return () => {
     throw new Error(`${name} is not available in pion extensions`);
   };
-}
-
-/** An inert class for TUI components an extension may construct but pion never renders. */
-function standInClass(name: string): unknown {
-  const cls = class {
-    constructor(..._args: unknown[]) {}
-    render(): string[] {
-      return [];
-    }
-    invalidate(): void {}
-  };
-  Object.defineProperty(cls, "name", { value: name });
-  return cls;
-}
-
-const stripAnsi = (s: string) => s.replace(/\x1b\[[0-9;]*[A-Za-z]/g, "");
-
-function formatSize(bytes: number): string {
-  if (bytes < 1024) return `${bytes}B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)}KB`;
-  return `${(bytes / (1024 * 1024)).toFixed(1)}MB`;
 }
 
 const fileQueues = new Map<string, Promise<unknown>>();
@@ -67,15 +50,6 @@ function uuidv7(): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-function truncateHead(text: string, opts: { maxLines?: number; maxBytes?: number } = {}) {
-  const lines = text.split("\n");
-  const maxLines = opts.maxLines ?? 2000;
-  const kept = lines.slice(0, maxLines).join("\n");
-  const maxBytes = opts.maxBytes ?? 50 * 1024;
-  const content = Buffer.byteLength(kept) > maxBytes ? Buffer.from(kept).subarray(0, maxBytes).toString() : kept;
-  return { content, truncated: content !== text, totalLines: lines.length, totalBytes: Buffer.byteLength(text) };
-}
-
 const codingAgent: Exports = {
   defineTool: <T>(tool: T): T => tool,
   isToolCallEventType: (name: string, event: { toolName?: unknown }) => event.toolName === name,
@@ -83,19 +57,15 @@ const codingAgent: Exports = {
   VERSION,
   CONFIG_DIR_NAME: ".pion",
   getAgentDir: () => pionHome(),
-  DEFAULT_MAX_BYTES: 50 * 1024,
-  DEFAULT_MAX_LINES: 2000,
+  DEFAULT_MAX_BYTES,
+  DEFAULT_MAX_LINES,
+  GREP_MAX_LINE_LENGTH: text.GREP_MAX_LINE_LENGTH,
   formatSize,
-  truncateHead,
-  truncateTail: truncateHead,
-  truncateLine: (line: string, max = 500) => (line.length > max ? `${line.slice(0, max)}…` : line),
+  truncateHead: text.truncateHead,
+  truncateTail: text.truncateTail,
+  truncateLine: text.truncateLine,
   formatReadLineRange: (offset?: number, limit?: number) => (offset || limit ? `${offset ?? 1}-${limit ? (offset ?? 1) + limit - 1 : ""}` : ""),
   withFileMutationQueue,
-  getMarkdownTheme: () => ({}),
-  getSettingsListTheme: () => ({}),
-  CustomEditor: standInClass("CustomEditor"),
-  DynamicBorder: standInClass("DynamicBorder"),
-  BorderedLoader: standInClass("BorderedLoader"),
 };
 for (const name of [
   "parseFrontmatter", "convertToLlm", "serializeConversation", "createLocalBashOperations",
@@ -109,32 +79,18 @@ for (const name of [
   "streamSimple", "complete", "calculateCost", "createAssistantMessageEventStream", "collapseSystemMessages",
   "getCurrentSystemPrompt", "getCurrentTools", "registerApiProvider", "anthropicMessagesApi", "openAIResponsesApi",
 ]) ai[name] = unsupported(name);
-ai.ToolCallArgumentsStream = standInClass("ToolCallArgumentsStream");
-
-/** `Key.enter`, `Key.ctrl("x")`, `Key.ctrlShift("u")`...: any name works, as a value or a builder. */
-const anyKey = new Proxy(
-  {},
-  {
-    get: (_target, name) =>
-      typeof name === "string" ? Object.assign((...parts: unknown[]) => [name, ...parts].join("+"), { toString: () => name }) : undefined,
-  },
-);
 
 const tui: Exports = {
-  Key: anyKey,
-  matchesKey: () => false,
-  parseKey: () => undefined,
-  isKeyRelease: () => false,
-  visibleWidth: (s: string) => stripAnsi(s).length,
-  truncateToWidth: (s: string, width: number) => (stripAnsi(s).length > width ? stripAnsi(s).slice(0, width) : s),
-  wrapTextWithAnsi: (s: string) => [s],
-  fuzzyFilter: <T>(items: T[]) => items,
-  CURSOR_MARKER: "",
-  renderFakeCursor: () => "",
+  visibleWidth: text.visibleWidth,
+  truncateToWidth: text.truncateToWidth,
+  wrapTextWithAnsi: text.wrapTextWithAnsi,
+  fuzzyFilter: text.fuzzyFilter,
+  fuzzyMatch: text.fuzzyMatch,
 };
-for (const name of ["Text", "Box", "Container", "Spacer", "Markdown", "Editor", "Input", "SelectList", "SettingsList"]) {
-  tui[name] = standInClass(name);
-}
+
+Object.assign(tui, TUI_MODULE_STAND_INS.tui);
+Object.assign(codingAgent, TUI_MODULE_STAND_INS.codingAgent);
+Object.assign(ai, TUI_MODULE_STAND_INS.ai);
 
 const typebox: Exports = { Type, default: Type };
 

@@ -98,6 +98,7 @@ function extensionPort(ref: SessionRef, cwd: string, mode: "rpc" | "json" | "pri
       return m ? { provider: m.provider, id: m.id } : undefined;
     },
     isIdle: () => !get()?.isBusy,
+    hasPendingMessages: () => (get()?.queues.size ?? 0) > 0,
     abort: () => void get()?.abort(),
     shutdown,
     sendMessage: (msg, opts) => must().sendCustomMessage(msg, opts),

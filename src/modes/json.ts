@@ -7,8 +7,8 @@ import type { Composed } from "./compose.ts";
 /**
  * One-shot modes. json: the session header line, then every event of each prompt in
  * turn. print: only the final assistant text on stdout (progress on stderr when it is a
- * terminal). Exit 0 when the last turn ended normally, 1 when it failed or was aborted,
- * 2 when there is no prompt.
+ * terminal). Exit 0 when the last turn of the run started here ended normally, 1 when it
+ * failed or was aborted or pion itself failed (the reason on stderr), 2 when there is no prompt.
  */
 export async function runJsonMode(composed: Composed, prompts: string[], mode: "json" | "print"): Promise<number> {
   const { session } = composed;
@@ -40,30 +40,34 @@ export async function runJsonMode(composed: Composed, prompts: string[], mode: "
   process.on("SIGINT", onSignal);
   process.on("SIGHUP", onSignal);
 
+  const finish = async (code: number, reason?: string): Promise<number> => {
+    await writer.drain();
+    if (reason) process.stderr.write(`pion: ${reason}\n`);
+    composed.session.release();
+    composed.store.close();
+    return code;
+  };
   for (const p of prompts) {
     try {
       session.prompt(p, undefined);
     } catch (err) {
-      await writer.drain();
-      process.stderr.write(`pion: ${errorMessage(err)}\n`);
-      composed.session.release();
-      composed.store.close();
-      return 1;
+      return finish(1, errorMessage(err));
     }
     await session.idle();
+    // pion's own failure (the store, a hook): the run stopped without the model's say.
+    const { failure } = session.lastRun();
+    if (failure !== undefined) return finish(1, failure);
     if (stopping) break;
   }
-  const last = session.lastAssistant();
+  // The outcome is this invocation's last run, never an earlier message of a resumed session.
+  const last = session.lastRun().assistant;
   if (mode === "print" && last) {
     const text = last.content.filter((c): c is TextContent => c.type === "text").map((c) => c.text).join("");
     if (text) writer.writeLine(text.endsWith("\n") ? text : `${text}\n`);
   }
-  await writer.drain();
-  composed.session.release();
-  composed.store.close();
-  if (!last || last.stopReason === "error" || last.stopReason === "aborted") {
-    if (last?.errorMessage && mode === "print") process.stderr.write(`pion: ${last.errorMessage}\n`);
-    return 1;
+  if (!last) return finish(1, "the run ended without a reply");
+  if (last.stopReason === "error" || last.stopReason === "aborted") {
+    return finish(1, mode === "print" ? (last.errorMessage ?? (last.stopReason === "aborted" ? "aborted" : undefined)) : undefined);
   }
-  return 0;
+  return finish(0);
 }

@@ -20,6 +20,8 @@ export const ToolCallSchema = v.looseObject({
   id: v.string(),
   name: v.string(),
   arguments: v.record(v.string(), v.unknown()),
+  /** Set when the streamed arguments were not a JSON object (`arguments` is then empty); the tool did not run. */
+  argumentsError: v.optional(v.string()),
 });
 const TextOrImage = v.variant("type", [TextContentSchema, ImageContentSchema]);
 

@@ -8,7 +8,7 @@ import type {
 import type { PushStream } from "./event-stream.ts";
 import { runProviderStream } from "./lifecycle.ts";
 import { sseBatches } from "./sse.ts";
-import { parseToolArguments, sanitizeHistory } from "./transform.ts";
+import { sanitizeHistory, setToolArguments } from "./transform.ts";
 import type { AssistantMessage, ImageContent, LlmRequest, Message, StopReason, StreamFn, TextContent, ThinkingLevel } from "./types.ts";
 
 const BUDGETS: Record<Exclude<ThinkingLevel, "off">, number> = {
@@ -123,7 +123,7 @@ class BlockState {
         if (block.type === "text") this.out.push({ type: "text_end", contentIndex: i, content: block.text });
         else if (block.type === "thinking") this.out.push({ type: "thinking_end", contentIndex: i, content: block.thinking });
         else {
-          block.arguments = parseToolArguments(this.partialJson.get(i) ?? "");
+          setToolArguments(block, this.partialJson.get(i) ?? "");
           this.out.push({ type: "toolcall_end", contentIndex: i, toolCall: block });
         }
         break;

@@ -8,7 +8,7 @@ import type {
 } from "openai/resources/chat/completions";
 import type { PushStream } from "./event-stream.ts";
 import { callIdOf, dataUrl, IMAGE_OMITTED, reasoningEffort, runOpenAIStream } from "./openai-shared.ts";
-import { parseToolArguments, sanitizeHistory } from "./transform.ts";
+import { sanitizeHistory, setToolArguments } from "./transform.ts";
 import type { AssistantMessage, ImageContent, LlmRequest, StopReason, StreamFn, TextContent, ToolCall } from "./types.ts";
 
 /** Chat Completions, the API every OpenAI-compatible server speaks. */
@@ -64,7 +64,7 @@ class ChunkState {
   /** Close the open block and settle stopReason; a stream without finish_reason was cut off. */
   finish(): void {
     this.close();
-    for (const slot of this.tools.values()) this.toolAt(slot.contentIndex).arguments = parseToolArguments(slot.json);
+    for (const slot of this.tools.values()) setToolArguments(this.toolAt(slot.contentIndex), slot.json);
     if (!this.finishReason) throw new Error("stream ended before finish_reason");
     const stop = mapFinish(this.finishReason);
     const hasTools = this.tools.size > 0;
@@ -143,7 +143,7 @@ class ChunkState {
     else if (block.type === "thinking") this.out.push({ type: "thinking_end", contentIndex: i, content: block.thinking });
     else {
       const slot = [...this.tools.values()].find((s) => s.contentIndex === i);
-      block.arguments = parseToolArguments(slot?.json ?? "");
+      setToolArguments(block, slot?.json ?? "");
       this.out.push({ type: "toolcall_end", contentIndex: i, toolCall: block });
     }
   }

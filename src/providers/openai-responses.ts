@@ -12,7 +12,7 @@ import type {
 import * as v from "valibot";
 import type { PushStream } from "./event-stream.ts";
 import { callIdOf, dataUrl, IMAGE_OMITTED, reasoningEffort, runOpenAIStream } from "./openai-shared.ts";
-import { parseToolArguments, sanitizeHistory } from "./transform.ts";
+import { sanitizeHistory, setToolArguments } from "./transform.ts";
 import type { AssistantMessage, ImageContent, LlmRequest, Model, StreamFn, TextContent, ToolResultMessage } from "./types.ts";
 
 /** The OpenAI Responses API, stateless (`store: false`): reasoning is replayed from encrypted items. */
@@ -135,7 +135,7 @@ class EventState {
       block.thinkingSignature = JSON.stringify(reasoningSignature(item));
       this.out.push({ type: "thinking_end", contentIndex: i, content: block.thinking });
     } else if (block.type === "toolCall" && item.type === "function_call") {
-      block.arguments = parseToolArguments(item.arguments || (this.json.get(i) ?? ""));
+      setToolArguments(block, item.arguments || (this.json.get(i) ?? ""));
       this.out.push({ type: "toolcall_end", contentIndex: i, toolCall: block });
     }
   }

@@ -1,4 +1,4 @@
-import type { AssistantMessage, Message, ToolResultMessage } from "./types.ts";
+import type { AssistantMessage, Message, ToolCall, ToolResultMessage } from "./types.ts";
 
 /**
  * Make a history safe to send: failed or aborted assistant messages are dropped with the
@@ -53,15 +53,76 @@ const missingResult = (id: string, name: string): ToolResultMessage => ({
   timestamp: Date.now(),
 });
 
-/** Parse streamed tool-call arguments; invalid JSON yields an empty object (validation then names the fields). */
-export function parseToolArguments(raw: string): Record<string, unknown> {
-  if (!raw.trim()) return {};
+/** How much of unparseable arguments the error quotes back to the model. */
+const QUOTED_ARGUMENTS = 200;
+
+/**
+ * Set a finished tool call's arguments from the streamed text. Text that is not a JSON
+ * object (cut off by max_tokens or a disconnect, or malformed by the model) leaves
+ * `arguments` empty and sets `argumentsError`, quoting the start of what arrived: the loop
+ * answers such a call with an error result and never runs the tool on defaults.
+ */
+export function setToolArguments(call: ToolCall, raw: string): void {
+  delete call.argumentsError;
+  call.arguments = {};
+  if (!raw.trim()) return;
+  let why: string;
   try {
-    const v = JSON.parse(raw);
-    return v && typeof v === "object" && !Array.isArray(v) ? v : {};
-  } catch {
-    return {};
+    const v: unknown = parseLenient(raw);
+    if (v && typeof v === "object" && !Array.isArray(v)) {
+      call.arguments = v as Record<string, unknown>;
+      return;
+    }
+    why = `expected a JSON object, got ${Array.isArray(v) ? "an array" : v === null ? "null" : typeof v}`;
+  } catch (err) {
+    why = err instanceof Error ? err.message : String(err);
   }
+  const start = raw.length > QUOTED_ARGUMENTS ? `${raw.slice(0, QUOTED_ARGUMENTS)}… (${raw.length} characters in all)` : raw;
+  call.argumentsError = `the arguments are not valid JSON (${why}). They began: ${start}`;
+}
+
+/**
+ * JSON.parse, then once more with string literals mended the way models break them (as the
+ * reference does): a raw control character (a literal newline or tab) becomes its escape, and
+ * a backslash before a character JSON cannot escape (`\d`, `C:\dir`) becomes a literal
+ * backslash. Nothing outside strings is touched, so cut-off or malformed structure still fails.
+ */
+function parseLenient(raw: string): unknown {
+  try {
+    return JSON.parse(raw);
+  } catch (err) {
+    const mended = mendStrings(raw);
+    if (mended === raw) throw err;
+    return JSON.parse(mended);
+  }
+}
+
+const ESCAPES = new Set(['"', "\\", "/", "b", "f", "n", "r", "t", "u"]);
+const CONTROL: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f" };
+
+function mendStrings(raw: string): string {
+  let out = "";
+  let inString = false;
+  for (let i = 0; i < raw.length; i++) {
+    const ch = raw[i]!;
+    if (!inString) {
+      if (ch === '"') inString = true;
+      out += ch;
+    } else if (ch === '"') {
+      inString = false;
+      out += ch;
+    } else if (ch === "\\") {
+      const next = raw[i + 1];
+      const valid = next !== undefined && ESCAPES.has(next) && (next !== "u" || /^[0-9a-fA-F]{4}$/.test(raw.slice(i + 2, i + 6)));
+      if (valid) {
+        out += ch + next;
+        i++;
+      } else out += "\\\\";
+    } else if (ch < " ") {
+      out += CONTROL[ch] ?? `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`;
+    } else out += ch;
+  }
+  return out;
 }
 
 /**

@@ -29,6 +29,8 @@ export interface ToolCall {
   id: string;
   name: string;
   arguments: Record<string, unknown>;
+  /** Set when the streamed arguments were not a JSON object (`arguments` is then empty): the tool does not run. */
+  argumentsError?: string;
 }
 
 export interface Cost {

@@ -77,6 +77,14 @@ export interface SessionOptions {
 
 export type Disposition = "started" | "queued" | "handled";
 
+interface RunInfo {
+  ids: string[];
+  usage: Usage;
+  systemPrompt?: string;
+  assistant?: AssistantMessage;
+  failure?: string;
+}
+
 /**
  * One live session: its entries and leaf, model and thinking level, queues, and the
  * run in progress. Every finished message is committed to the store before the event
@@ -98,8 +106,11 @@ export class AgentSession {
   private overflow = { pending: false, tried: false };
   private readonly shell: HostShell;
   private lastMessageEntryId: string | undefined;
-  /** The run in progress: commands waiting for its prompt_result, and the usage of its model calls. */
-  private runInfo: { ids: string[]; usage: Usage; systemPrompt?: string } = { ids: [], usage: emptyUsage() };
+  /**
+   * The run in progress (or the last one): commands waiting for its prompt_result, the usage
+   * of its model calls, its last assistant message and, when pion itself failed, why.
+   */
+  private runInfo: RunInfo = { ids: [], usage: emptyUsage() };
 
   constructor(private opts: SessionOptions) {
     this.shell = new HostShell(opts.cwd);
@@ -301,8 +312,9 @@ export class AgentSession {
     return { role: "user", content, timestamp: Date.now() };
   }
 
-  /** Queue a steering or follow-up message; it is delivered by the current or next run. */
+  /** Queue a steering or follow-up message; it is delivered by the current or next run. Checked as a prompt is. */
   enqueue(kind: "steer" | "followUp", raw: string, images?: ImageContent[], requestId?: string): Disposition {
+    this.checkCanPrompt(images);
     const text = this.opts.expand ? this.opts.expand(raw) : raw;
     this.queues.add(kind === "steer" ? "steering" : "followUp", { text, message: this.userMessage(text, images), requestId });
     return "queued";
@@ -335,6 +347,7 @@ export class AgentSession {
           "busy",
         );
       }
+      this.checkCanPrompt(images);
       this.queues.add(whileStreaming === "steer" ? "steering" : "followUp", { text, message, requestId });
       return "queued";
     }
@@ -483,13 +496,14 @@ export class AgentSession {
       // Not the model's failure but pion's (the session store cannot be written, a hook threw):
       // the run stops, and its prompt_result says why instead of a plain stop.
       failure = errorMessage(err);
+      this.runInfo.failure = failure;
       log("session", "the run stopped on an error", { error: failure });
     } finally {
       this.retry = freshRetry();
       this.overflow = { pending: false, tried: false };
       const { ids, usage } = this.runInfo;
       await this.emit({ type: "agent_settled", aborted: signal.aborted, usage, cost: usage.cost.total });
-      const last = this.lastAssistant();
+      const last = this.runInfo.assistant;
       for (const id of ids) {
         const r: SessionEvent = {
           type: "prompt_result",
@@ -608,7 +622,10 @@ export class AgentSession {
       // persist before announce
       const entry = this.append({ type: "message", message: e.message });
       this.lastMessageEntryId = entry.id;
-      if (e.message.role === "assistant") addUsage(this.runInfo.usage, e.message.usage);
+      if (e.message.role === "assistant") {
+        addUsage(this.runInfo.usage, e.message.usage);
+        this.runInfo.assistant = e.message;
+      }
       const p = this.emit({ ...e, entryId: entry.id });
       if (e.message.role === "assistant" && this.retry.attempt > 0 && e.message.stopReason !== "error") {
         // the retried call worked: say so before turn_end, as the reference does
@@ -661,9 +678,8 @@ export class AgentSession {
     return this.tree.messageCount();
   }
 
-  lastAssistant(): AssistantMessage | undefined {
-    const msgs = this.messages();
-    for (let i = msgs.length - 1; i >= 0; i--) if (msgs[i]!.role === "assistant") return msgs[i] as AssistantMessage;
-    return undefined;
+  /** The outcome of the latest run: its own last reply (never an earlier run's) and pion's failure, if any. */
+  lastRun(): { assistant?: AssistantMessage; failure?: string } {
+    return { assistant: this.runInfo.assistant, failure: this.runInfo.failure };
   }
 }

@@ -25,8 +25,8 @@ export interface Tool<P = unknown> {
   description: string;
   /** JSON Schema of the arguments object, as sent to the model. */
   parameters: Record<string, unknown>;
-  /** Validate raw model arguments; throws ToolArgumentError naming the bad field. */
-  parse(args: unknown): P;
+  /** Validate raw model arguments; throws (or rejects with) ToolArgumentError naming the bad field. */
+  parse(args: unknown): P | Promise<P>;
   /** Throwing is allowed: the loop turns the error's message into an error result. */
   execute(args: P, ctx: ToolContext): Promise<ToolResult>;
 }

@@ -1,62 +1,173 @@
 /**
- * A small JSON Schema checker for tool arguments from hosts and extensions: type (one or
- * several), properties, required, additionalProperties: false, enum, const, items,
- * minimum/maximum, minLength/maxLength. Returns the first problem, naming its path.
+ * JSON Schema checks for tool arguments declared by hosts and extensions (and for pion's own
+ * published wire schemas in tests). `compileJsonSchema` refuses, at once and by name, any
+ * schema that uses something the validator cannot check (an unknown keyword, a remote or
+ * dangling `$ref`, an unknown `format`, a pattern that is not a regular expression), so no
+ * argument ever passes a check that was silently skipped. The validator itself
+ * (@cfworker/json-schema: drafts 4 to 2020-12, no code generation, no dependencies) is loaded
+ * on first use: a session that registers no such tool never pays for it.
  */
 export type JsonSchema = Record<string, unknown>;
 
-export function checkJsonSchema(schema: JsonSchema, value: unknown, path = ""): string | undefined {
-  const at = path || "arguments";
-  const types = schema.type === undefined ? undefined : Array.isArray(schema.type) ? (schema.type as string[]) : [schema.type as string];
-  if (types && !types.some((t) => isType(t, value))) return `${at}: expected ${types.join(" or ")}, received ${kind(value)}`;
-  if (Array.isArray(schema.enum) && !schema.enum.some((e) => JSON.stringify(e) === JSON.stringify(value))) {
-    return `${at}: expected one of ${schema.enum.map((e) => JSON.stringify(e)).join(", ")}`;
-  }
-  if ("const" in schema && JSON.stringify(schema.const) !== JSON.stringify(value)) return `${at}: expected ${JSON.stringify(schema.const)}`;
-  if (typeof value === "number") {
-    if (typeof schema.minimum === "number" && value < schema.minimum) return `${at}: must be >= ${schema.minimum}`;
-    if (typeof schema.maximum === "number" && value > schema.maximum) return `${at}: must be <= ${schema.maximum}`;
-  }
-  if (typeof value === "string") {
-    if (typeof schema.minLength === "number" && value.length < schema.minLength) return `${at}: shorter than ${schema.minLength}`;
-    if (typeof schema.maxLength === "number" && value.length > schema.maxLength) return `${at}: longer than ${schema.maxLength}`;
-  }
-  if (Array.isArray(value) && schema.items && typeof schema.items === "object") {
-    for (let i = 0; i < value.length; i++) {
-      const err = checkJsonSchema(schema.items as JsonSchema, value[i], `${path}[${i}]`);
-      if (err) return err;
-    }
-  }
-  if (value && typeof value === "object" && !Array.isArray(value)) {
-    const obj = value as Record<string, unknown>;
-    const props = (schema.properties ?? {}) as Record<string, JsonSchema>;
-    for (const key of Array.isArray(schema.required) ? (schema.required as string[]) : []) {
-      if (!(key in obj)) return `${path ? `${path}.` : ""}${key}: required`;
-    }
-    for (const [key, v] of Object.entries(obj)) {
-      const sub = props[key];
-      if (sub) {
-        const err = checkJsonSchema(sub, v, path ? `${path}.${key}` : key);
-        if (err) return err;
-      } else if (schema.additionalProperties === false) return `${path ? `${path}.` : ""}${key}: not allowed`;
-    }
-  }
-  return undefined;
+export class JsonSchemaError extends Error {}
+
+type Draft = "4" | "7" | "2019-09" | "2020-12";
+type Validator = { validate(value: unknown): { valid: boolean; errors: { instanceLocation: string; keyword: string; error: string }[] } };
+
+/** Keywords that assert nothing (annotations) or that the validator checks. */
+const ANNOTATIONS = ["$schema", "$id", "id", "$anchor", "$comment", "title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly", "contentMediaType", "contentEncoding", "$recursiveAnchor"];
+const VALUES = ["type", "const", "enum", "required", "minProperties", "maxProperties", "dependentRequired", "minContains", "maxContains", "minItems", "maxItems", "uniqueItems", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minLength", "maxLength", "pattern", "format", "$ref", "$recursiveRef"];
+/** Keywords whose value is a schema, a list of schemas, or a map of them. */
+const ONE = ["not", "if", "then", "else", "additionalProperties", "unevaluatedProperties", "propertyNames", "additionalItems", "unevaluatedItems", "contains", "contentSchema"];
+const LIST = ["anyOf", "allOf", "oneOf", "prefixItems"];
+const MAP = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
+const KNOWN = new Set([...ANNOTATIONS, ...VALUES, ...ONE, ...LIST, ...MAP, "items", "dependencies"]);
+
+/** The formats the validator checks (its own list); any other is refused rather than ignored. */
+const FORMATS = new Set(["date", "time", "date-time", "duration", "uri", "uri-reference", "uri-template", "url", "email", "hostname", "ipv4", "ipv6", "regex", "uuid", "json-pointer", "json-pointer-uri-fragment", "relative-json-pointer"]);
+
+const DRAFTS: [RegExp, Draft][] = [
+  [/draft-0[34]\/schema/, "4"],
+  [/draft-0[67]\/schema/, "7"],
+  [/2019-09\/schema/, "2019-09"],
+  [/2020-12\/schema/, "2020-12"],
+];
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** A compiled check; undefined when the value conforms, else the problems, each naming its path. */
+export interface SchemaCheck {
+  check(value: unknown): Promise<string | undefined>;
+  /** Resolves once the validator is loaded; then `checkNow` answers synchronously. */
+  readonly ready: Promise<void>;
+  /** Throws when called before `ready` resolved. */
+  checkNow(value: unknown): string | undefined;
 }
 
-function isType(t: string, v: unknown): boolean {
-  switch (t) {
-    case "object":
-      return typeof v === "object" && v !== null && !Array.isArray(v);
-    case "array":
-      return Array.isArray(v);
-    case "integer":
-      return Number.isInteger(v);
-    case "null":
-      return v === null;
-    default:
-      return typeof v === t;
+type ValidatorModule = typeof import("@cfworker/json-schema");
+let loading: Promise<ValidatorModule> | undefined;
+/** Set once loaded, so schemas compiled later can be checked at once. */
+let loaded: ValidatorModule | undefined;
+
+/** Refuse what cannot be checked (throws JsonSchemaError naming the place), then start loading the validator. */
+export function compileJsonSchema(schema: unknown): SchemaCheck {
+  if (!isObject(schema)) throw new JsonSchemaError("the parameters schema must be a JSON object");
+  const draft = draftOf(schema.$schema);
+  inspect(schema, schema, "#");
+  let validator: Validator | undefined;
+  const build = (m: ValidatorModule) => {
+    validator ??= new m.Validator(schema as never, draft, true) as Validator;
+  };
+  let ready: Promise<void>;
+  if (loaded) {
+    build(loaded);
+    ready = Promise.resolve();
+  } else {
+    loading ??= import("@cfworker/json-schema").then((m) => (loaded = m));
+    ready = loading.then(build);
+  }
+  const checkNow = (value: unknown): string | undefined => {
+    if (!validator) throw new Error("the JSON Schema validator is not loaded yet (await ready)");
+    const result = validator.validate(value);
+    return result.valid ? undefined : describe(result.errors);
+  };
+  return {
+    ready,
+    checkNow,
+    async check(value) {
+      await ready;
+      return checkNow(value);
+    },
+  };
+}
+
+function draftOf(uri: unknown): Draft {
+  if (uri === undefined) return "2020-12";
+  if (typeof uri === "string") for (const [re, d] of DRAFTS) if (re.test(uri)) return d;
+  throw new JsonSchemaError(`$schema ${JSON.stringify(uri)} is not a JSON Schema draft pion can check (4, 6, 7, 2019-09, 2020-12)`);
+}
+
+function inspect(root: Record<string, unknown>, schema: unknown, at: string): void {
+  if (typeof schema === "boolean") return;
+  if (!isObject(schema)) throw new JsonSchemaError(`${at}: a schema must be an object or a boolean`);
+  for (const [key, value] of Object.entries(schema)) {
+    const here = `${at}/${key}`;
+    if (key.startsWith("x-")) continue; // vendor annotations assert nothing
+    if (!KNOWN.has(key)) throw new JsonSchemaError(`${here}: the keyword "${key}" cannot be checked`);
+    if (ONE.includes(key)) inspect(root, value, here);
+    else if (LIST.includes(key)) {
+      if (!Array.isArray(value)) throw new JsonSchemaError(`${here}: must be an array of schemas`);
+      value.forEach((s, i) => inspect(root, s, `${here}/${i}`));
+    } else if (MAP.includes(key)) {
+      if (!isObject(value)) throw new JsonSchemaError(`${here}: must be an object of schemas`);
+      for (const [name, s] of Object.entries(value)) {
+        if (key === "patternProperties") regex(name, here);
+        inspect(root, s, `${here}/${name}`);
+      }
+    } else if (key === "items") {
+      if (Array.isArray(value)) value.forEach((s, i) => inspect(root, s, `${here}/${i}`));
+      else inspect(root, value, here);
+    } else if (key === "dependencies") {
+      if (!isObject(value)) throw new JsonSchemaError(`${here}: must be an object`);
+      for (const [name, dep] of Object.entries(value)) if (!Array.isArray(dep)) inspect(root, dep, `${here}/${name}`);
+    } else if (key === "pattern") {
+      if (typeof value !== "string") throw new JsonSchemaError(`${here}: must be a string`);
+      regex(value, here);
+    } else if (key === "format") {
+      if (typeof value !== "string" || !FORMATS.has(value)) throw new JsonSchemaError(`${here}: the format ${JSON.stringify(value)} cannot be checked`);
+    } else if (key === "$ref") {
+      resolveRef(root, value, here);
+    } else if (key === "$recursiveRef" && value !== "#") {
+      throw new JsonSchemaError(`${here}: only "#" can be checked`);
+    }
   }
 }
 
-const kind = (v: unknown) => (v === null ? "null" : Array.isArray(v) ? "array" : typeof v);
+function regex(pattern: string, at: string): void {
+  try {
+    new RegExp(pattern, "u");
+  } catch (err) {
+    throw new JsonSchemaError(`${at}: ${JSON.stringify(pattern)} is not a regular expression (${err instanceof Error ? err.message : String(err)})`);
+  }
+}
+
+/** Only references inside the schema itself: "#", a JSON pointer "#/...", or an "#anchor". */
+function resolveRef(root: Record<string, unknown>, ref: unknown, at: string): void {
+  if (typeof ref !== "string" || !ref.startsWith("#")) {
+    throw new JsonSchemaError(`${at}: ${JSON.stringify(ref)} is not a reference inside the schema (remote references are not fetched)`);
+  }
+  if (ref === "#") return;
+  if (!ref.startsWith("#/")) {
+    if (!hasAnchor(root, ref.slice(1))) throw new JsonSchemaError(`${at}: ${ref} names no $anchor in the schema`);
+    return;
+  }
+  let node: unknown = root;
+  for (const raw of ref.slice(2).split("/")) {
+    const part = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~");
+    node = Array.isArray(node) ? node[Number(part)] : isObject(node) ? node[part] : undefined;
+    if (node === undefined) throw new JsonSchemaError(`${at}: ${ref} points at nothing in the schema`);
+  }
+  if (!isObject(node) && typeof node !== "boolean") throw new JsonSchemaError(`${at}: ${ref} does not point at a schema`);
+}
+
+function hasAnchor(node: unknown, name: string): boolean {
+  if (Array.isArray(node)) return node.some((n) => hasAnchor(n, name));
+  if (!isObject(node)) return false;
+  return node.$anchor === name || Object.values(node).some((v) => hasAnchor(v, name));
+}
+
+/** Wrapper errors ("Property x does not match schema") whose cause follows them. */
+const WRAPPERS = new Set(["properties", "patternProperties", "items", "prefixItems", "$ref", "$recursiveRef", "allOf", "dependentSchemas", "additionalProperties", "unevaluatedProperties"]);
+
+function describe(errors: { instanceLocation: string; keyword: string; error: string }[]): string {
+  const lines = errors
+    .filter((e, i) => !WRAPPERS.has(e.keyword) || i === errors.length - 1)
+    .map((e) => `${pathOf(e.instanceLocation)}: ${e.keyword === "false" ? "not allowed" : e.error}`);
+  return [...new Set(lines)].slice(0, 8).join("; ");
+}
+
+/** "#/edits/0/oldText" -> "edits.0.oldText"; the whole value is "arguments". */
+function pathOf(pointer: string): string {
+  const parts = pointer.replace(/^#\/?/, "");
+  return parts ? parts.split("/").map((p) => decodeURIComponent(p).replace(/~1/g, "/").replace(/~0/g, "~")).join(".") : "arguments";
+}

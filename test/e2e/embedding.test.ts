@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { startFakeProvider } from "../support/fake-provider.ts";
-import { Pion, tempDirs, writeFakeModels, writeSettings } from "../support/pion.ts";
+import { GATED_COMMAND, Pion, releaseGate, tempDirs, writeFakeModels, writeSettings } from "../support/pion.ts";
 
 function setup() {
   const fake = startFakeProvider();
@@ -8,20 +8,21 @@ function setup() {
   writeFakeModels(dirs.home, fake.url);
   writeSettings(dirs.home, { retry: { maxRetries: 2, baseDelayMs: 10 } });
   const p = new Pion({ ...dirs, args: ["--mode", "rpc", "--model", "fake/fake-model"] });
-  return { fake, p };
+  return { fake, p, cwd: dirs.cwd };
 }
 
 describe("for embedders", () => {
   test.concurrent("prompt_result once per command id, after agent_settled with run totals (retries included)", async () => {
-    const { fake, p } = setup();
+    const { fake, p, cwd } = setup();
     fake.enqueue({ kind: "http_error", status: 529 });
-    fake.enqueue({ blocks: [{ type: "toolCall", id: "t", name: "bash", arguments: { command: "sleep 0.3" } }], usage: { input: 100, output: 10 } });
+    fake.enqueue({ blocks: [{ type: "toolCall", id: "t", name: "bash", arguments: { command: GATED_COMMAND } }], usage: { input: 100, output: 10 } });
     fake.enqueue({ blocks: [{ type: "text", text: "done" }], usage: { input: 200, output: 20 } });
     fake.enqueue({ blocks: [{ type: "text", text: "done too" }], usage: { input: 0, output: 0 } });
     await p.request({ id: "main", type: "prompt", message: "go" });
     await p.waitFor("tool_execution_start");
     await p.request({ id: "steer-1", type: "steer", message: "also this" });
     await p.request({ type: "steer", message: "no id" });
+    releaseGate(cwd);
     const settled = await p.waitFor("agent_settled");
     expect(settled.usage).toMatchObject({ input: 300, output: 30, totalTokens: 330 });
     expect(settled.cost).toBeCloseTo((300 * 3 + 30 * 15) / 1e6, 12);

@@ -1,8 +1,9 @@
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CONTENT_SECURITY_POLICY, renderSessionHtml, writeHtmlExport } from "../../src/export/html.ts";
+import { describeWith } from "../support/requires.ts";
 import { HOSTILE, hostileSession, PAYLOADS, SAFE_LINK, sampleSession, tagsOf, unexpectedMarkup } from "../unit/export/sessions.ts";
 
 /**
@@ -87,18 +88,7 @@ function expectHostileTextVisible(dom: string): void {
   expect(dom).toContain(domText("javascript:document.title='PWNED'"));
 }
 
-describe("exported HTML in headless Chromium", () => {
-  if (!haveChromium && process.env.CI) {
-    test("chromium is installed (required under CI)", () => {
-      throw new Error(MISSING);
-    });
-    return;
-  }
-  if (!haveChromium) {
-    console.warn(`skipping export-browser tests: ${MISSING}`);
-    test.skip(`browser export checks (${MISSING})`, () => {});
-    return;
-  }
+describeWith("exported HTML in headless Chromium", haveChromium ? undefined : MISSING, () => {
 
   const page = renderSessionHtml(hostileSession());
 

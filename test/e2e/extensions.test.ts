@@ -1,9 +1,11 @@
 import { describe, expect, test } from "bun:test";
-import { resolve } from "node:path";
+import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { startFakeProvider } from "../support/fake-provider.ts";
-import { Pion, tempDirs, writeFakeModels, type Rec } from "../support/pion.ts";
+import { GATED_COMMAND, Pion, releaseGate, tempDirs, writeFakeModels, type Rec } from "../support/pion.ts";
 
 const GUARD = resolve(import.meta.dir, "../fixtures/extensions/e2e-guard.ts");
+const UI = resolve(import.meta.dir, "../fixtures/extensions/ui.ts");
 const BROKEN = resolve(import.meta.dir, "../fixtures/extensions/e2e-broken.ts");
 
 function setup() {
@@ -92,10 +94,48 @@ describe("extensions through the binary", () => {
     await fake.stop();
   });
 
-  test.concurrent("--no-extensions skips discovery", async () => {
+  test.concurrent("ctx.hasPendingMessages() reports the session's real queues", async () => {
+    const fake = startFakeProvider();
     const dirs = tempDirs();
-    const p = new Pion({ ...dirs, args: ["--mode", "rpc", "--no-extensions"] });
-    expect((await p.request({ type: "get_commands" })).data.commands).toEqual([]);
+    writeFakeModels(dirs.home, fake.url);
+    const ext = join(dirs.home, "pending.ts");
+    writeFileSync(ext, `export default function (pi) {
+      pi.registerCommand("pending", { handler: async (_args, ctx) => pi.appendEntry("pending", { pending: ctx.hasPendingMessages() }) });
+    }\n`);
+    const p = new Pion({ ...dirs, args: ["--mode", "rpc", "--model", "fake/fake-model", "-e", ext] });
+    const pending = async () => {
+      await p.request({ type: "prompt", message: "/pending" });
+      const entries = (await p.request({ type: "get_entries" })).data.entries as Rec[];
+      return entries.filter((e) => e.type === "custom" && e.customType === "pending").at(-1)?.data;
+    };
+    expect(await pending()).toEqual({ pending: false });
+    fake.enqueue({ blocks: [{ type: "toolCall", id: "g", name: "bash", arguments: { command: GATED_COMMAND } }] });
+    fake.enqueue({ blocks: [{ type: "text", text: "done" }] }, { blocks: [{ type: "text", text: "later done" }] });
+    await p.request({ type: "prompt", message: "work" });
+    await p.waitFor("tool_execution_start");
+    await p.request({ type: "follow_up", message: "later" });
+    expect(await pending()).toEqual({ pending: true });
+    releaseGate(dirs.cwd);
+    await p.waitFor((r) => r.type === "agent_settled");
+    expect(await pending()).toEqual({ pending: false });
     await p.close();
+    await fake.stop();
+  });
+
+  test.concurrent("--no-extensions skips discovery; explicit -e paths still load", async () => {
+    const dirs = tempDirs();
+    // A discoverable extension in the user's folder: without the flag its commands are there.
+    mkdirSync(join(dirs.home, "extensions"));
+    copyFileSync(UI, join(dirs.home, "extensions", "ui.ts"));
+    const names = async (args: string[]) => {
+      const p = new Pion({ ...dirs, args: ["--mode", "rpc", ...args] });
+      const commands = (await p.request({ type: "get_commands" })).data.commands as Rec[];
+      await p.close();
+      return commands.filter((c) => c.source === "extension").map((c) => c.name);
+    };
+    expect(await names([])).toContain("dialog");
+    expect(await names(["--no-extensions"])).toEqual([]);
+    expect(await names(["--no-extensions", "-e", GUARD])).not.toContain("dialog");
+    expect((await names(["--no-extensions", "-e", GUARD])).length).toBeGreaterThan(0);
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeProvider } from "../support/fake-provider.ts";
-import { Pion, runPion, tempDirs, writeFakeModels, type Rec } from "../support/pion.ts";
+import { GATED_COMMAND, Pion, releaseGate, runPion, tempDirs, writeFakeModels, type Rec } from "../support/pion.ts";
 
 const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
 
@@ -31,6 +31,37 @@ describe("images", () => {
     await p.request({ type: "set_model", provider: "textonly", modelId: "plain-text" });
     const r = await p.request({ type: "prompt", message: "and this?", images: [img] });
     expect(r).toMatchObject({ success: false, error: expect.stringContaining("does not accept images") });
+    await p.close();
+    await fake.stop();
+  });
+});
+
+describe("steer and follow_up check their input as prompt does", () => {
+  test.concurrent("images to a text-only model are an error, idle or streaming, and nothing is queued", async () => {
+    const { fake, dirs } = setup();
+    const p = new Pion({ ...dirs, args: ["--mode", "rpc", "--model", "textonly/plain-text"] });
+    const img = { type: "image", data: PNG, mimeType: "image/png" };
+    for (const type of ["steer", "follow_up"]) {
+      const r = await p.request({ type, message: "look", images: [img] });
+      expect(r).toMatchObject({ success: false, command: type, error: expect.stringContaining("does not accept images") });
+    }
+    // While a run streams (the reply stalls until aborted), the queued paths refuse them too.
+    fake.enqueue({ blocks: [{ type: "text", text: ["a", "b", "c"] }], stallAfterChunks: 2 });
+    await p.request({ type: "prompt", message: "go" });
+    await p.waitFor((r) => r.type === "message_update");
+    const queued: Rec[] = [];
+    for (const cmd of [
+      { type: "steer", message: "look", images: [img] },
+      { type: "follow_up", message: "look", images: [img] },
+      { type: "prompt", message: "look", images: [img], streamingBehavior: "followUp" },
+    ]) queued.push(await p.request(cmd));
+    expect(queued.map((r) => [r.command, r.success])).toEqual([["steer", false], ["follow_up", false], ["prompt", false]]);
+    expect(p.records.some((r) => r.type === "queue_update")).toBe(false);
+    const state = await p.request({ type: "get_state" });
+    expect(state.data.pendingMessageCount).toBe(0);
+    // Text alone is still queued.
+    expect((await p.request({ type: "follow_up", message: "later" })).data).toEqual({ disposition: "queued" });
+    await p.request({ type: "abort" });
     await p.close();
     await fake.stop();
   });
@@ -76,12 +107,13 @@ describe("queue modes", () => {
     const { fake, dirs } = setup();
     const p = new Pion({ ...dirs, args: ["--mode", "rpc", "--model", "fake/fake-model"] });
     await p.request({ type: "set_steering_mode", mode: "all" });
-    fake.enqueue({ blocks: [{ type: "toolCall", id: "t", name: "bash", arguments: { command: "sleep 0.3" } }] });
+    fake.enqueue({ blocks: [{ type: "toolCall", id: "t", name: "bash", arguments: { command: GATED_COMMAND } }] });
     fake.enqueue({ blocks: [{ type: "text", text: "both seen" }] });
     await p.request({ type: "prompt", message: "go" });
     await p.waitFor("tool_execution_start");
     await p.request({ type: "steer", message: "first steer" });
     await p.request({ type: "steer", message: "second steer" });
+    releaseGate(dirs.cwd);
     await p.waitFor("agent_settled");
     expect(fake.requests.length).toBe(2);
     const texts = (fake.requests[1]!.body as { messages: { content: Rec[] }[] }).messages.flatMap((m) => m.content.map((c) => c.text ?? ""));

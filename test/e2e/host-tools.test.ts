@@ -76,6 +76,58 @@ describe("host tools (spec 002)", () => {
     await fake.stop();
   });
 
+  test.concurrent("every keyword of a declared schema is checked; a schema pion cannot check is refused at registration", async () => {
+    const { fake, p } = setup();
+    const DEPLOY = {
+      name: "deploy",
+      description: "Deploy a version",
+      parameters: {
+        type: "object",
+        $defs: { target: { enum: ["staging", "production"] } },
+        properties: {
+          version: { type: "string", pattern: "^v\\d+\\.\\d+$" },
+          target: { $ref: "#/$defs/target" },
+          notify: { anyOf: [{ type: "string", format: "email" }, { const: false }] },
+          steps: { type: "array", items: { type: "string", minLength: 1 }, minItems: 1 },
+        },
+        required: ["version", "target", "steps"],
+        additionalProperties: false,
+      },
+    };
+    const refused = await p.request({ type: "set_host_tools", tools: [ECHO, { ...ECHO, name: "odd", parameters: { type: "object", properties: { a: { type: "string", format: "phone" } } } }] });
+    expect(refused).toMatchObject({ success: false, command: "set_host_tools", error: expect.stringContaining('Host tool "odd": its parameters schema cannot be checked: #/properties/a/format') });
+    expect((await p.request({ type: "set_host_tools", tools: [DEPLOY] })).data).toEqual({ toolNames: ["deploy"] });
+    const bad = [
+      { version: "1.2", target: "staging", steps: ["build"] },
+      { version: "v1.2", target: "moon", steps: ["build"] },
+      { version: "v1.2", target: "staging", notify: "not-an-address", steps: ["build"] },
+      { version: "v1.2", target: "staging", steps: [] },
+      { version: "v1.2", target: "staging", steps: [""] },
+      { version: "v1.2", target: "staging", steps: ["build"], force: true },
+    ];
+    fake.enqueue({ blocks: [...bad.map((args, i) => ({ type: "toolCall" as const, id: `bad${i}`, name: "deploy", arguments: args })), { type: "toolCall", id: "good", name: "deploy", arguments: { version: "v1.2", target: "production", notify: false, steps: ["build"] } }] });
+    fake.enqueue({ blocks: [{ type: "text", text: "done" }] });
+    await p.request({ type: "prompt", message: "deploy" });
+    const call = await p.waitFor("host_tool_call");
+    expect(call.toolCallId).toBe("good");
+    p.send({ type: "host_tool_result", id: call.id, result: { content: [{ type: "text", text: "deployed" }] } });
+    await p.waitFor("agent_settled");
+    expect(p.records.filter((r) => r.type === "host_tool_call").length).toBe(1);
+    const results = p.records.filter((r) => r.type === "message_end" && r.message.role === "toolResult").map((r) => r.message);
+    const texts = results.slice(0, bad.length).map((m: Rec) => [m.isError, m.content[0].text.split(": ").slice(1, 2)[0]]);
+    expect(texts).toEqual([
+      [true, "version"],
+      [true, "target"],
+      [true, "notify"],
+      [true, "steps"],
+      [true, "steps.0"],
+      [true, "force"],
+    ]);
+    expect(results.at(-1)).toMatchObject({ toolCallId: "good", isError: false });
+    await p.close();
+    await fake.stop();
+  });
+
   test.concurrent("set_todos normalizes, get_state shows them, the model updates them with the todo tool", async () => {
     const { fake, p } = setup();
     const r = await p.request({

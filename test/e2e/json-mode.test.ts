@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
 import { startFakeProvider } from "../support/fake-provider.ts";
 import { runPion, tempDirs, writeFakeModels, type Rec } from "../support/pion.ts";
 
@@ -62,6 +63,29 @@ describe("print mode", () => {
     expect(bad.code).toBe(1);
     expect(bad.stdout).toBe("");
     expect(bad.stderr).toContain("400");
+    await fake.stop();
+  });
+});
+
+describe("the outcome is the run this invocation started", () => {
+  test.concurrent("a resumed session whose new run fails in the store: exit 1 with the reason, never the earlier answer", async () => {
+    const { fake, dirs } = setup();
+    fake.enqueue({ blocks: [{ type: "text", text: "first answer" }] });
+    const first = await runPion(["-p", ...MODEL, "question"], dirs);
+    expect(first).toMatchObject({ code: 0, stdout: "first answer\n" });
+    // The store refuses every new message from now on (a full disk, a broken database...).
+    const { Database } = await import("bun:sqlite");
+    const db = new Database(join(dirs.home, "sessions", "pion.db"));
+    db.run("CREATE TRIGGER refuse_messages BEFORE INSERT ON entry WHEN NEW.type = 'message' BEGIN SELECT RAISE(ABORT, 'the disk says no'); END");
+    db.close();
+    for (const mode of [["-p"], ["--mode", "json"]]) {
+      const again = await runPion([...mode, ...MODEL, "--continue", "another question"], dirs);
+      expect(again.code).toBe(1);
+      expect(again.stderr).toContain("pion: the disk says no");
+      if (mode[0] === "-p") expect(again.stdout).toBe("");
+      else expect(again.stdout).not.toContain("first answer");
+    }
+    expect(fake.requests.length).toBe(1);
     await fake.stop();
   });
 });

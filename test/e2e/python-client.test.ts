@@ -1,7 +1,8 @@
-import { describe, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { SOURCE_ENTRY, tempDirs } from "../support/pion.ts";
+import { describeWith } from "../support/requires.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
 const CLIENT = join(ROOT, "docs/examples/client.py");
@@ -24,7 +25,7 @@ function jsonlFiles(dir: string): string[] {
   return readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".jsonl")).map((f) => join(dir, f));
 }
 
-describe.skipIf(!PYTHON)("docs/examples/client.py (python3, standard library only)", () => {
+describeWith("docs/examples/client.py (python3, standard library only)", PYTHON ? undefined : "python3 on PATH", () => {
   test.concurrent("streams the scripted reply's text and reports the prompt's result", async () => {
     const dirs = tempDirs();
     const r = await runExample("Say hello", ["--provider", "scripted", "--model", HELLO], dirs);

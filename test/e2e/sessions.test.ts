@@ -250,6 +250,7 @@ describe("sessions on disk", () => {
     expect(db.query("PRAGMA integrity_check").get()).toEqual({ integrity_check: "ok" });
     const ids = new Set(db.query("SELECT id FROM entry").all().map((r) => (r as { id: string }).id));
     db.close();
+    expect(announced.length).toBeGreaterThan(0);
     for (const id of announced) expect(ids.has(id)).toBe(true);
     // reopening completes the export and the session can go on
     const q = spawn({ home, cwd }, ["--session", file]);

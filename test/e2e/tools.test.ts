@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeProvider } from "../support/fake-provider.ts";
-import { Pion, tempDirs, writeFakeModels, type Rec } from "../support/pion.ts";
+import { GATED_COMMAND as GATED, Pion, releaseGate as release, tempDirs, writeFakeModels, type Rec } from "../support/pion.ts";
 
 function setup(args: string[] = []) {
   const fake = startFakeProvider();
@@ -101,9 +101,8 @@ describe("tool calls through the loop", () => {
     fake.enqueue({ blocks: [{ type: "toolCall", id: "t1", name: "bash", arguments: { command: `sleep 0.3; echo started; sleep 30; touch ${marker}` } }] });
     await p.request({ type: "prompt", message: "slow" });
     await p.waitFor((r) => r.type === "tool_execution_update" && JSON.stringify(r.partialResult).includes("started"));
-    const t0 = performance.now();
+    // The command sleeps 30 s: the response only comes back within the test's timeout if the kill worked.
     const ab = await p.request({ type: "abort" });
-    expect(performance.now() - t0).toBeLessThan(5000);
     expect(ab.success).toBe(true);
     const end = p.records.find((r) => r.type === "tool_execution_end");
     expect(end!.isError).toBe(true);
@@ -115,13 +114,14 @@ describe("tool calls through the loop", () => {
   });
 
   test.concurrent("steer during a slow tool is delivered before the next model call", async () => {
-    const { fake, p } = setup();
-    fake.enqueue({ blocks: [{ type: "toolCall", id: "t1", name: "bash", arguments: { command: "sleep 0.5; echo done" } }] });
+    const { fake, p, cwd } = setup();
+    fake.enqueue({ blocks: [{ type: "toolCall", id: "t1", name: "bash", arguments: { command: `${GATED}; echo done` } }] });
     fake.enqueue({ blocks: [{ type: "text", text: "steered" }] });
     await p.request({ type: "prompt", message: "start" });
     await p.waitFor("tool_execution_start");
     const r = await p.request({ type: "steer", message: "change course" });
     expect(r.data).toEqual({ disposition: "queued" });
+    release(cwd);
     await p.waitFor("agent_settled");
     const body = fake.requests[1]!.body as { messages: { role: string; content: Rec[] }[] };
     const last = body.messages.at(-1)!;
@@ -140,7 +140,7 @@ describe("tool calls through the loop", () => {
     const second = join(cwd, "second");
     fake.enqueue({
       blocks: [
-        { type: "toolCall", id: "t1", name: "bash", arguments: { command: "sleep 0.5" } },
+        { type: "toolCall", id: "t1", name: "bash", arguments: { command: GATED } },
         { type: "toolCall", id: "t2", name: "bash", arguments: { command: `touch ${second}` } },
       ],
     });
@@ -149,6 +149,7 @@ describe("tool calls through the loop", () => {
     await p.request({ type: "prompt", message: "go" });
     await p.waitFor("tool_execution_start");
     await p.request({ type: "steer", message: "stop that" });
+    release(cwd);
     await p.waitFor("agent_settled");
     const results = p.records.filter((r) => r.type === "message_end" && r.message.role === "toolResult").map((r) => r.message);
     expect(results.map((m: Rec) => [m.toolCallId, m.isError])).toEqual([
@@ -162,8 +163,8 @@ describe("tool calls through the loop", () => {
   });
 
   test.concurrent("follow-up waits for the run to end; clear_queue returns and removes queued texts", async () => {
-    const { fake, p } = setup();
-    fake.enqueue({ blocks: [{ type: "toolCall", id: "t1", name: "bash", arguments: { command: "sleep 0.4" } }] });
+    const { fake, p, cwd } = setup();
+    fake.enqueue({ blocks: [{ type: "toolCall", id: "t1", name: "bash", arguments: { command: GATED } }] });
     fake.enqueue({ blocks: [{ type: "text", text: "first done" }] });
     fake.enqueue({ blocks: [{ type: "text", text: "follow done" }] });
     await p.request({ type: "prompt", message: "go" });
@@ -175,6 +176,7 @@ describe("tool calls through the loop", () => {
     await p.request({ type: "follow_up", message: "then this" });
     const st = await p.request({ type: "get_state" });
     expect(st.data.pendingMessageCount).toBe(1);
+    release(cwd);
     await p.waitFor("agent_settled");
     expect(fake.requests.length).toBe(3);
     const users = p.records.filter((r) => r.type === "message_end" && r.message.role === "user").map((r) => r.message.content[0].text);

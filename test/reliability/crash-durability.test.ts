@@ -238,6 +238,8 @@ async function worker(w: number, rand: () => number): Promise<WorkerResult> {
   expect(await last.close()).toBe(0);
   const after = readJsonl(file);
   const dbIds = checkDatabase(sessions).ids;
+  expect(allAnnounced.size).toBeGreaterThan(0);
+  expect(after.length).toBeGreaterThan(1);
   expect(after.slice(1).every((e) => dbIds.has(e.id))).toBe(true);
   await fake.stop();
   return { kills, midWork, toolRuns, compactions, scenarios, problems };

@@ -171,13 +171,14 @@ describe("resource bounds", () => {
 
     // the session is consistent: parent chain intact, JSONL equals the database
     const { entries, leafId } = (await p.request({ type: "get_entries" }, 30_000)).data as { entries: Rec[]; leafId: string };
+    expect(entries.length).toBeGreaterThan(0);
     const seen = new Set<string>();
     for (const e of entries) {
       expect(e.parentId === null || seen.has(e.parentId)).toBe(true);
       expect(seen.has(e.id)).toBe(false);
       seen.add(e.id);
     }
-    if (entries.length > 0) expect(seen.has(leafId)).toBe(true);
+    expect(seen.has(leafId)).toBe(true);
     const started = p.records.filter((r) => r.type === "response" && r.command === "prompt" && r.success).length;
     expect(entries.filter((e) => e.type === "message" && e.message.role === "user").length).toBe(started);
     const file: string | undefined = st.sessionFile;

@@ -16,9 +16,20 @@ export interface SpawnOptions {
   home?: string;
   cwd?: string;
   env?: Record<string, string>;
-  /** Run dist/pion instead of the source entry. */
+  /** Run dist/pion instead of the source entry (default: PION_E2E_BINARY=1 in the environment). */
   binary?: boolean;
 }
+
+/** PION_E2E_BINARY=1 runs every e2e test that does not choose against the compiled binary (.ci/run does, for a second pass). */
+const binaryByDefault = process.env.PION_E2E_BINARY === "1";
+const entryCommand = (binary: boolean | undefined): string[] => ((binary ?? binaryByDefault) ? [BINARY] : ["bun", SOURCE_ENTRY]);
+
+/**
+ * A bash command that runs until the test releases it (`releaseGate(cwd)` creates `go` in
+ * its cwd): a window for steering and queueing that no machine load can close, unlike a sleep.
+ */
+export const GATED_COMMAND = "while [ ! -e go ]; do sleep 0.02; done";
+export const releaseGate = (cwd: string): void => writeFileSync(join(cwd, "go"), "");
 
 /** A temp folder pair: PION_HOME and a project cwd. */
 export function tempDirs(): { home: string; cwd: string } {
@@ -68,7 +79,7 @@ export class Pion {
 
   constructor(opts: SpawnOptions = {}) {
     const dirs = opts.home && opts.cwd ? { home: opts.home, cwd: opts.cwd } : tempDirs();
-    const cmd = opts.binary ? [BINARY] : ["bun", SOURCE_ENTRY];
+    const cmd = entryCommand(opts.binary);
     this.proc = Bun.spawn([...cmd, ...(opts.args ?? ["--mode", "rpc"])], {
       cwd: opts.cwd ?? dirs.cwd,
       env: { ...process.env, PION_HOME: opts.home ?? dirs.home, ...opts.env },
@@ -158,7 +169,7 @@ export class Pion {
 
 /** Run pion to completion with the given stdin (one-shot modes, bad flags). */
 export async function runPion(args: string[], opts: { home: string; cwd: string; stdin?: string; env?: Record<string, string>; binary?: boolean }) {
-  const cmd = opts.binary ? [BINARY] : ["bun", SOURCE_ENTRY];
+  const cmd = entryCommand(opts.binary);
   const proc = Bun.spawn([...cmd, ...args], {
     cwd: opts.cwd,
     env: { ...process.env, PION_HOME: opts.home, ...opts.env },

@@ -5,7 +5,7 @@ import { describeIssues } from "../../src/protocol/commands.ts";
 import { EVENT_SCHEMAS, isEventType } from "../../src/protocol/events.ts";
 import { SessionHeaderSchema } from "../../src/protocol/messages.ts";
 import { FailureResponseSchema, isRequestType, successSchema } from "../../src/protocol/results.ts";
-import { validateJsonSchema } from "./json-schema-validate.ts";
+import { compileJsonSchema, type SchemaCheck } from "../../src/util/json-schema.ts";
 import { Pion } from "./pion.ts";
 
 /**
@@ -18,20 +18,31 @@ const ROOT = resolve(import.meta.dir, "../..");
 const load = (name: string): Record<string, unknown> => JSON.parse(readFileSync(join(ROOT, "schemas", name), "utf8"));
 const documents = { responses: load("responses.json"), events: load("events.json") };
 
+/** The same checker host and extension tools get, compiled once per schema and loaded before any check. */
+const compiled = new Map<string, SchemaCheck>();
+function compiledFor(key: string, schema: Record<string, unknown>): SchemaCheck {
+  let c = compiled.get(key);
+  if (!c) compiled.set(key, (c = compileJsonSchema(schema)));
+  return c;
+}
+const wholeDocuments = { responses: compiledFor("responses", documents.responses), events: compiledFor("events", documents.events) };
+await Promise.all(Object.values(wholeDocuments).map((c) => c.ready));
+const validateJsonSchema = (key: string, schema: Record<string, unknown>, value: unknown) => compiledFor(key, schema).checkNow(value);
+
 const isRecord = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
 
 /** The valibot schema and JSON Schema definition for a record, chosen by `type` (and `command` for responses). */
-function schemasFor(rec: Record<string, unknown>): { schema: v.GenericSchema; doc: Record<string, unknown>; def: string } | string {
+function schemasFor(rec: Record<string, unknown>): { schema: v.GenericSchema; doc: Record<string, unknown>; docName: "responses" | "events"; def: string } | string {
   const type = rec.type;
   if (type === "response") {
-    if (rec.success === false) return { schema: FailureResponseSchema, doc: documents.responses, def: "failure" };
+    if (rec.success === false) return { schema: FailureResponseSchema, doc: documents.responses, docName: "responses", def: "failure" };
     const command = rec.command;
     if (typeof command !== "string" || !isRequestType(command)) return `a success response for unknown command ${JSON.stringify(command)}`;
-    return { schema: successSchema(command), doc: documents.responses, def: command };
+    return { schema: successSchema(command), doc: documents.responses, docName: "responses", def: command };
   }
-  if (type === "session") return { schema: SessionHeaderSchema, doc: documents.events, def: "session" };
+  if (type === "session") return { schema: SessionHeaderSchema, doc: documents.events, docName: "events", def: "session" };
   if (typeof type !== "string" || !isEventType(type)) return `unknown record type ${JSON.stringify(type)}`;
-  return { schema: EVENT_SCHEMAS[type], doc: documents.events, def: type };
+  return { schema: EVENT_SCHEMAS[type], doc: documents.events, docName: "events", def: type };
 }
 
 /** Problems with one stdout record (empty when it conforms). */
@@ -43,10 +54,10 @@ export function recordProblems(rec: unknown): string[] {
   const parsed = v.safeParse(found.schema, rec);
   if (!parsed.success) problems.push(`valibot: ${describeIssues(parsed.issues)}`);
   const defs = found.doc.$defs;
-  const one = validateJsonSchema({ $defs: defs, $ref: `#/$defs/${found.def}` }, rec);
+  const one = validateJsonSchema(`${found.docName}#${found.def}`, { $defs: defs, $ref: `#/$defs/${found.def}` }, rec);
   if (one) problems.push(`JSON Schema ${found.def}: ${one}`);
   else {
-    const whole = validateJsonSchema(found.doc, rec);
+    const whole = wholeDocuments[found.docName].checkNow(rec);
     if (whole) problems.push(`JSON Schema document: ${whole}`);
   }
   return problems;

@@ -12,6 +12,19 @@ export const PAYLOADS = {
 } as const;
 
 export const HOSTILE = Object.values(PAYLOADS).join(" ");
+
+/** Markdown built to make a naive renderer backtrack or nest without bound (also timed in bench/latency.ts). */
+export const PATHOLOGICAL_MARKDOWN: readonly string[] = [
+  "*a ".repeat(30_000),
+  "_".repeat(60_000),
+  "[".repeat(30_000) + "](",
+  "`".repeat(5_000) + " x" + "``a".repeat(10_000),
+  "**".repeat(20_000) + "x" + "**".repeat(20_000),
+  ">".repeat(20_000) + " deep",
+  "- ".repeat(5_000) + "x",
+  Array.from({ length: 3_000 }, (_, i) => `${" ".repeat(i % 40)}- item`).join("\n"),
+  "h".repeat(60_000),
+];
 export const JS_LINK = "javascript:document.title='PWNED'";
 export const SAFE_LINK = "https://example.com/docs?a=1&b=2";
 

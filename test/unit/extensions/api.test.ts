@@ -11,7 +11,7 @@ async function load(opts: Parameters<typeof fakePort>[0] = {}) {
 
 describe("pi API reaching the session port", () => {
   test("sendMessage, sendUserMessage, names, labels, ctx fields, abort and shutdown", async () => {
-    const { runner, calls, entry } = await load({ idle: false });
+    const { runner, calls, entry } = await load({ idle: false, pending: true });
     await runner.runCommand("/send alpha");
     expect(calls.messages).toEqual([
       { msg: { customType: "ui-fixture", content: "hello", display: true, details: { a: 1 } }, opts: { triggerTurn: true, deliverAs: "followUp" } },
@@ -32,6 +32,7 @@ describe("pi API reaching the session port", () => {
         cwd: tmpdir(),
         model: { provider: "anthropic", id: "claude-test" },
         idle: false,
+        pending: true,
         commands: ["dialog", "fire", "send", "exec", "crash", "bus", "add-echo"],
       },
     ]);

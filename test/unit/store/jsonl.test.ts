@@ -14,6 +14,7 @@ const expectedFile = (store: SessionStore, id: string): string =>
   [store.getSession(id)!.header, ...store.entries(id)].map((x) => `${JSON.stringify(x)}\n`).join("");
 
 function expectChained(entries: readonly Entry[]): void {
+  expect(entries.length).toBeGreaterThan(0);
   const seen = new Set<string>();
   for (const e of entries) {
     expect(e.id).toMatch(/^[0-9a-f]{8}$/);

@@ -50,9 +50,8 @@ describe("bash", () => {
 
   test.concurrent("a timeout kills the whole process group", async () => {
     const dir = tmp();
-    const started = performance.now();
+    // Without the kill, `wait` would outlast the test's own timeout (the figure: bench/latency.ts).
     const r = await run(bash, { command: "sleep 30 & echo $! > bg.pid; wait", timeout: 0.3 }, context(dir));
-    expect(performance.now() - started).toBeLessThan(5000);
     expect(r.isError).toBe(true);
     expect(textOf(r)).toContain("Command timed out after 0.3 seconds");
     const pid = Number(readFileSync(join(dir, "bg.pid"), "utf8"));
@@ -62,17 +61,15 @@ describe("bash", () => {
   test.concurrent("abort stops the command promptly", async () => {
     const dir = tmp();
     const controller = new AbortController();
-    let abortedAt = 0;
     const ctx = context(dir, {
       signal: controller.signal,
       onUpdate: (partial) => {
-        if (abortedAt || partial.content.length === 0) return;
-        abortedAt = performance.now();
+        if (controller.signal.aborted || partial.content.length === 0) return;
         controller.abort();
       },
     });
+    // Without the abort, `wait` would outlast the test's own timeout (the figure: bench/latency.ts).
     const r = await run(bash, { command: "sleep 30 & echo $! > bg.pid; echo started; wait" }, ctx);
-    expect(performance.now() - abortedAt).toBeLessThan(500);
     expect(r.isError).toBe(true);
     expect(textOf(r)).toBe("started\n\nCommand aborted");
     expect(await dies(Number(readFileSync(join(dir, "bg.pid"), "utf8")))).toBe(true);

@@ -21,8 +21,8 @@ export function context(cwd: string, extra: Partial<ToolContext> = {}): ToolCont
 }
 
 /** Parses raw arguments the way the loop does, then executes. */
-export function run<P>(tool: Tool<P>, args: unknown, ctx: ToolContext): Promise<ToolResult> {
-  return tool.execute(tool.parse(args), ctx);
+export async function run<P>(tool: Tool<P>, args: unknown, ctx: ToolContext): Promise<ToolResult> {
+  return tool.execute(await tool.parse(args), ctx);
 }
 
 export function textOf(result: ToolResult): string {

@@ -1,12 +1,30 @@
 import { describe, expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
-import { homedir } from "node:os";
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import { createReadTool } from "../../../src/tools/read.ts";
 import { ToolArgumentError } from "../../../src/tools/tool.ts";
 import { context, run, textOf, tmp } from "./harness.ts";
 
 const PNG = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]);
+const CHILD = join(import.meta.dir, "read-child.ts");
+
+/**
+ * The read tool in a child process, with another home folder, or (`asUnprivileged`) without
+ * root's power to read any file: its bounding set loses CAP_DAC_OVERRIDE and
+ * CAP_DAC_READ_SEARCH, so file modes apply to it as to any user (it can still read the repo).
+ */
+function readInChild(cwd: string, path: string, opts: { asUnprivileged?: boolean; env?: Record<string, string> } = {}): { text?: string; error?: string } {
+  const drop = opts.asUnprivileged ? [SETPRIV!, "--bounding-set=-dac_override,-dac_read_search"] : [];
+  const r = spawnSync(drop[0] ?? process.execPath, [...drop.slice(1), ...(drop.length ? [process.execPath] : []), CHILD, cwd, path], {
+    encoding: "utf8",
+    env: { ...process.env, ...opts.env },
+  });
+  if (r.status !== 0) throw new Error(`read-child exited with ${r.status}: ${r.stderr}`);
+  return JSON.parse(r.stdout);
+}
+const SETPRIV = Bun.which("setpriv");
+
 const numbered = (n: number) => Array.from({ length: n }, (_, i) => `line ${i + 1}`).join("\n");
 
 describe("read", () => {
@@ -67,8 +85,9 @@ describe("read", () => {
     writeFileSync(join(dir, "a.txt"), "hi");
     expect(textOf(await run(read, { path: "@a.txt" }, context(dir)))).toBe("hi");
     expect(textOf(await run(read, { path: join(dir, "a.txt") }, context("/")))).toBe("hi");
-    const fromHome = relative(homedir(), join(dir, "a.txt"));
-    if (!fromHome.startsWith("..")) expect(textOf(await run(read, { path: `~/${fromHome}` }, context("/")))).toBe("hi");
+    // ~ is the home folder: a child process whose HOME is this folder, wherever temp folders live.
+    expect(readInChild("/", "~/a.txt", { env: { HOME: dir } })).toEqual({ text: "hi" });
+    expect(readInChild("/", "~/a.txt", { env: { HOME: tmp() } }).error).toBe("File not found: ~/a.txt");
   });
 
   test.concurrent("clear errors", async () => {
@@ -83,11 +102,19 @@ describe("read", () => {
     await expect(run(read, { path: "a.txt", offset: 3 }, ctx)).rejects.toThrow("Offset 3 is beyond the end of a.txt, which has 2 lines");
   });
 
-  test.skipIf(process.getuid?.() === 0)("permission denied", async () => {
+  test.concurrent("permission denied", async () => {
     const dir = tmp();
+    writeFileSync(join(dir, "open"), "x");
     writeFileSync(join(dir, "secret"), "x");
     chmodSync(join(dir, "secret"), 0o000);
-    await expect(run(read, { path: "secret" }, context(dir))).rejects.toThrow("Permission denied: secret");
+    if (process.getuid?.() !== 0) {
+      await expect(run(read, { path: "secret" }, context(dir))).rejects.toThrow("Permission denied: secret");
+      return;
+    }
+    // root reads any file: the read runs in a child process that has lost that power.
+    if (!SETPRIV) throw new Error("running as root, this test needs setpriv (util-linux) to drop CAP_DAC_OVERRIDE");
+    expect(readInChild(dir, "open", { asUnprivileged: true })).toEqual({ text: "x" });
+    expect(readInChild(dir, "secret", { asUnprivileged: true })).toEqual({ error: "Permission denied: secret" });
   });
 
   test.concurrent("images come back as image content, or as a note when the model cannot see them", async () => {
