@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { startFakeProvider } from "../support/fake-provider.ts";
-import { Pion, runPion, tempDirs, writeFakeModels, writeSettings, type Rec } from "../support/pion.ts";
+import { BINARY, Pion, runPion, tempDirs, writeFakeModels, writeSettings, type Rec } from "../support/pion.ts";
 
 const NOTICE = "skipped this folder's own resources";
 const MODEL = ["--model", "fake/fake-model"];
@@ -44,8 +44,8 @@ function hostileProject() {
 type Project = ReturnType<typeof hostileProject>;
 
 /** What one RPC run saw of the folder: commands, get_state, whether the extension ran, stderr. */
-async function rpcRun(p: Project, args: string[]) {
-  const pion = new Pion({ home: p.home, cwd: p.cwd, args: ["--mode", "rpc", ...args] });
+async function rpcRun(p: Project, args: string[], binary = false) {
+  const pion = new Pion({ home: p.home, cwd: p.cwd, args: ["--mode", "rpc", ...args], binary });
   const commands = (await pion.request({ type: "get_commands" })).data.commands.map((c: Rec) => c.name);
   const state = (await pion.request({ type: "get_state" })).data;
   expect(await pion.close()).toBe(0);
@@ -232,6 +232,19 @@ describe("pion trust", () => {
     const rpc = await runPion(["--mode", "rpc"], { ...p, stdin: "" });
     expect(rpc.code).toBe(1);
     expect(rpc.stderr).toContain("Invalid trust store");
+    await p.fake.stop();
+  });
+});
+
+describe("project trust in dist/pion", () => {
+  // CI builds the binary before the tests; locally it may be missing.
+  test.skipIf(!existsSync(BINARY) && !process.env.CI)("the compiled binary gates the folder and runs pion trust", async () => {
+    const p = hostileProject();
+    const skipped = await rpcRun(p, MODEL, true);
+    expect([skipped.commands, skipped.state.projectTrust, skipped.ran, skipped.notices]).toEqual([[], "untrusted", false, 1]);
+    expect((await runPion(["trust"], { ...p, binary: true })).code).toBe(0);
+    const loaded = await rpcRun(p, MODEL, true);
+    expect([loaded.commands, loaded.state.projectTrust, loaded.ran]).toEqual([LOADED, "trusted", true]);
     await p.fake.stop();
   });
 });
