@@ -6,6 +6,8 @@ import { BINARY, Pion, runPion, tempDirs, writeFakeModels, writeSettings, type R
 
 const NOTICE = "skipped this folder's own resources";
 const MODEL = ["--model", "fake/fake-model"];
+/** These tests start pion several times each; on a loaded 2-core machine that can pass 5 s. */
+const SLOW = 30_000;
 
 function write(path: string, text: string) {
   mkdirSync(dirname(path), { recursive: true });
@@ -65,7 +67,7 @@ describe("project trust in RPC mode", () => {
     expect(r.stderr).toContain(`pion trust ${p.cwd}`);
     expect(r.stderr).toContain(".pion/extensions");
     await p.fake.stop();
-  });
+  }, SLOW);
 
   test.concurrent("--approve loads them for this run", async () => {
     const p = hostileProject();
@@ -77,7 +79,7 @@ describe("project trust in RPC mode", () => {
     const short = await rpcRun(hostileProject(), ["-a", ...MODEL]);
     expect(short.commands).toEqual(LOADED);
     await p.fake.stop();
-  });
+  }, SLOW);
 
   test.concurrent("a decision saved for an ancestor folder applies; one saved as not trusted skips", async () => {
     const p = hostileProject();
@@ -90,7 +92,7 @@ describe("project trust in RPC mode", () => {
     expect(denied.commands).toEqual([]);
     expect(denied.stderr).toContain("saved as not trusted");
     await p.fake.stop();
-  });
+  }, SLOW);
 
   test.concurrent('defaultProjectTrust: "always" in PION_HOME loads; "never" does not', async () => {
     const p = hostileProject();
@@ -99,7 +101,7 @@ describe("project trust in RPC mode", () => {
     writeSettings(p.home, { defaultProjectTrust: "never" });
     expect((await rpcRun(p, MODEL)).commands).toEqual([]);
     await p.fake.stop();
-  });
+  }, SLOW);
 
   test.concurrent("--no-approve wins over --approve, a saved decision and defaultProjectTrust", async () => {
     const p = hostileProject();
@@ -113,7 +115,7 @@ describe("project trust in RPC mode", () => {
     }
     expect(p.ran()).toBe(false);
     await p.fake.stop();
-  });
+  }, SLOW);
 
   test.concurrent("a project settings.json cannot grant its own folder trust", async () => {
     const p = hostileProject();
@@ -125,7 +127,7 @@ describe("project trust in RPC mode", () => {
     const approved = await rpcRun(p, ["--approve", ...MODEL]);
     expect(approved.stderr).toContain("ignoring defaultProjectTrust");
     await p.fake.stop();
-  });
+  }, SLOW);
 
   test.concurrent("a -e path inside an untrusted folder loads (the user named it); nothing else of the folder does", async () => {
     const p = hostileProject();
@@ -134,7 +136,7 @@ describe("project trust in RPC mode", () => {
     expect(r.commands).toEqual(["evil"]);
     expect(r.state.projectTrust).toBe("untrusted");
     await p.fake.stop();
-  });
+  }, SLOW);
 
   test.concurrent("a folder with nothing to trust is none and says nothing; get_capabilities lists the feature", async () => {
     const { home, cwd } = tempDirs();
@@ -170,27 +172,35 @@ describe("project trust in print and JSON mode", () => {
     expect(sent(p, 1).user).toBe("Say hello to Ada from the template.");
     expect(sent(p, 1).system).toContain("proj-skill");
     await p.fake.stop();
-  });
+  }, SLOW);
 
-  test.concurrent("JSON mode: a saved decision loads, --no-approve skips; stdout holds only records", async () => {
+  const lines = (out: string) => out.split("\n").filter(Boolean).map((l) => JSON.parse(l) as Rec);
+
+  test.concurrent("JSON mode: a saved decision loads the folder's template and extension", async () => {
     const p = hostileProject();
     expect((await runPion(["trust", p.cwd], p)).code).toBe(0);
-    p.fake.enqueue({ blocks: [{ type: "text", text: "one" }] }, { blocks: [{ type: "text", text: "two" }] });
-    const lines = (out: string) => out.split("\n").filter(Boolean).map((l) => JSON.parse(l) as Rec);
+    p.fake.enqueue({ blocks: [{ type: "text", text: "one" }] });
     const loaded = await runPion(["--mode", "json", ...MODEL, "/greet Bo"], p);
     expect(loaded.code).toBe(0);
     expect(lines(loaded.stdout)[0]!.type).toBe("session");
     expect(sent(p, 0).user).toBe("Say hello to Bo from the template.");
     expect(p.ran()).toBe(true);
-    writeFileSync(p.marker, "");
+    expect(loaded.stderr).not.toContain(NOTICE);
+    await p.fake.stop();
+  }, SLOW);
+
+  test.concurrent("JSON mode: --no-approve skips a saved decision; stdout holds only records", async () => {
+    const p = hostileProject();
+    expect((await runPion(["trust", p.cwd], p)).code).toBe(0);
+    p.fake.enqueue({ blocks: [{ type: "text", text: "two" }] });
     const skipped = await runPion(["--mode", "json", "--no-approve", ...MODEL, "/greet Bo"], p);
     expect(skipped.code).toBe(0);
     expect(lines(skipped.stdout).every((r) => typeof r.type === "string")).toBe(true);
-    expect(sent(p, 1).user).toBe("/greet Bo");
-    expect(readFileSync(p.marker, "utf8")).toBe("");
+    expect(sent(p, 0).user).toBe("/greet Bo");
+    expect(p.ran()).toBe(false);
     expect(skipped.stderr.split(NOTICE).length - 1).toBe(1);
     await p.fake.stop();
-  });
+  }, SLOW);
 });
 
 describe("pion trust", () => {
@@ -203,18 +213,24 @@ describe("pion trust", () => {
     expect(JSON.parse((await run("--list", "--json")).stdout)).toEqual([{ path: p.cwd, trusted: true }]);
     expect((await rpcRun(p, MODEL)).state.projectTrust).toBe("trusted");
     expect(await run("--revoke")).toMatchObject({ code: 0, stdout: expect.stringContaining("its saved decision is removed") });
-    expect(JSON.parse((await run("--list", "--json")).stdout)).toEqual([]);
+    expect(JSON.parse(readFileSync(join(p.home, "trust.json"), "utf8"))).toEqual({});
     expect((await rpcRun(p, MODEL)).state.projectTrust).toBe("untrusted");
-    // Revoking a folder under a trusted parent saves "not trusted" for it, so it is untrusted after.
+    await p.fake.stop();
+  }, SLOW);
+
+  test.concurrent("revoking a folder under a trusted parent saves it as not trusted", async () => {
+    const p = hostileProject();
+    const run = (...args: string[]) => runPion(["trust", ...args], p);
     expect((await run("..")).code).toBe(0);
     expect(await run("--revoke", ".")).toMatchObject({ code: 0, stdout: expect.stringContaining(`since ${p.root} stays trusted`) });
     expect(JSON.parse((await run("--list", "--json")).stdout)).toEqual([
       { path: p.root, trusted: true },
       { path: p.cwd, trusted: false },
     ]);
+    expect(await run("--revoke", ".")).toMatchObject({ code: 0, stdout: expect.stringContaining(`since ${p.root} stays trusted`) });
     expect((await rpcRun(p, MODEL)).commands).toEqual([]);
     await p.fake.stop();
-  });
+  }, SLOW);
 
   test.concurrent("bad use is a clear error and changes nothing", async () => {
     const p = hostileProject();
@@ -233,7 +249,7 @@ describe("pion trust", () => {
     expect(rpc.code).toBe(1);
     expect(rpc.stderr).toContain("Invalid trust store");
     await p.fake.stop();
-  });
+  }, SLOW);
 });
 
 describe("project trust in dist/pion", () => {
@@ -246,5 +262,5 @@ describe("project trust in dist/pion", () => {
     const loaded = await rpcRun(p, MODEL, true);
     expect([loaded.commands, loaded.state.projectTrust, loaded.ran]).toEqual([LOADED, "trusted", true]);
     await p.fake.stop();
-  });
+  }, SLOW);
 });
