@@ -39,6 +39,8 @@ function hostileProject() {
   write(join(cwd, ".pion", "prompts", "greet.md"), "---\ndescription: Greet\n---\nSay hello to $1 from the template.");
   write(join(cwd, ".pion", "skills", "proj-skill", "SKILL.md"), "---\nname: proj-skill\ndescription: A project skill\n---\nDo project things.");
   write(join(cwd, ".pion", "settings.json"), JSON.stringify({ defaultThinkingLevel: "high" }));
+  // A skill in a parent folder's .agents/skills (no git repository here, so every parent is searched).
+  write(join(root, ".agents", "skills", "parent-skill", "SKILL.md"), "---\nname: parent-skill\ndescription: From a parent\n---\nUp there.");
   write(join(cwd, "AGENTS.md"), "Context files load regardless of trust.");
   return { fake, home: dirs.home, cwd, root, marker, ran: () => existsSync(marker) };
 }
@@ -54,7 +56,7 @@ async function rpcRun(p: Project, args: string[], binary = false) {
   return { commands, state, ran: p.ran(), stderr: pion.stderr, notices: pion.stderr.split(NOTICE).length - 1 };
 }
 
-const LOADED = ["evil", "greet", "skill:proj-skill"];
+const LOADED = ["evil", "greet", "skill:parent-skill", "skill:proj-skill"];
 
 describe("project trust in RPC mode", () => {
   test.concurrent("by default the folder's extension, template, skill and settings are skipped, said once on stderr", async () => {
