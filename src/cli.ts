@@ -1,6 +1,6 @@
 #!/usr/bin/env bun
 import type { ArgsDef, CommandDef } from "citty";
-import { loadSettings, pionHome, VERSION } from "./config.ts";
+import { pionHome, VERSION } from "./config.ts";
 import type { CliOptions } from "./modes/compose.ts";
 import { errorMessage } from "./util/errors.ts";
 
@@ -22,6 +22,8 @@ const ARGS = {
   tools: { type: "string", description: "Tools to enable: names replace, +name adds, -name removes" },
   "system-prompt": { type: "string", description: "Replace the base system prompt" },
   "append-system-prompt": { type: "string", description: "Append text to the system prompt" },
+  approve: { type: "boolean", alias: "a", description: "Trust this folder's own .pion/ resources for this run" },
+  "no-approve": { type: "boolean", alias: "na", description: "Never load this folder's own .pion/ resources (wins over --approve)" },
   version: { type: "boolean", alias: "v", description: "Print the version" },
   help: { type: "boolean", alias: "h", description: "Show this help" },
 } as const satisfies ArgsDef;
@@ -31,7 +33,8 @@ const main: CommandDef = {
   meta: {
     name: "pion",
     version: VERSION,
-    description: "A headless coding agent speaking JSON lines over stdio. Browse sessions with: pion sessions list|search <query>|show <id> [--json]",
+    description:
+      "A headless coding agent speaking JSON lines over stdio. Browse sessions with: pion sessions list|search <query>|show <id> [--json]. Manage trusted folders with: pion trust [path] | --revoke [path] | --list [--json]",
   },
   args: { ...ARGS, prompts: { type: "positional", required: false, description: "Prompts (json and print modes)" } },
 };
@@ -114,6 +117,10 @@ async function runSessions(argv: string[]): Promise<number> {
 
 async function run(argv: string[]): Promise<number> {
   if (argv[0] === "sessions") return runSessions(argv.slice(1));
+  if (argv[0] === "trust") {
+    const { runTrustCli } = await import("./modes/trust-cli.ts");
+    return runTrustCli(argv.slice(1), { home: pionHome(), cwd: process.cwd() });
+  }
   let checked: ReturnType<typeof checkArgs>;
   try {
     checked = checkArgs(argv);
@@ -167,12 +174,12 @@ async function run(argv: string[]): Promise<number> {
     tools: args.tools as string | undefined,
     systemPrompt: args["system-prompt"] as string | undefined,
     appendSystemPrompt: args["append-system-prompt"] as string | undefined,
+    approve: args["no-approve"] === true ? false : args.approve === true ? true : undefined,
   };
   // Loaded after the flags are checked, so --version, --help and usage errors stay instant.
   const { composeSession } = await import("./modes/compose.ts");
   let composed: Awaited<ReturnType<typeof composeSession>>;
   try {
-    opts.settings = loadSettings(opts.home, opts.cwd);
     composed = await composeSession(opts);
   } catch (err) {
     process.stderr.write(`pion: ${errorMessage(err)}\n`);

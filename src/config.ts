@@ -2,6 +2,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import * as v from "valibot";
 import pkg from "../package.json" with { type: "json" };
+import { projectPaths } from "./resources/project-paths.ts";
 import { describeIssues } from "./util/issues.ts";
 import { readJsonFile } from "./util/json-file.ts";
 
@@ -20,6 +21,8 @@ const SettingsSchema = v.looseObject({
   interruptMode: v.optional(v.picklist(["immediate", "wait"])),
   defaultTools: v.optional(v.union([v.string(), v.array(v.string())])),
   httpIdleTimeoutMs: v.optional(v.number()),
+  /** Honoured in PION_HOME's settings only: a project cannot decide whether it is trusted. */
+  defaultProjectTrust: v.optional(v.picklist(["ask", "always", "never"])),
   retry: v.optional(
     v.looseObject({
       enabled: v.optional(v.boolean()),
@@ -45,10 +48,20 @@ function readSettingsFile(path: string): Settings {
   return parsed.output;
 }
 
-/** User settings from PION_HOME, overridden key by key (nested objects merged) by the project's. */
-export function loadSettings(home: string, cwd: string): Settings {
-  const user = readSettingsFile(join(home, "settings.json"));
-  const project = readSettingsFile(join(cwd, ".pion", "settings.json"));
+/** `$PION_HOME/settings.json` alone: what decides project trust, before any project file is read. */
+export const loadUserSettings = (home: string): Settings => readSettingsFile(join(home, "settings.json"));
+
+/**
+ * User settings, overridden key by key (nested objects merged) by the project's
+ * `.pion/settings.json` when the folder is trusted. The project's `defaultProjectTrust` is
+ * dropped (with a note on stderr): trust is decided from the user's settings alone.
+ */
+export function loadSettings(home: string, cwd: string, projectTrusted: boolean, warn: (msg: string) => void = () => {}): Settings {
+  const user = loadUserSettings(home);
+  if (!projectTrusted) return user;
+  const file = projectPaths(cwd).settings;
+  const { defaultProjectTrust, ...project } = readSettingsFile(file);
+  if (defaultProjectTrust !== undefined) warn(`ignoring defaultProjectTrust in ${file}: only ${join(home, "settings.json")} can set it`);
   const merged: Record<string, unknown> = { ...user };
   for (const [k, val] of Object.entries(project)) {
     const prev = merged[k];

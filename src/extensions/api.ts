@@ -24,6 +24,8 @@ export interface ExtensionContext {
   abort(): void;
   shutdown(): void;
   hasPendingMessages(): boolean;
+  /** Whether this run trusts the cwd's own resources: an extension honours its project config only then. */
+  isProjectTrusted(): boolean;
 }
 
 export interface ExtensionCommandContext extends ExtensionContext {

@@ -2,11 +2,14 @@
  * Where extensions come from: `$PION_HOME/extensions` and the project's `.pion/extensions`
  * (one level deep: `*.ts` / `*.js` files, or a folder with a `package.json` listing
  * `pi.extensions` entries, or an `index.ts` / `index.js`), then each `-e` path in order.
- * `noDiscovery` (`--no-extensions`) skips the two folders but keeps explicit paths.
+ * `noDiscovery` (`--no-extensions`) skips the two folders but keeps explicit paths; the
+ * project's folder is scanned only when the project is trusted (`project`). Explicit paths
+ * always load, even inside an untrusted folder: the user named them.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import { projectPaths } from "../resources/project-paths.ts";
 import { log } from "../util/log.ts";
 
 export interface DiscoverOptions {
@@ -14,12 +17,15 @@ export interface DiscoverOptions {
   cwd: string;
   extra: string[];
   noDiscovery: boolean;
+  /** Whether the cwd's own `.pion/extensions` may load (project trust). */
+  project: boolean;
 }
 
 export function discoverExtensions(opts: DiscoverOptions): string[] {
   const found: string[] = [];
   if (!opts.noDiscovery) {
-    for (const dir of [join(opts.home, "extensions"), join(opts.cwd, ".pion", "extensions")]) found.push(...scanFolder(dir));
+    found.push(...scanFolder(join(opts.home, "extensions")));
+    if (opts.project) found.push(...scanFolder(projectPaths(opts.cwd).extensions));
   }
   for (const raw of opts.extra) {
     const path = resolve(opts.cwd, raw.startsWith("~/") ? join(homedir(), raw.slice(2)) : raw);

@@ -94,6 +94,7 @@ export class Runner implements ExtensionRunner {
       abort: () => port.abort(),
       shutdown: () => port.shutdown(),
       hasPendingMessages: () => port.hasPendingMessages(),
+      isProjectTrusted: () => port.projectTrusted,
     };
   }
 

@@ -34,6 +34,8 @@ export interface ExtensionSessionPort {
   mode: ExtensionMode;
   /** true in rpc mode: dialogs and fire-and-forget UI calls become extension_ui_request frames. */
   hasUI: boolean;
+  /** Whether the cwd's own resources loaded (project trust), for `ctx.isProjectTrusted()`. */
+  projectTrusted: boolean;
   model(): { provider: string; id: string } | undefined;
   isIdle(): boolean;
   /** Steering or follow-up messages are queued. */

@@ -1,6 +1,6 @@
 import { accessSync, constants } from "node:fs";
 import { join, resolve } from "node:path";
-import type { Settings } from "../config.ts";
+import { loadSettings, loadUserSettings } from "../config.ts";
 import { loadModels, resolveModel, type ModelRegistry } from "../providers/models.ts";
 import { createScriptedStream, loadScript, scriptedModel } from "../providers/scripted.ts";
 import { streamByApi } from "../providers/index.ts";
@@ -26,12 +26,14 @@ import type { ExtensionRunner, ExtensionSessionPort } from "../extensions/types.
 import { BUILTIN_TOOL_NAMES, DEFAULT_TOOLS, selectTools } from "../tools/select.ts";
 import { createTodoTool } from "../tools/todo.ts";
 import type { Tool } from "../tools/tool.ts";
+import { decideProjectTrust, skippedNotice, type ProjectTrust } from "../trust/project-trust.ts";
 
 export interface CliOptions {
   cwd: string;
   home: string;
   env: Record<string, string | undefined>;
-  settings?: Settings;
+  /** --approve (true) / --no-approve (false): this run's project-trust decision; --no-approve wins. */
+  approve?: boolean;
   provider?: string;
   model?: string;
   models?: string;
@@ -61,6 +63,8 @@ export interface Composed {
   extensions?: ExtensionRunner;
   /** Aborted when an extension asks pion to shut down. */
   shutdown: AbortSignal;
+  /** Whether the cwd's own resources loaded; MCP and any later project resource ask `projectTrust.trusted`. */
+  projectTrust: ProjectTrust;
 }
 
 const NOTIFIED: ReadonlySet<string> = new Set([
@@ -82,7 +86,13 @@ interface SessionRef {
   early: ExtensionFrame[];
 }
 
-function extensionPort(ref: SessionRef, cwd: string, mode: "rpc" | "json" | "print", shutdown: () => void): ExtensionSessionPort {
+function extensionPort(
+  ref: SessionRef,
+  cwd: string,
+  mode: "rpc" | "json" | "print",
+  projectTrusted: boolean,
+  shutdown: () => void,
+): ExtensionSessionPort {
   const get = () => ref.session;
   const must = () => {
     const s = get();
@@ -93,6 +103,7 @@ function extensionPort(ref: SessionRef, cwd: string, mode: "rpc" | "json" | "pri
     cwd,
     mode,
     hasUI: mode === "rpc",
+    projectTrusted,
     model: () => {
       const m = get()?.model;
       return m ? { provider: m.provider, id: m.id } : undefined;
@@ -130,13 +141,16 @@ function withModel(base: ModelRegistry, model: Model): ModelRegistry {
   };
 }
 
-/** Skills, prompt templates and context files; invalid ones are reported on stderr and skipped. */
-function loadResources(home: string, cwd: string) {
-  const roots = { home, cwd };
-  const skills = loadSkills(roots);
-  const templates = loadPromptTemplates(roots);
+/**
+ * Skills, prompt templates and context files; invalid ones are reported on stderr and skipped.
+ * The project's skills and templates load only when `project` (trusted); context files always.
+ */
+function loadResources(home: string, cwd: string, project: boolean) {
+  const scope = { home, cwd, project };
+  const skills = loadSkills(scope);
+  const templates = loadPromptTemplates(scope);
   for (const w of [...skills.warnings, ...templates.warnings]) log("resources", w);
-  return { skills: skills.skills, templates: templates.templates, contextFiles: loadContextFiles(roots) };
+  return { skills: skills.skills, templates: templates.templates, contextFiles: loadContextFiles(scope) };
 }
 
 /** Creates `dir` (0700) if needed and checks it can be written. */
@@ -154,7 +168,16 @@ const LEVELS = ["off", "minimal", "low", "medium", "high", "xhigh", "max"];
 /** Build everything a mode needs from the CLI options. Throws with a one-line message. */
 export async function composeSession(opts: CliOptions): Promise<Composed> {
   let o = opts;
-  const settings = o.settings ?? {};
+  // Trust first, from the command line and the user's own files: nothing of the project is read before it.
+  const projectTrust = decideProjectTrust({
+    home: o.home,
+    cwd: o.cwd,
+    approve: o.approve,
+    defaultProjectTrust: loadUserSettings(o.home).defaultProjectTrust,
+  });
+  const notice = skippedNotice(projectTrust, o.home);
+  if (notice) log("trust", notice);
+  const settings = loadSettings(o.home, o.cwd, projectTrust.trusted, (msg) => log("settings", msg));
   let registry = loadModels(o.home, o.env, { provider: o.provider, apiKey: o.apiKey });
   let stream: StreamFn = streamByApi;
   if (o.provider === "scripted") {
@@ -219,11 +242,17 @@ export async function composeSession(opts: CliOptions): Promise<Composed> {
   // Extensions load before the session exists; what they write meanwhile waits in `early`.
   const ref: SessionRef = { early: [] };
   const shutdown = new AbortController();
-  const extensionPaths = discoverExtensions({ home: o.home, cwd: o.cwd, extra: o.extensions ?? [], noDiscovery: o.noExtensions === true });
+  const extensionPaths = discoverExtensions({
+    home: o.home,
+    cwd: o.cwd,
+    extra: o.extensions ?? [],
+    noDiscovery: o.noExtensions === true,
+    project: projectTrust.trusted,
+  });
   // The loader (and its virtual modules) is only imported when there is something to load.
   const extensions =
     extensionPaths.length > 0
-      ? await (await import("../extensions/loader.ts")).loadExtensions(extensionPaths, extensionPort(ref, o.cwd, o.mode ?? "rpc", () => shutdown.abort()))
+      ? await (await import("../extensions/loader.ts")).loadExtensions(extensionPaths, extensionPort(ref, o.cwd, o.mode ?? "rpc", projectTrust.trusted, () => shutdown.abort()))
       : undefined;
   const hasExtensions = extensions !== undefined && extensions.loaded.length > 0;
   // Host tools join from the next model call; the todo tool once the host set a plan.
@@ -235,7 +264,7 @@ export async function composeSession(opts: CliOptions): Promise<Composed> {
     if (hasExtensions) for (const t of extensions!.tools()) all.set(t.name, t);
     return all;
   };
-  const resources = loadResources(o.home, o.cwd);
+  const resources = loadResources(o.home, o.cwd, projectTrust.trusted);
   // One database per sessions directory; --no-session keeps it in memory and writes no file.
   const base = o.sessionDir ? resolve(o.cwd, o.sessionDir) : join(o.home, "sessions");
   // The database opens on first use; a folder that cannot hold it is a start-up error all the same.
@@ -302,5 +331,5 @@ export async function composeSession(opts: CliOptions): Promise<Composed> {
     })),
     ...listCommands(resources.skills, resources.templates),
   ];
-  return { session, scopedModels, store, cwd: o.cwd, fileFor, hostTools, commands, extensions: hasExtensions ? extensions : undefined, shutdown: shutdown.signal };
+  return { session, scopedModels, store, cwd: o.cwd, fileFor, hostTools, commands, extensions: hasExtensions ? extensions : undefined, shutdown: shutdown.signal, projectTrust };
 }

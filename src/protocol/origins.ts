@@ -105,6 +105,8 @@ export const PION_FIELDS: Readonly<Record<string, Readonly<Record<string, string
   "command get_entries": { limit: "Page size; the answer then carries hasMore." },
   "response get_state": {
     queuedMessageCount: "Spec 002's name for pendingMessageCount (same value), for hosts written against that document.",
+    projectTrust:
+      "Whether the cwd's own .pion/ resources (settings, extensions, skills, prompt templates) loaded: \"trusted\", \"untrusted\" (skipped), or \"none\" when the folder has none. Decided once at start-up.",
   },
   "response get_entries": { hasMore: "True when entries after the last returned one exist (only when limit was given)." },
   "event message_end": { entryId: "Id of the entry the message was committed as, before the event was written." },

@@ -68,6 +68,8 @@ export const StateSchema = v.strictObject({
   queuedMessageCount: v.number(),
   interruptMode: v.picklist(["immediate", "wait"]),
   todoPhases: v.array(TodoPhaseOutSchema),
+  /** pion: whether the cwd's own .pion/ resources loaded; "none" when it has none. */
+  projectTrust: v.picklist(["trusted", "untrusted", "none"]),
 });
 
 export const SessionStatsSchema = v.strictObject({

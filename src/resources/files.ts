@@ -42,3 +42,8 @@ export interface ResourceRoots {
   home: string;
   cwd: string;
 }
+
+/** Roots plus whether the cwd's own resources (`projectPaths`) may load: project trust decides. */
+export interface ResourceScope extends ResourceRoots {
+  project: boolean;
+}

@@ -1,7 +1,8 @@
 import { join, resolve } from "node:path";
 import { errorMessage } from "../util/errors.ts";
-import { listDir, readTextIfFile, type ResourceLocation, type ResourceRoots } from "./files.ts";
+import { listDir, readTextIfFile, type ResourceLocation, type ResourceScope } from "./files.ts";
 import { parseFrontmatter } from "./frontmatter.ts";
+import { projectPaths } from "./project-paths.ts";
 
 export interface PromptTemplate {
   /** The file name without `.md`; invoked as `/name`. */
@@ -20,16 +21,14 @@ export interface LoadedPromptTemplates {
   warnings: string[];
 }
 
-/** Template folders in precedence order: a later one replaces an earlier template of the same name. */
-export function promptTemplateSources({ home, cwd }: ResourceRoots): { dir: string; location: ResourceLocation }[] {
-  return [
-    { dir: join(home, "prompts"), location: "user" },
-    { dir: join(cwd, ".pion", "prompts"), location: "project" },
-  ];
+/** Template folders in precedence order (a later one replaces an earlier template of the same name); the project's only when trusted. */
+export function promptTemplateSources({ home, cwd, project }: ResourceScope): { dir: string; location: ResourceLocation }[] {
+  const user = { dir: join(home, "prompts"), location: "user" as const };
+  return project ? [user, { dir: projectPaths(cwd).prompts, location: "project" }] : [user];
 }
 
 /** Read the direct `.md` children of each template folder; unreadable files are skipped with a warning. */
-export function loadPromptTemplates(roots: ResourceRoots): LoadedPromptTemplates {
+export function loadPromptTemplates(roots: ResourceScope): LoadedPromptTemplates {
   const byName = new Map<string, PromptTemplate>();
   const warnings: string[] = [];
   for (const { dir, location } of promptTemplateSources(roots)) {

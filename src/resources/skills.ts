@@ -1,8 +1,9 @@
 import { existsSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { errorMessage } from "../util/errors.ts";
-import { isDirectory, listDir, readTextIfFile, type ResourceLocation, type ResourceRoots } from "./files.ts";
+import { isDirectory, listDir, readTextIfFile, type ResourceLocation, type ResourceScope } from "./files.ts";
 import { parseFrontmatter } from "./frontmatter.ts";
+import { projectPaths } from "./project-paths.ts";
 
 export interface Skill {
   name: string;
@@ -28,17 +29,18 @@ const NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 const MAX_NAME = 64;
 const MAX_DESCRIPTION = 1024;
 
-/** Skill folders in precedence order: a later source replaces an earlier skill of the same name. */
-export function skillSources({ home, cwd }: ResourceRoots): { dir: string; location: ResourceLocation }[] {
-  return [
-    { dir: join(home, "skills"), location: "user" },
-    { dir: join(cwd, ".pion", "skills"), location: "project" },
-    { dir: join(cwd, ".agents", "skills"), location: "project" },
-  ];
+/**
+ * Skill folders in precedence order (a later source replaces an earlier skill of the same name):
+ * the user's, then, for a trusted project, `.pion/skills` and the `.agents/skills` folders.
+ */
+export function skillSources({ home, cwd, project }: ResourceScope): { dir: string; location: ResourceLocation }[] {
+  const user = { dir: join(home, "skills"), location: "user" as const };
+  if (!project) return [user];
+  return [user, ...projectPaths(cwd).skills.map((dir) => ({ dir, location: "project" as const }))];
 }
 
 /** Read every `<source>/<name>/SKILL.md`; invalid skills are skipped with a warning, never thrown. */
-export function loadSkills(roots: ResourceRoots): LoadedSkills {
+export function loadSkills(roots: ResourceScope): LoadedSkills {
   const byName = new Map<string, Skill>();
   const warnings: string[] = [];
   for (const { dir, location } of skillSources(roots)) {

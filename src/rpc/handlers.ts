@@ -1,5 +1,6 @@
 import { VERSION } from "../config.ts";
 import type { HostTools } from "../extensions/host-tools.ts";
+import type { ProjectTrust } from "../trust/project-trust.ts";
 import type { ExtensionRunner } from "../extensions/types.ts";
 import type { ImageContent } from "../providers/types.ts";
 import type { Disposition } from "../session/session.ts";
@@ -20,6 +21,8 @@ export interface HandlerContext extends SessionHandlerContext {
   extensions?: ExtensionRunner;
   /** Models `cycle_model` goes through (from --models), empty when not scoped. */
   scopedModels: Model[];
+  /** Decided once at start-up for the process's cwd. */
+  projectTrust: ProjectTrust;
 }
 
 /** One small function per command; each returns the response's `data` or throws. */
@@ -37,7 +40,7 @@ export function createHandlers(ctx: HandlerContext): Handlers {
       const start = () => ({ disposition: s().prompt(c.message, c.images, undefined, c.id) });
       return s().isBusy ? s().abort().then(start) : start();
     },
-    get_state: () => getState(s()),
+    get_state: () => getState(s(), ctx.projectTrust),
     get_messages: () => ({ messages: s().messages() }),
     set_todos: (c) => ({ phases: s().setTodos(normalizeTodos(c.phases)) }),
     set_host_tools: (c) => ({ toolNames: ctx.hostTools.set(c.tools) }),
@@ -127,7 +130,7 @@ export function createHandlers(ctx: HandlerContext): Handlers {
   };
 }
 
-function getState(s: AgentSession) {
+function getState(s: AgentSession, trust: ProjectTrust) {
   const state: Record<string, unknown> = {
     model: s.model ?? null,
     thinkingLevel: s.thinkingLevel,
@@ -146,6 +149,7 @@ function getState(s: AgentSession) {
   state.queuedMessageCount = s.queues.size;
   state.interruptMode = s.interruptMode;
   state.todoPhases = s.todos;
+  state.projectTrust = trust.state;
   return state;
 }
 
@@ -204,6 +208,7 @@ function capabilities(events: string[]) {
       runTotals: true,
       scriptedProvider: true,
       orderedCommands: true,
+      projectTrust: true,
     },
   };
 }

@@ -145,7 +145,7 @@ describe("steering queued before a run", () => {
 });
 
 describe("settings", () => {
-  test.concurrent("an invalid settings.json is a clear error naming the file; the project's overrides the user's", async () => {
+  test.concurrent("an invalid settings.json is a clear error naming the file; a trusted project's overrides the user's", async () => {
     const { fake, dirs } = setup();
     writeFileSync(join(dirs.home, "settings.json"), JSON.stringify({ steeringMode: "sometimes" }));
     const bad = await runPion(["--mode", "rpc"], dirs);
@@ -155,10 +155,14 @@ describe("settings", () => {
     writeFileSync(join(dirs.home, "settings.json"), JSON.stringify({ steeringMode: "all", followUpMode: "all" }));
     mkdirSync(join(dirs.cwd, ".pion"), { recursive: true });
     writeFileSync(join(dirs.cwd, ".pion", "settings.json"), JSON.stringify({ followUpMode: "one-at-a-time", defaultModel: "fake/fake-plain" }));
-    const p = new Pion({ ...dirs, args: ["--mode", "rpc"] });
+    const p = new Pion({ ...dirs, args: ["--mode", "rpc", "--approve"] });
     const st = (await p.request({ type: "get_state" })).data;
-    expect(st).toMatchObject({ steeringMode: "all", followUpMode: "one-at-a-time", model: { id: "fake-plain" }, thinkingLevel: "off" });
+    expect(st).toMatchObject({ steeringMode: "all", followUpMode: "one-at-a-time", model: { id: "fake-plain" }, thinkingLevel: "off", projectTrust: "trusted" });
     await p.close();
+    // Untrusted (the default), the project's settings are not read.
+    const untrusted = new Pion({ ...dirs, args: ["--mode", "rpc"] });
+    expect((await untrusted.request({ type: "get_state" })).data).toMatchObject({ followUpMode: "all", projectTrust: "untrusted" });
+    await untrusted.close();
     await fake.stop();
   });
 });

@@ -19,7 +19,7 @@ describe("skills, prompt templates, context files", () => {
     write(join(home, "skills", "deploy", "SKILL.md"), "---\nname: deploy\ndescription: Deploy the app safely\n---\nRun make deploy, then check health.");
     write(join(cwd, ".pion", "skills", "Bad Name", "SKILL.md"), "---\nname: Bad Name\ndescription: x\n---\nbody");
     write(join(cwd, ".pion", "prompts", "review.md"), "---\ndescription: Review a file\n---\nReview $1 focusing on $2. All: $ARGUMENTS");
-    const p = new Pion({ home, cwd, args: ["--mode", "rpc", "--model", "fake/fake-model", "--append-system-prompt", "APPENDED-TEXT"] });
+    const p = new Pion({ home, cwd, args: ["--mode", "rpc", "--approve", "--model", "fake/fake-model", "--append-system-prompt", "APPENDED-TEXT"] });
     fake.enqueue({ blocks: [{ type: "text", text: "ok" }] }, { blocks: [{ type: "text", text: "ok" }] });
     await p.request({ type: "prompt", message: '/review src/a.ts "error handling"' });
     await p.waitFor("agent_settled");

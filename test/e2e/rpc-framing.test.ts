@@ -97,6 +97,7 @@ describe("rpc framing and validation", () => {
       queuedMessageCount: 0,
       interruptMode: "immediate",
       todoPhases: [],
+      projectTrust: "none",
     });
     await p.close();
   });

@@ -14,7 +14,7 @@ const ENTRY = `
 import { loadExtensions } from ${JSON.stringify(LOADER)};
 const frames = [];
 const port = {
-  cwd: process.cwd(), mode: "rpc", hasUI: true,
+  cwd: process.cwd(), mode: "rpc", hasUI: true, projectTrusted: false,
   model: () => undefined, isIdle: () => true, hasPendingMessages: () => false, abort() {}, shutdown() {},
   sendMessage() {}, sendUserMessage() {}, appendEntry() {}, setSessionName() {}, getSessionName: () => undefined, setLabel() {},
   writeFrame: (f) => frames.push(f),

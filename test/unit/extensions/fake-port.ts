@@ -32,6 +32,7 @@ export function fakePort(opts: { mode?: ExtensionMode; hasUI?: boolean; idle?: b
     cwd: tmpdir(),
     mode: opts.mode ?? "rpc",
     hasUI: opts.hasUI ?? true,
+    projectTrusted: false,
     model: () => ({ provider: "anthropic", id: "claude-test" }),
     isIdle: () => opts.idle ?? true,
     hasPendingMessages: () => opts.pending ?? false,

@@ -83,7 +83,7 @@ describe("discoverExtensions", () => {
 
   test("global folder, project folder, then -e paths (files and folders), deduplicated", () => {
     const { home, cwd } = layout();
-    const found = discoverExtensions({ home, cwd, extra: ["tools/extra.ts", "dir-ext", join(cwd, ".pion/extensions/local.ts"), "nope.ts"], noDiscovery: false });
+    const found = discoverExtensions({ home, cwd, extra: ["tools/extra.ts", "dir-ext", join(cwd, ".pion/extensions/local.ts"), "nope.ts"], noDiscovery: false, project: true });
     expect(found).toEqual([
       join(home, "extensions", "a.js"),
       join(home, "extensions", "b.ts"),
@@ -96,9 +96,16 @@ describe("discoverExtensions", () => {
     ]);
   });
 
+  test("an untrusted project: its .pion/extensions is not scanned, but a -e path inside it still loads", () => {
+    const { home, cwd } = layout();
+    const local = join(cwd, ".pion", "extensions", "local.ts");
+    expect(discoverExtensions({ home, cwd, extra: [], noDiscovery: false, project: false })).not.toContain(local);
+    expect(discoverExtensions({ home, cwd, extra: [".pion/extensions/local.ts"], noDiscovery: false, project: false }).at(-1)).toBe(local);
+  });
+
   test("noDiscovery keeps only the explicit paths; missing folders are fine", () => {
     const { home, cwd } = layout();
-    expect(discoverExtensions({ home, cwd, extra: ["tools/extra.ts"], noDiscovery: true })).toEqual([join(cwd, "tools", "extra.ts")]);
-    expect(discoverExtensions({ home: join(home, "none"), cwd: join(cwd, "none"), extra: [], noDiscovery: false })).toEqual([]);
+    expect(discoverExtensions({ home, cwd, extra: ["tools/extra.ts"], noDiscovery: true, project: true })).toEqual([join(cwd, "tools", "extra.ts")]);
+    expect(discoverExtensions({ home: join(home, "none"), cwd: join(cwd, "none"), extra: [], noDiscovery: false, project: true })).toEqual([]);
   });
 });

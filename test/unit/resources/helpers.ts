@@ -25,14 +25,14 @@ export function writeTree(root: string, files: Record<string, string>): string {
   return root;
 }
 
-/** A PION_HOME and a project folder side by side in a fresh temp folder. */
-export function roots(): { home: string; cwd: string } {
+/** A PION_HOME and a trusted project folder side by side in a fresh temp folder. */
+export function roots(): { home: string; cwd: string; project: boolean } {
   const base = tmp();
   const home = join(base, "home");
   const cwd = join(base, "proj");
   mkdirSync(home);
   mkdirSync(cwd);
-  return { home, cwd };
+  return { home, cwd, project: true };
 }
 
 export const skillMd = (name: string, description: string, body = "Do the thing.") =>
