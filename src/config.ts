@@ -59,3 +59,17 @@ export function loadSettings(home: string, cwd: string): Settings {
   }
   return merged as Settings;
 }
+
+const envValue = (env: Record<string, string | undefined>, name: string) => (env[name] === "" ? undefined : env[name]);
+
+/** A process setting named both ways: pion's `PION_*` name wins over the reference's `PI_*` one. */
+export const envSetting = (env: Record<string, string | undefined>, pion: string, pi: string): string | undefined =>
+  envValue(env, pion) ?? envValue(env, pi);
+
+/** `--offline`, or `PION_OFFLINE` / `PI_OFFLINE` set to 1, true or yes. */
+export const isOffline = (flag: boolean, env: Record<string, string | undefined>): boolean =>
+  flag || /^(1|true|yes)$/i.test(envSetting(env, "PION_OFFLINE", "PI_OFFLINE") ?? "");
+
+/** The sessions directory when no `--session-dir` is given: `PION_SESSION_DIR`, else `PI_CODING_AGENT_SESSION_DIR`. */
+export const sessionDirFromEnv = (env: Record<string, string | undefined>): string | undefined =>
+  envSetting(env, "PION_SESSION_DIR", "PI_CODING_AGENT_SESSION_DIR");
