@@ -59,9 +59,15 @@ async function run(argv: string[]): Promise<number> {
   }
   const a = parsed.values;
   if (a.help) {
-    const { renderHelp } = await import("./cli/help.ts");
+    const [{ renderHelp }, { extensionFlagsForHelp }] = await Promise.all([import("./cli/help.ts"), import("./modes/help-flags.ts")]);
+    const flags = await extensionFlagsForHelp({
+      home: pionHome(),
+      cwd: process.cwd(),
+      extensions: a.extension ?? [],
+      noExtensions: a["no-extensions"] === true,
+    });
     // Colours for a terminal only: `pion --help | less` or a file gets plain text.
-    process.stdout.write(`${renderHelp(VERSION, process.stdout.isTTY === true)}\n`);
+    process.stdout.write(`${renderHelp(VERSION, process.stdout.isTTY === true, flags)}\n`);
     return 0;
   }
   if (a.version) {

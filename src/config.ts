@@ -8,8 +8,9 @@ import { readJsonFile } from "./util/json-file.ts";
 declare const PION_COMMIT: string | undefined;
 export const VERSION = `${pkg.version}+${typeof PION_COMMIT === "string" ? PION_COMMIT : "dev"}`;
 
+/** `PION_HOME`, else the reference's `PI_CODING_AGENT_DIR` (its config folder has the same layout), else ~/.pion. */
 export const pionHome = (env: Record<string, string | undefined> = process.env): string =>
-  env.PION_HOME || join(homedir(), ".pion");
+  env.PION_HOME || env.PI_CODING_AGENT_DIR || join(homedir(), ".pion");
 
 const SettingsSchema = v.looseObject({
   defaultProvider: v.optional(v.string()),

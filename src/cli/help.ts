@@ -1,7 +1,18 @@
 import { FLAGS, type FlagDef } from "./args.ts";
 
-/** `pion --help`: usage, pion's options, then the terminal-only ones accepted for compatibility. */
-export function renderHelp(version: string, color: boolean): string {
+/** A flag an extension registered, as --help shows it. */
+export interface HelpFlag {
+  name: string;
+  type: "boolean" | "string";
+  description?: string;
+  extensionPath: string;
+}
+
+/**
+ * `pion --help`: usage, pion's options, the terminal-only ones accepted for compatibility, then
+ * the flags of the extensions this run would load.
+ */
+export function renderHelp(version: string, color: boolean, extensionFlags: readonly HelpFlag[] = []): string {
   const bold = (s: string) => (color ? `\x1b[1m${s}\x1b[22m` : s);
   const rows = (group: FlagDef["group"]) =>
     (Object.entries(FLAGS) as [string, FlagDef][])
@@ -9,7 +20,8 @@ export function renderHelp(version: string, color: boolean): string {
       .map(([name, def]) => [spell(name, def), def.help] as const);
   const main = rows(undefined);
   const compat = rows("compat");
-  const width = Math.max(...[...main, ...compat].map(([left]) => left.length)) + 2;
+  const extra = extensionFlags.map((f) => [`--${f.name}${f.type === "string" ? " <value>" : ""}`, f.description ?? `Registered by ${f.extensionPath}`] as const);
+  const width = Math.max(...[...main, ...compat, ...extra].map(([left]) => left.length)) + 2;
   const table = (list: readonly (readonly [string, string])[]) => list.map(([left, right]) => `  ${left.padEnd(width)}${right}`).join("\n");
   return [
     `pion ${version}: a headless coding agent speaking JSON lines over stdio`,
@@ -27,6 +39,7 @@ export function renderHelp(version: string, color: boolean): string {
     bold("Accepted for compatibility (terminal UI only; no effect in pion's modes):"),
     table(compat),
     "",
+    ...(extra.length > 0 ? [bold("Extension flags:"), table(extra), ""] : []),
     "Extensions may register more --options (pi.registerFlag); `--` ends the options.",
   ].join("\n");
 }

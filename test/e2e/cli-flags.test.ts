@@ -228,6 +228,16 @@ describe("flags that extensions register", () => {
     expect(JSON.parse(defaults.state.sessionName).atStart).toEqual({ plan: false, target: "staging", unregistered: null });
   }, LIMIT);
 
+  test.concurrent("--help lists them when their extension would load", async () => {
+    const plain = await runPion(["--help"], tempDirs());
+    expect(plain.stdout).not.toContain("Extension flags:");
+    const r = await runPion(["--help", "-e", FLAGS_EXT], tempDirs());
+    expect(r.code).toBe(0);
+    const section = r.stdout.split("Extension flags:")[1]!;
+    expect(section).toMatch(/\n {2}--plan +Start in plan mode\n/);
+    expect(section).toMatch(/\n {2}--target <value> +Where to deploy\n/);
+  }, LIMIT);
+
   test.concurrent("a string flag's value is not taken for a prompt", async () => {
     const dirs = tempDirs();
     const replies = join(dirs.cwd, "replies.json");

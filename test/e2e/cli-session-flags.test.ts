@@ -141,6 +141,18 @@ describe("the sessions directory from the environment", () => {
     expect(flag.sessionFile).toStartWith(`${flagDir}/`);
   }, LIMIT);
 
+  test.concurrent("PI_CODING_AGENT_DIR is the home when PION_HOME is not set", async () => {
+    const dirs = tempDirs();
+    const agentDir = join(dirs.cwd, "agent-dir");
+    mkdirSync(agentDir);
+    writeFileSync(join(agentDir, "settings.json"), JSON.stringify({ steeringMode: "all" }));
+    const state = await run(dirs, [], { env: { PION_HOME: "", PI_CODING_AGENT_DIR: agentDir } });
+    expect(state.sessionFile).toStartWith(`${agentDir}/sessions/`);
+    expect(state.steeringMode).toBe("all");
+    // PION_HOME wins.
+    expect((await run(dirs, [], { env: { PI_CODING_AGENT_DIR: agentDir } })).sessionFile).toStartWith(`${dirs.home}/sessions/`);
+  }, LIMIT);
+
   test.concurrent("`pion sessions` reads the same directory", async () => {
     const dirs = tempDirs();
     const piDir = join(dirs.cwd, "pi-sessions");
