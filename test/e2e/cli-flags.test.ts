@@ -3,10 +3,10 @@
  * RPC mode (the process answers get_state) and has its documented effect where pion has the feature.
  */
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { startFakeProvider } from "../support/fake-provider.ts";
-import { Pion, runPion, tempDirs, writeFakeModels, type Rec } from "../support/pion.ts";
+import { BINARY, Pion, runPion, tempDirs, writeFakeModels, type Rec } from "../support/pion.ts";
 
 const FLAGS_EXT = resolve(import.meta.dir, "../fixtures/extensions/flags.ts");
 const TOOLS_EXT = resolve(import.meta.dir, "../fixtures/extensions/tools.ts");
@@ -211,6 +211,39 @@ describe("options with an effect", () => {
     expect(none).toMatchObject({ code: 0, stdout: 'No models matching "zzz"\n' });
     // No search word: the next option is not taken as one.
     expect((await runPion(["--list-models", "--offline"], dirs)).stdout).toBe(all.stdout);
+  }, LIMIT);
+});
+
+describe("model options, in RPC mode", () => {
+  test.concurrent("--model, --provider, --thinking, --models and --api-key set what get_state and cycle_model show", async () => {
+    const dirs = tempDirs();
+    writeFakeModels(dirs.home, "http://127.0.0.1:9", {
+      keyless: { baseUrl: "http://127.0.0.1:9", api: "anthropic-messages", models: [{ id: "needs-key", reasoning: true }] },
+    });
+    const byPattern = await stateWith(["--model", "fake/fake-model:low"], dirs);
+    expect(byPattern.state).toMatchObject({ model: { provider: "fake", id: "fake-model" }, thinkingLevel: "low" });
+    const byProvider = await stateWith(["--provider", "fake", "--model", "fake-plain"], dirs);
+    expect(byProvider.state.model).toMatchObject({ provider: "fake", id: "fake-plain" });
+    expect((await stateWith(["--model", "fake-model", "--thinking", "high"], dirs)).state.thinkingLevel).toBe("high");
+    expect((await stateWith(["--model", "needs-key", "--api-key", "sk-test"], dirs)).state.model).toMatchObject({ provider: "keyless" });
+    const p = new Pion({ ...dirs, args: ["--mode", "rpc", "--model", "fake-model", "--models", "fake-model,fake-chat"] });
+    expect((await p.request({ type: "cycle_model" })).data).toMatchObject({ model: { id: "fake-chat" }, isScoped: true });
+    expect(await p.close()).toBe(0);
+  }, LIMIT);
+});
+
+describe("the compiled binary", () => {
+  const built = existsSync(BINARY);
+  test.skipIf(!built && !process.env.CI)("dist/pion takes the reference's flags and an extension's", async () => {
+    expect(built).toBe(true);
+    const p = new Pion({ binary: true, args: ["--mode", "rpc", "--no-themes", "-xt", "bash", "-nc", "--session-id", "bin-1", "-e", FLAGS_EXT, "--target", "prod"] });
+    const st = await p.request({ type: "get_state" });
+    expect(st.data.sessionId).toBe("bin-1");
+    expect(JSON.parse(st.data.sessionName).atStart).toEqual({ plan: false, target: "prod", unregistered: null });
+    expect(await p.close()).toBe(0);
+    const bad = await runPion(["--mode", "rpc", "--no-theme"], { ...tempDirs(), binary: true, stdin: "" });
+    expect(bad).toMatchObject({ code: 2, stdout: "" });
+    expect(bad.stderr).toContain("did you mean --no-themes?");
   }, LIMIT);
 });
 
