@@ -29,13 +29,13 @@ export function openStartupSession(
 ): boolean {
   if (o.fork) {
     if (o.sessionId && store.getSession(o.sessionId)) throw new PionError(`Session already exists with id '${o.sessionId}'`, "invalid_argument");
-    session.openStored(locateSession(store, o.fork, o.cwd, fileFor));
+    session.openStored(locateSession(store, byPrefix(store, o.fork, o.cwd), o.cwd, fileFor));
     session.restoreSettings();
     // Every entry, the tree included, as the reference copies the file; the new header names the source.
     session.branchInto(session.entries(), o.sessionId);
     return true;
   }
-  let resume = o.session;
+  let resume = o.session === undefined ? undefined : byPrefix(store, o.session, o.cwd);
   if (!resume && o.continue) resume = store.listSessions({ cwd: o.cwd, limit: 1 }).sessions[0]?.sessionId;
   if (!resume && o.sessionId) {
     const existing = store.getSession(o.sessionId);
@@ -53,4 +53,23 @@ export function openStartupSession(
   session.openStored(locateSession(store, resume, o.cwd, fileFor));
   session.restoreSettings();
   return true;
+}
+
+/**
+ * A `--session` / `--fork` argument that is neither a path nor a full id may be the start of one,
+ * as in the reference: the newest session of this folder whose id starts with it, else the newest
+ * anywhere in the sessions directory. Anything else is returned as given (and then not found).
+ */
+export function byPrefix(store: SessionStore, arg: string, cwd: string): string {
+  if (arg.includes("/") || arg.endsWith(".jsonl") || store.getSession(arg)) return arg;
+  for (const scope of [cwd, undefined]) {
+    let cursor: string | undefined;
+    do {
+      const page = store.listSessions({ cwd: scope, limit: 500, cursor });
+      const hit = page.sessions.find((x) => x.sessionId.startsWith(arg));
+      if (hit) return hit.sessionId;
+      cursor = page.nextCursor;
+    } while (cursor);
+  }
+  return arg;
 }

@@ -102,6 +102,20 @@ describe("--fork", () => {
     expect(r.stderr).toBe("pion: Session already exists with id 'forked-1'\n");
   }, LIMIT);
 
+  test.concurrent("--fork and --session take the start of an id: this folder's first, then any folder's", async () => {
+    const dirs = tempDirs();
+    const here = await run(dirs, ["--session-id", "alpha-here", ...scripted(dirs, ["a"])], { prompt: "q" });
+    const sub = join(dirs.cwd, "sub");
+    mkdirSync(sub);
+    const subDirs = { home: dirs.home, cwd: sub };
+    const there = await run(subDirs, ["--session-id", "alpha-there", ...scripted(subDirs, ["b"])], { prompt: "q" });
+    expect((await run(dirs, ["--session", "alpha"])).sessionId).toBe(here.sessionId);
+    expect((await run(subDirs, ["--session", "alpha"])).sessionId).toBe(there.sessionId);
+    expect((await run(dirs, ["--session", "alpha-th"])).sessionId).toBe(there.sessionId);
+    const fork = await run(dirs, ["--fork", "alpha-t"]);
+    expect(header(fork.sessionFile).parentSession).toBe(there.sessionFile);
+  }, LIMIT);
+
   test.concurrent("a missing source is a start-up error", async () => {
     const r = await runPion(["--mode", "rpc", "--fork", "no-such-session"], { ...tempDirs(), stdin: "" });
     expect(r.code).toBe(1);
