@@ -3,7 +3,7 @@
  * RPC mode (the process answers get_state) and has its documented effect where pion has the feature.
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { startFakeProvider } from "../support/fake-provider.ts";
 import { BINARY, Pion, runPion, tempDirs, writeFakeModels, type Rec } from "../support/pion.ts";
@@ -65,7 +65,6 @@ describe("options with no effect in pion's modes are accepted", () => {
     ["-a"],
     ["-na"],
     ["--no-mcp"],
-    ["-ne"],
   ];
   for (const args of cases) {
     test.concurrent(args.join(" "), async () => {
@@ -106,6 +105,15 @@ describe("options with an effect", () => {
     expect((await stateWith(["--verbose"], tempDirs(), { PI_OFFLINE: "1" })).stderr).toContain("pion startup: network: offline");
     // pion's own name wins over the reference's.
     expect((await stateWith(["--verbose"], tempDirs(), { PI_OFFLINE: "1", PION_OFFLINE: "0" })).stderr).toContain("pion startup: network: on");
+  }, LIMIT);
+
+  test.concurrent("-ne skips discovered extensions; -e paths still load", async () => {
+    const dirs = tempDirs();
+    mkdirSync(join(dirs.home, "extensions"));
+    copyFileSync(FLAGS_EXT, join(dirs.home, "extensions", "flags.ts"));
+    expect((await stateWith([], dirs)).state.sessionName).toEqual(expect.any(String));
+    expect((await stateWith(["-ne"], dirs)).state.sessionName).toBeUndefined();
+    expect((await stateWith(["-ne", "-e", FLAGS_EXT], dirs)).state.sessionName).toEqual(expect.any(String));
   }, LIMIT);
 
   test.concurrent("-t / --tools, -xt / --exclude-tools with patterns", async () => {
