@@ -1,87 +1,21 @@
 #!/usr/bin/env bun
-import type { ArgsDef, CommandDef } from "citty";
-import { pionHome, VERSION } from "./config.ts";
+import { finalizeArgs, parseArgs, UsageError, type ExtraFlag, type ParsedArgs } from "./cli/args.ts";
+import { isOffline, pionHome, sessionDirFromEnv, VERSION } from "./config.ts";
 import type { CliOptions } from "./modes/compose.ts";
 import { errorMessage } from "./util/errors.ts";
 
-const ARGS = {
-  mode: { type: "string", description: "Output mode: rpc, json or print", valueHint: "rpc|json|print" },
-  print: { type: "boolean", alias: "p", description: "Print mode: run the prompt and print the final text" },
-  provider: { type: "string", description: "Provider of the model (anthropic, openai, ...)" },
-  model: { type: "string", description: "Model id, provider/id or pattern, with optional :thinking suffix" },
-  models: { type: "string", description: "Comma-separated model patterns that cycle_model goes through" },
-  thinking: { type: "string", description: "Thinking level: off, minimal, low, medium, high, xhigh, max" },
-  name: { type: "string", alias: "n", description: "Session display name" },
-  session: { type: "string", description: "Open a session file or id" },
-  "session-dir": { type: "string", description: "Directory where sessions are stored" },
-  "no-session": { type: "boolean", description: "Keep the session in memory only" },
-  continue: { type: "boolean", alias: "c", description: "Continue the most recent session of this folder" },
-  "api-key": { type: "string", description: "API key for the selected provider" },
-  extension: { type: "string", alias: "e", description: "Load an extension (repeatable)" },
-  "no-extensions": { type: "boolean", description: "Do not discover extensions" },
-  tools: { type: "string", description: "Tools to enable: names replace, +name adds, -name removes" },
-  "system-prompt": { type: "string", description: "Replace the base system prompt" },
-  "append-system-prompt": { type: "string", description: "Append text to the system prompt" },
-  approve: { type: "boolean", alias: "a", description: "Trust this folder's own .pion/ resources for this run" },
-  "no-approve": { type: "boolean", alias: "na", description: "Never load this folder's own .pion/ resources (wins over --approve)" },
-  version: { type: "boolean", alias: "v", description: "Print the version" },
-  help: { type: "boolean", alias: "h", description: "Show this help" },
-} as const satisfies ArgsDef;
-
-// A plain citty definition: citty itself is loaded only to render --help.
-const main: CommandDef = {
-  meta: {
-    name: "pion",
-    version: VERSION,
-    description:
-      "A headless coding agent speaking JSON lines over stdio. Browse sessions with: pion sessions list|search <query>|show <id> [--json]. Manage trusted folders with: pion trust [path] | --revoke [path] | --list [--json]",
-  },
-  args: { ...ARGS, prompts: { type: "positional", required: false, description: "Prompts (json and print modes)" } },
+const usageError = (err: unknown): number => {
+  process.stderr.write(`pion: ${errorMessage(err)} (see pion --help)\n`);
+  return 2;
 };
 
-class UsageError extends Error {}
-
-/** Strict flag check: unknown flags and missing values are errors (citty alone accepts both). */
-function checkArgs(argv: string[]): { values: Record<string, string | boolean>; extensions: string[]; positionals: string[] } {
-  const values: Record<string, string | boolean> = {};
-  const byName = new Map<string, [string, (typeof ARGS)[keyof typeof ARGS]]>();
-  for (const [name, def] of Object.entries(ARGS)) {
-    byName.set(`--${name}`, [name, def]);
-    if ("alias" in def) byName.set(`-${def.alias}`, [name, def]);
+/** What the positionals may be in `mode`: prompts in json/print mode, nothing in RPC mode. */
+function checkPositionals(mode: string, positionals: string[]): void {
+  if (mode !== "rpc") return;
+  if (positionals.some((p) => p.startsWith("@"))) {
+    throw new UsageError("@file arguments are not supported in RPC mode; send files in prompt commands instead");
   }
-  const extensions: string[] = [];
-  const positionals: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const tok = argv[i]!;
-    if (tok === "--") {
-      positionals.push(...argv.slice(i + 1));
-      break;
-    }
-    if (!tok.startsWith("-") || tok === "-") {
-      positionals.push(tok);
-      continue;
-    }
-    const eq = tok.indexOf("=");
-    const flag = eq > 0 ? tok.slice(0, eq) : tok;
-    const found = byName.get(flag);
-    if (!found) throw new UsageError(`Unknown option: ${flag}`);
-    const [name, def] = found;
-    if (def.type === "boolean") {
-      if (eq > 0) throw new UsageError(`Option ${flag} takes no value`);
-      values[name] = true;
-      continue;
-    }
-    let value: string | undefined;
-    if (eq > 0) value = tok.slice(eq + 1);
-    else {
-      value = argv[i + 1];
-      if (value === undefined || byName.has(value)) throw new UsageError(`Option ${flag} needs a value`);
-      i++;
-    }
-    if (name === "extension") extensions.push(value);
-    values[name] = value;
-  }
-  return { values, extensions, positionals };
+  if (positionals.length > 0) throw new UsageError("RPC mode takes no prompt arguments; send prompt commands on stdin");
 }
 
 /** `pion sessions ...`: its own small flag set. */
@@ -108,7 +42,7 @@ async function runSessions(argv: string[]): Promise<number> {
   }
   const { runSessionsCli } = await import("./modes/sessions-cli.ts");
   try {
-    return runSessionsCli(sub, args, { home: pionHome(), cwd: process.cwd(), ...opts });
+    return runSessionsCli(sub, args, { home: pionHome(), cwd: process.cwd(), ...opts, sessionDir: opts.sessionDir ?? sessionDirFromEnv(process.env) });
   } catch (err) {
     process.stderr.write(`pion: ${errorMessage(err)}\n`);
     return 1;
@@ -121,72 +55,136 @@ async function run(argv: string[]): Promise<number> {
     const { runTrustCli } = await import("./modes/trust-cli.ts");
     return runTrustCli(argv.slice(1), { home: pionHome(), cwd: process.cwd() });
   }
-  let checked: ReturnType<typeof checkArgs>;
+  let parsed: ParsedArgs;
   try {
-    checked = checkArgs(argv);
+    parsed = parseArgs(argv);
   } catch (err) {
-    process.stderr.write(`pion: ${errorMessage(err)} (see pion --help)\n`);
-    return 2;
+    return usageError(err);
   }
-  const args: Record<string, string | boolean | undefined> = checked.values;
-  if (args.help) {
-    const { renderUsage } = await import("citty");
-    const usage = await renderUsage(main);
+  const a = parsed.values;
+  if (a.help) {
+    const [{ renderHelp }, { extensionFlagsForHelp }] = await Promise.all([import("./cli/help.ts"), import("./modes/help-flags.ts")]);
+    const flags = await extensionFlagsForHelp({
+      home: pionHome(),
+      cwd: process.cwd(),
+      extensions: a.extension ?? [],
+      noExtensions: a["no-extensions"] === true,
+      approve: a["no-approve"] ? false : a.approve ? true : undefined,
+    });
     // Colours for a terminal only: `pion --help | less` or a file gets plain text.
-    process.stdout.write(`${process.stdout.isTTY ? usage : Bun.stripANSI(usage)}\n`);
+    process.stdout.write(`${renderHelp(VERSION, process.stdout.isTTY === true, flags)}\n`);
     return 0;
   }
-  if (args.version) {
+  if (a.version) {
     process.stdout.write(`${VERSION}\n`);
     return 0;
   }
-  const mode = args.print ? "print" : ((args.mode as string | undefined) ?? "print");
+  // The one-shot commands load no extension, so an option set aside for one is unknown here.
+  if (a.export !== undefined || a["list-models"] !== undefined) {
+    try {
+      finalizeArgs(argv, []);
+    } catch (err) {
+      return usageError(err);
+    }
+  }
+  if (a.export !== undefined) return runExport(a.export, parsed.positionals[0]);
+  if (a["list-models"] !== undefined) return runListModels(a, a["list-models"] === true ? undefined : a["list-models"]);
+  const mode = a.print ? "print" : a.mode === "text" ? "print" : (a.mode ?? "print");
   if (!["rpc", "json", "print"].includes(mode)) {
-    process.stderr.write(`pion: unknown mode "${mode}": expected rpc, json or print\n`);
+    process.stderr.write(`pion: unknown mode "${mode}": expected rpc, json, print or text\n`);
     return 2;
   }
-  const prompts = checked.positionals;
-  if (mode === "rpc" && prompts.some((p) => p.startsWith("@"))) {
-    process.stderr.write(`pion: @file arguments are not supported in RPC mode; send files in prompt commands instead\n`);
-    return 2;
+  let prompts = parsed.positionals;
+  try {
+    if (parsed.pending.length === 0) checkPositionals(mode, prompts);
+  } catch (err) {
+    return usageError(err);
   }
-  if (mode === "rpc" && prompts.length > 0) {
-    process.stderr.write(`pion: RPC mode takes no prompt arguments; send prompt commands on stdin\n`);
-    return 2;
+  const opts = cliOptions(a, mode as "rpc" | "json" | "print");
+  if (parsed.pending.length > 0) {
+    // Options no built-in flag knows: decided once the extensions have registered theirs.
+    opts.resolveExtensionFlags = (registered: ExtraFlag[]) => {
+      const final = finalizeArgs(argv, registered);
+      checkPositionals(mode, final.positionals);
+      prompts = final.positionals;
+      return final.extensionFlags;
+    };
   }
-  const opts: CliOptions = {
-    cwd: process.cwd(),
-    home: pionHome(),
-    env: process.env,
-    provider: args.provider as string | undefined,
-    model: args.model as string | undefined,
-    models: args.models as string | undefined,
-    thinking: args.thinking as string | undefined,
-    name: args.name as string | undefined,
-    apiKey: args["api-key"] as string | undefined,
-    noSession: args["no-session"] === true,
-    session: args.session as string | undefined,
-    sessionDir: args["session-dir"] as string | undefined,
-    continue: args.continue === true,
-    mode: mode as "rpc" | "json" | "print",
-    extensions: checked.extensions,
-    noExtensions: args["no-extensions"] === true,
-    tools: args.tools as string | undefined,
-    systemPrompt: args["system-prompt"] as string | undefined,
-    appendSystemPrompt: args["append-system-prompt"] as string | undefined,
-    approve: args["no-approve"] === true ? false : args.approve === true ? true : undefined,
-  };
   // Loaded after the flags are checked, so --version, --help and usage errors stay instant.
   const { composeSession } = await import("./modes/compose.ts");
   let composed: Awaited<ReturnType<typeof composeSession>>;
   try {
     composed = await composeSession(opts);
   } catch (err) {
+    if (err instanceof UsageError) return usageError(err);
     process.stderr.write(`pion: ${errorMessage(err)}\n`);
     return 1;
   }
   if (mode === "rpc") return (await import("./modes/rpc.ts")).runRpcMode(composed);
   return (await import("./modes/json.ts")).runJsonMode(composed, prompts, mode === "print" ? "print" : "json");
+}
+
+/** The parsed flags as compose's plain options; the environment fills what no flag says. */
+function cliOptions(a: ParsedArgs["values"], mode: "rpc" | "json" | "print"): CliOptions {
+  const env = process.env;
+  return {
+    cwd: process.cwd(),
+    home: pionHome(),
+    env,
+    provider: a.provider,
+    model: a.model,
+    models: a.models,
+    thinking: a.thinking,
+    name: a.name,
+    apiKey: a["api-key"],
+    noSession: a["no-session"] === true,
+    session: a.session,
+    sessionId: a["session-id"],
+    fork: a.fork,
+    sessionDir: a["session-dir"] ?? sessionDirFromEnv(env),
+    continue: a.continue === true,
+    mode,
+    extensions: a.extension ?? [],
+    noExtensions: a["no-extensions"] === true,
+    tools: a.tools,
+    excludeTools: a["exclude-tools"],
+    noTools: a["no-tools"] === true,
+    noBuiltinTools: a["no-builtin-tools"] === true,
+    skills: a.skill ?? [],
+    noSkills: a["no-skills"] === true,
+    promptTemplates: a["prompt-template"] ?? [],
+    noPromptTemplates: a["no-prompt-templates"] === true,
+    noContextFiles: a["no-context-files"] === true,
+    systemPrompt: a["system-prompt"],
+    appendSystemPrompt: a["append-system-prompt"] ?? [],
+    noMcp: a["no-mcp"] === true,
+    approve: a["no-approve"] ? false : a.approve ? true : undefined,
+    offline: isOffline(a.offline === true, env),
+    verbose: a.verbose === true,
+  };
+}
+
+async function runExport(input: string, output: string | undefined): Promise<number> {
+  const { exportSessionFile } = await import("./modes/export-file.ts");
+  try {
+    process.stdout.write(`Exported to: ${exportSessionFile(input, output, process.cwd())}\n`);
+    return 0;
+  } catch (err) {
+    process.stderr.write(`pion: ${errorMessage(err)}\n`);
+    return 1;
+  }
+}
+
+async function runListModels(a: ParsedArgs["values"], search: string | undefined): Promise<number> {
+  const [{ loadModels }, { formatModelList }] = await Promise.all([import("./providers/models.ts"), import("./modes/list-models.ts")]);
+  try {
+    const registry = loadModels(pionHome(), process.env, { provider: a.provider, apiKey: a["api-key"] });
+    process.stdout.write(formatModelList(registry.available(), search));
+    return 0;
+  } catch (err) {
+    process.stderr.write(`pion: ${errorMessage(err)}\n`);
+    return 1;
+  }
 }
 
 void run(process.argv.slice(2)).then((code) => process.exit(code));

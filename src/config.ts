@@ -9,8 +9,9 @@ import { readJsonFile } from "./util/json-file.ts";
 declare const PION_COMMIT: string | undefined;
 export const VERSION = `${pkg.version}+${typeof PION_COMMIT === "string" ? PION_COMMIT : "dev"}`;
 
+/** `PION_HOME`, else the reference's `PI_CODING_AGENT_DIR` (its config folder has the same layout), else ~/.pion. */
 export const pionHome = (env: Record<string, string | undefined> = process.env): string =>
-  env.PION_HOME || join(homedir(), ".pion");
+  env.PION_HOME || env.PI_CODING_AGENT_DIR || join(homedir(), ".pion");
 
 const SettingsSchema = v.looseObject({
   defaultProvider: v.optional(v.string()),
@@ -72,3 +73,17 @@ export function loadSettings(home: string, cwd: string, projectTrusted: boolean,
   }
   return merged as Settings;
 }
+
+const envValue = (env: Record<string, string | undefined>, name: string) => (env[name] === "" ? undefined : env[name]);
+
+/** A process setting named both ways: pion's `PION_*` name wins over the reference's `PI_*` one. */
+export const envSetting = (env: Record<string, string | undefined>, pion: string, pi: string): string | undefined =>
+  envValue(env, pion) ?? envValue(env, pi);
+
+/** `--offline`, or `PION_OFFLINE` / `PI_OFFLINE` set to 1, true or yes. */
+export const isOffline = (flag: boolean, env: Record<string, string | undefined>): boolean =>
+  flag || /^(1|true|yes)$/i.test(envSetting(env, "PION_OFFLINE", "PI_OFFLINE") ?? "");
+
+/** The sessions directory when no `--session-dir` is given: `PION_SESSION_DIR`, else `PI_CODING_AGENT_SESSION_DIR`. */
+export const sessionDirFromEnv = (env: Record<string, string | undefined>): string | undefined =>
+  envSetting(env, "PION_SESSION_DIR", "PI_CODING_AGENT_SESSION_DIR");

@@ -102,7 +102,7 @@ export interface ExtensionApi {
   setLabel(entryId: string, label: string | undefined): void;
   exec(command: string, args?: string[], options?: ExecOptions): Promise<ExecResult>;
   events: EventBus;
-  registerFlag(name: string, options: { default?: unknown }): void;
+  registerFlag(name: string, options: FlagOptions): void;
   getFlag(name: string): unknown;
   registerShortcut(shortcut: string, options: unknown): void;
   registerMessageRenderer(customType: string, renderer: unknown): void;
@@ -113,13 +113,26 @@ export interface ExtensionApi {
   setModel(model: unknown): Promise<boolean>;
 }
 
+/** `pi.registerFlag` options, as in the reference: a `--name` switch or a `--name <value>` option. */
+export interface FlagOptions {
+  type?: "boolean" | "string";
+  description?: string;
+  default?: boolean | string;
+}
+
+export interface FlagRegistration {
+  type: "boolean" | "string";
+  description?: string;
+  default?: boolean | string;
+}
+
 /** What one loaded extension registered. Arrays/maps are read by the runner. */
 export interface ExtensionRecord {
   path: string;
   handlers: Map<string, Handler[]>;
   tools: Map<string, ToolDefinition>;
   commands: Map<string, CommandDefinition>;
-  flags: Map<string, unknown>;
+  flags: Map<string, FlagRegistration>;
 }
 
 /** The runner's side of the API: what `pi` delegates to. */
@@ -134,6 +147,8 @@ export interface ApiHost {
   getSessionName(): string | undefined;
   setLabel(entryId: string, label: string | undefined): void;
   exec(command: string, args: string[], options?: ExecOptions): Promise<ExecResult>;
+  /** Values the command line gave to extension flags (set once every extension has loaded). */
+  flagValues: ReadonlyMap<string, boolean | string>;
 }
 
 export function newExtensionRecord(path: string): ExtensionRecord {
@@ -179,9 +194,21 @@ export function createExtensionApi(record: ExtensionRecord, host: ApiHost): Exte
     exec: (command, args = [], options) => host.exec(command, args, options),
     events: host.events,
     registerFlag(name, options) {
-      record.flags.set(name, options?.default);
+      if (typeof name !== "string" || !/^[a-z0-9][a-z0-9-]*$/i.test(name)) {
+        throw new TypeError(`pi.registerFlag: invalid flag name ${JSON.stringify(name)} (letters, digits and -)`);
+      }
+      const type = options?.type ?? "boolean";
+      if (type !== "boolean" && type !== "string") throw new TypeError(`pi.registerFlag("${name}"): type must be "boolean" or "string"`);
+      const dflt = options?.default;
+      if (dflt !== undefined && typeof dflt !== type) throw new TypeError(`pi.registerFlag("${name}"): the default must be a ${type}`);
+      record.flags.set(name, { type, ...(options?.description ? { description: options.description } : {}), ...(dflt !== undefined ? { default: dflt } : {}) });
     },
-    getFlag: (name) => record.flags.get(name),
+    // Only the extension that registered a flag reads it; in the factory it is still the default.
+    getFlag: (name) => {
+      const flag = record.flags.get(name);
+      if (!flag) return undefined;
+      return host.flagValues.has(name) ? host.flagValues.get(name) : flag.default;
+    },
     ...TUI_API_STAND_INS,
     registerProvider() {
       throw new Error("pi.registerProvider is not supported by pion; configure providers in models.json");

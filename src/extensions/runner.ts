@@ -26,6 +26,7 @@ import type {
   ExtensionSessionPort,
   ExtensionTool,
   InputOutcome,
+  RegisteredFlag,
   SlashCommandInfo,
   ToolCallDecision,
   ToolCallInfo,
@@ -39,6 +40,7 @@ export class Runner implements ExtensionRunner {
   private readonly records: ExtensionRecord[] = [];
   private readonly bridge: UiBridge;
   private readonly host: ApiHost;
+  private readonly flagValues = new Map<string, boolean | string>();
 
   constructor(private readonly port: ExtensionSessionPort) {
     this.bridge = new UiBridge(port.hasUI, (frame) => port.writeFrame(frame));
@@ -54,6 +56,7 @@ export class Runner implements ExtensionRunner {
       getSessionName: () => port.getSessionName(),
       setLabel: (id, l) => port.setLabel(id, l),
       exec: (command, args, options) => execProgram(command, args, port.cwd, options),
+      flagValues: this.flagValues,
     };
   }
 
@@ -71,6 +74,14 @@ export class Runner implements ExtensionRunner {
   remove(record: ExtensionRecord): void {
     const at = this.records.indexOf(record);
     if (at >= 0) this.records.splice(at, 1);
+  }
+
+  registeredFlags(): RegisteredFlag[] {
+    return this.records.flatMap((r) => [...r.flags].map(([name, f]) => ({ name, ...f, extensionPath: r.path })));
+  }
+
+  setFlagValues(values: Record<string, boolean | string>): void {
+    for (const [name, value] of Object.entries(values)) this.flagValues.set(name, value);
   }
 
   reportError(extensionPath: string, event: string, err: unknown): void {

@@ -85,8 +85,21 @@ export interface ExtensionTool extends Tool<Record<string, unknown>> {
   promptGuidelines?: string[];
 }
 
+/** A flag an extension declared with `pi.registerFlag`. */
+export interface RegisteredFlag {
+  name: string;
+  type: "boolean" | "string";
+  description?: string;
+  default?: boolean | string;
+  extensionPath: string;
+}
+
 export interface ExtensionRunner {
   readonly loaded: { path: string }[];
+  /** Every flag the loaded extensions registered, in load order. */
+  registeredFlags(): RegisteredFlag[];
+  /** The command line's values for those flags, before session_start; `pi.getFlag` reads them. */
+  setFlagValues(values: Record<string, boolean | string>): void;
   /** Fire-and-forget notifications (session_start, agent_start/end, turn_start/end, message_*, tool_execution_*, session_shutdown ...); handler errors become extension_error frames. */
   notify(event: string, payload: Record<string, unknown>): Promise<void>;
   /** `input` event: handlers may transform the text/images or mark it handled. */

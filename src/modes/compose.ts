@@ -13,7 +13,6 @@ import { buildSystemPrompt } from "../resources/system-prompt.ts";
 import { errorMessage } from "../util/errors.ts";
 import { log } from "../util/log.ts";
 import { AgentSession, type ExtensionFrame } from "../session/session.ts";
-import { locateSession } from "../session/navigation.ts";
 import type { SessionHeader } from "../store/entries.ts";
 import { withJsonlExport } from "../store/jsonl-export.ts";
 import { databasePath, ensurePrivateDir, sessionFilePath } from "../store/paths.ts";
@@ -22,8 +21,10 @@ import { openSqliteStore } from "../store/sqlite-store.ts";
 import type { SessionStore } from "../store/store.ts";
 import { discoverExtensions } from "../extensions/discover.ts";
 import { HostTools } from "../extensions/host-tools.ts";
-import type { ExtensionRunner, ExtensionSessionPort } from "../extensions/types.ts";
-import { BUILTIN_TOOL_NAMES, DEFAULT_TOOLS, selectTools } from "../tools/select.ts";
+import type { ExtensionRunner, ExtensionSessionPort, RegisteredFlag } from "../extensions/types.ts";
+import { BUILTIN_TOOL_NAMES, startingTools, toolMatcher } from "../tools/select.ts";
+import { textOrFile } from "../resources/text-or-file.ts";
+import { openStartupSession } from "./startup-session.ts";
 import { createTodoTool } from "../tools/todo.ts";
 import type { Tool } from "../tools/tool.ts";
 import { decideProjectTrust, skippedNotice, type ProjectTrust } from "../trust/project-trust.ts";
@@ -48,8 +49,36 @@ export interface CliOptions {
   extensions?: string[];
   noExtensions?: boolean;
   tools?: string;
+  /** `--exclude-tools`: names or `*` patterns removed from every tool source, after the rest. */
+  excludeTools?: string;
+  /** `--no-tools`: no built-in or extension tools unless `--tools` names them. */
+  noTools?: boolean;
+  /** `--no-builtin-tools`: no built-in tools unless `--tools` names them; extension tools stay. */
+  noBuiltinTools?: boolean;
+  /** `--session-id`: open this folder's session with that id, or create it (with `fork`: the fork's id). */
+  sessionId?: string;
+  /** `--fork <path|id>`: start in a copy of that session. */
+  fork?: string;
+  skills?: string[];
+  noSkills?: boolean;
+  promptTemplates?: string[];
+  noPromptTemplates?: boolean;
+  noContextFiles?: boolean;
+  /** Text, or a file whose contents replace the base prompt. */
   systemPrompt?: string;
-  appendSystemPrompt?: string;
+  /** Texts or files, appended in order. */
+  appendSystemPrompt?: string[];
+  /** `--no-mcp`: accepted; there is no MCP client yet for it to turn off. */
+  noMcp?: boolean;
+  /** `--offline` / `PI_OFFLINE`: pion starts no network activity of its own (none exists yet besides model requests). */
+  offline?: boolean;
+  /** `--verbose`: what was loaded, on stderr. */
+  verbose?: boolean;
+  /**
+   * Set when the command line holds options no built-in flag knows: called once extensions
+   * are loaded with the flags they registered; returns their values or throws (a usage error).
+   */
+  resolveExtensionFlags?: (registered: RegisteredFlag[]) => Record<string, boolean | string>;
 }
 
 export interface Composed {
@@ -145,12 +174,12 @@ function withModel(base: ModelRegistry, model: Model): ModelRegistry {
  * Skills, prompt templates and context files; invalid ones are reported on stderr and skipped.
  * The project's skills and templates load only when `project` (trusted); context files always.
  */
-function loadResources(home: string, cwd: string, project: boolean) {
-  const scope = { home, cwd, project };
-  const skills = loadSkills(scope);
-  const templates = loadPromptTemplates(scope);
+function loadResources(o: CliOptions, project: boolean) {
+  const scope = { home: o.home, cwd: o.cwd, project };
+  const skills = loadSkills(scope, { paths: o.skills, noDiscovery: o.noSkills });
+  const templates = loadPromptTemplates(scope, { paths: o.promptTemplates, noDiscovery: o.noPromptTemplates });
   for (const w of [...skills.warnings, ...templates.warnings]) log("resources", w);
-  return { skills: skills.skills, templates: templates.templates, contextFiles: loadContextFiles(scope) };
+  return { skills: skills.skills, templates: templates.templates, contextFiles: o.noContextFiles ? [] : loadContextFiles(scope) };
 }
 
 /** Creates `dir` (0700) if needed and checks it can be written. */
@@ -221,7 +250,8 @@ export async function composeSession(opts: CliOptions): Promise<Composed> {
     if (!scopedModels.includes(found.model)) scopedModels.push(found.model);
   }
 
-  const selectedNames = selectTools(o.tools ?? settings.defaultTools, DEFAULT_TOOLS, [...BUILTIN_TOOL_NAMES, "todo"]);
+  const selectedNames = startingTools(o, settings.defaultTools, [...BUILTIN_TOOL_NAMES, "todo"]);
+  const excluded = o.excludeTools ? toolMatcher(o.excludeTools) : undefined;
   // The tools' code loads when the first run starts (prepare); their objects (schemas and
   // descriptions) are built on the first model request. A process that never runs never loads them.
   let toolModule: typeof import("../tools/index.ts") | undefined;
@@ -255,16 +285,22 @@ export async function composeSession(opts: CliOptions): Promise<Composed> {
       ? await (await import("../extensions/loader.ts")).loadExtensions(extensionPaths, extensionPort(ref, o.cwd, o.mode ?? "rpc", projectTrust.trusted, () => shutdown.abort()))
       : undefined;
   const hasExtensions = extensions !== undefined && extensions.loaded.length > 0;
+  // Before session_start, so handlers (and pi.getFlag) see the command line's values.
+  const flagValues = o.resolveExtensionFlags?.(extensions?.registeredFlags() ?? []);
+  if (flagValues && extensions) extensions.setFlagValues(flagValues);
   // Host tools join from the next model call; the todo tool once the host set a plan.
   const tools = () => {
     const { selected, todoTool } = builtinTools();
     const all = new Map(selected);
     if (session.todos.length > 0) all.set("todo", todoTool);
     for (const t of hostTools.tools()) all.set(t.name, t);
-    if (hasExtensions) for (const t of extensions!.tools()) all.set(t.name, t);
+    if (hasExtensions && !o.noTools) for (const t of extensions!.tools()) all.set(t.name, t);
+    if (excluded) for (const name of [...all.keys()]) if (excluded(name)) all.delete(name);
     return all;
   };
-  const resources = loadResources(o.home, o.cwd, projectTrust.trusted);
+  const resources = loadResources(o, projectTrust.trusted);
+  const systemPrompt = o.systemPrompt === undefined ? undefined : textOrFile(o.systemPrompt, o.cwd);
+  const append = o.appendSystemPrompt?.length ? o.appendSystemPrompt.map((t) => textOrFile(t, o.cwd)).join("\n\n") : undefined;
   // One database per sessions directory; --no-session keeps it in memory and writes no file.
   const base = o.sessionDir ? resolve(o.cwd, o.sessionDir) : join(o.home, "sessions");
   // The database opens on first use; a folder that cannot hold it is a start-up error all the same.
@@ -283,8 +319,8 @@ export async function composeSession(opts: CliOptions): Promise<Composed> {
       buildSystemPrompt({
         cwd: o.cwd,
         tools: active,
-        custom: o.systemPrompt,
-        append: o.appendSystemPrompt,
+        custom: systemPrompt,
+        append,
         skills: resources.skills,
         contextFiles: resources.contextFiles,
       }),
@@ -303,11 +339,7 @@ export async function composeSession(opts: CliOptions): Promise<Composed> {
     idleTimeoutMs: settings.httpIdleTimeoutMs,
     fileFor,
   });
-  let resume = o.session;
-  if (!resume && o.continue) resume = store.listSessions({ cwd: o.cwd, limit: 1 }).sessions[0]?.sessionId;
-  if (resume) {
-    session.openStored(locateSession(store, resume, o.cwd, fileFor));
-    session.restoreSettings();
+  if (openStartupSession(session, store, o, fileFor)) {
     const restored = session.model;
     if (model && (o.model || o.provider) && (restored?.provider !== model.provider || restored.id !== model.id)) session.setModel(model);
   }
@@ -320,6 +352,21 @@ export async function composeSession(opts: CliOptions): Promise<Composed> {
       if (NOTIFIED.has(e.type)) void extensions.notify(e.type, e as unknown as Record<string, unknown>);
     });
     await extensions.notify("session_start", { reason: "startup" });
+  }
+  if (o.verbose) {
+    const m = session.model;
+    const names = (list: readonly string[]) => (list.length > 0 ? list.join(", ") : "none");
+    const lines = [
+      `model: ${m ? `${m.provider}/${m.id}` : "none"}, thinking ${session.thinkingLevel}`,
+      `session: ${session.sessionId} ${session.file ?? "(in memory)"}`,
+      `tools: ${names(selectedNames.filter((n) => n !== "todo" && !excluded?.(n)))}`,
+      `context files: ${names(resources.contextFiles.map((f) => f.path))}`,
+      `skills: ${names(resources.skills.map((sk) => sk.name))}`,
+      `prompt templates: ${names(resources.templates.map((t) => t.name))}`,
+      `extensions: ${names(extensions?.loaded.map((e) => e.path) ?? [])}`,
+      `network: ${o.offline ? "offline" : "on"}`,
+    ];
+    for (const line of lines) log("startup", line);
   }
   const commands = () => [
     ...(extensions?.commands() ?? []).map((c) => ({

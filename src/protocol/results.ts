@@ -46,7 +46,7 @@ const CommandInfoSchema = v.variant("source", [
     name: v.string(),
     description: v.string(),
     source: v.picklist(["prompt", "skill"]),
-    location: v.picklist(["user", "project"]),
+    location: v.picklist(["user", "project", "path"]),
     path: v.string(),
     sourceInfo,
   }),

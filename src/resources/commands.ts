@@ -7,7 +7,8 @@ export interface CommandSourceInfo {
   path: string;
   /** How it was discovered: pion only finds resources in its conventional folders. */
   source: "local";
-  scope: ResourceLocation;
+  /** `temporary` for a resource named on the command line, as the reference says of extensions loaded with -e. */
+  scope: "user" | "project" | "temporary";
   origin: "top-level";
 }
 
@@ -42,6 +43,6 @@ function entry(
     source,
     location,
     path,
-    sourceInfo: { path, source: "local", scope: location, origin: "top-level" },
+    sourceInfo: { path, source: "local", scope: location === "path" ? "temporary" : location, origin: "top-level" },
   };
 }

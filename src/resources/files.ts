@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 
-/** Where a resource was found: under PION_HOME, or in the project (the cwd). */
-export type ResourceLocation = "user" | "project";
+/** Where a resource was found: under PION_HOME, in the project (the cwd), or at a path the command line named. */
+export type ResourceLocation = "user" | "project" | "path";
 
 const isAbsent = (err: unknown): boolean =>
   err instanceof Error && "code" in err && (err.code === "ENOENT" || err.code === "ENOTDIR");
@@ -46,4 +46,20 @@ export interface ResourceRoots {
 /** Roots plus whether the cwd's own resources (`projectPaths`) may load: project trust decides. */
 export interface ResourceScope extends ResourceRoots {
   project: boolean;
+}
+
+/** Paths the command line names (`--skill`, `--prompt-template`) and whether to skip discovery (`--no-skills` ...). */
+export interface ExplicitResources {
+  paths?: readonly string[];
+  noDiscovery?: boolean;
+}
+
+/** What is at `path`, following symlinks; anything unreadable counts as missing. */
+export function pathKind(path: string): "file" | "folder" | "missing" {
+  try {
+    const st = statSync(path);
+    return st.isFile() ? "file" : st.isDirectory() ? "folder" : "missing";
+  } catch {
+    return "missing"; // absent, a dangling link, or a name the system refuses (too long)
+  }
 }

@@ -1,6 +1,6 @@
-import { join, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { errorMessage } from "../util/errors.ts";
-import { listDir, readTextIfFile, type ResourceLocation, type ResourceScope } from "./files.ts";
+import { listDir, pathKind, readTextIfFile, type ExplicitResources, type ResourceLocation, type ResourceScope } from "./files.ts";
 import { parseFrontmatter } from "./frontmatter.ts";
 import { projectPaths } from "./project-paths.ts";
 
@@ -27,32 +27,45 @@ export function promptTemplateSources({ home, cwd, project }: ResourceScope): { 
   return project ? [user, { dir: projectPaths(cwd).prompts, location: "project" }] : [user];
 }
 
-/** Read the direct `.md` children of each template folder; unreadable files are skipped with a warning. */
-export function loadPromptTemplates(roots: ResourceScope): LoadedPromptTemplates {
+/**
+ * Read the direct `.md` children of each template folder, then each explicit path
+ * (`--prompt-template`: a `.md` file or a folder of them), which wins over a discovered
+ * template of the same name. `noDiscovery` (`--no-prompt-templates`) skips the folders.
+ * Unreadable files are skipped with a warning.
+ */
+export function loadPromptTemplates(roots: ResourceScope, explicit: ExplicitResources = {}): LoadedPromptTemplates {
   const byName = new Map<string, PromptTemplate>();
   const warnings: string[] = [];
-  for (const { dir, location } of promptTemplateSources(roots)) {
+  const addFile = (filePath: string, location: ResourceLocation) => {
+    try {
+      const text = readTextIfFile(filePath);
+      if (text === undefined) return;
+      const { attributes, body } = parseFrontmatter(text);
+      const name = basename(filePath).slice(0, -3);
+      const description = attributes.description?.trim() || firstNonEmptyLine(body);
+      const content = body.replace(/^(?:[ \t]*\r?\n)+/, "").trimEnd();
+      byName.set(name, { name, description, content, filePath, location });
+    } catch (err) {
+      warnings.push(`Skipping prompt template ${filePath}: ${errorMessage(err)}`);
+    }
+  };
+  const addFolder = (dir: string, location: ResourceLocation) => {
     let entries: string[];
     try {
       entries = listDir(dir).filter((e) => e.endsWith(".md") && e.length > 3 && !e.startsWith("."));
     } catch (err) {
       warnings.push(`Cannot read prompts folder ${dir}: ${errorMessage(err)}`);
-      continue;
+      return;
     }
-    for (const entry of entries) {
-      const filePath = resolve(dir, entry);
-      try {
-        const text = readTextIfFile(filePath);
-        if (text === undefined) continue;
-        const { attributes, body } = parseFrontmatter(text);
-        const name = entry.slice(0, -3);
-        const description = attributes.description?.trim() || firstNonEmptyLine(body);
-        const content = body.replace(/^(?:[ \t]*\r?\n)+/, "").trimEnd();
-        byName.set(name, { name, description, content, filePath, location });
-      } catch (err) {
-        warnings.push(`Skipping prompt template ${filePath}: ${errorMessage(err)}`);
-      }
-    }
+    for (const entry of entries) addFile(resolve(dir, entry), location);
+  };
+  if (!explicit.noDiscovery) for (const { dir, location } of promptTemplateSources(roots)) addFolder(dir, location);
+  for (const raw of explicit.paths ?? []) {
+    const path = resolve(roots.cwd, raw);
+    const kind = pathKind(path);
+    if (kind === "folder") addFolder(path, "path");
+    else if (kind === "file" && path.endsWith(".md")) addFile(path, "path");
+    else warnings.push(kind === "file" ? `Skipping prompt template ${path}: not a .md file` : `Prompt template path not found: ${path}`);
   }
   const templates = [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return { templates, warnings };

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
-import { isAbsolute, join, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { errorMessage } from "../util/errors.ts";
-import { isDirectory, listDir, readTextIfFile, type ResourceLocation, type ResourceScope } from "./files.ts";
+import { isDirectory, listDir, pathKind, readTextIfFile, type ExplicitResources, type ResourceLocation, type ResourceScope } from "./files.ts";
 import { parseFrontmatter } from "./frontmatter.ts";
 import { projectPaths } from "./project-paths.ts";
 
@@ -39,40 +39,50 @@ export function skillSources({ home, cwd, project }: ResourceScope): { dir: stri
   return [user, ...projectPaths(cwd).skills.map((dir) => ({ dir, location: "project" as const }))];
 }
 
-/** Read every `<source>/<name>/SKILL.md`; invalid skills are skipped with a warning, never thrown. */
-export function loadSkills(roots: ResourceScope): LoadedSkills {
+/**
+ * Read every `<source>/<name>/SKILL.md`, then each explicit path (`--skill`: a SKILL.md file, a
+ * skill folder, or a folder of skill folders), which win over discovered skills of the same
+ * name. `noDiscovery` (`--no-skills`) skips the conventional folders. Invalid skills are
+ * skipped with a warning, never thrown.
+ */
+export function loadSkills(roots: ResourceScope, explicit: ExplicitResources = {}): LoadedSkills {
   const byName = new Map<string, Skill>();
   const warnings: string[] = [];
-  for (const { dir, location } of skillSources(roots)) {
+  const add = (skill: Skill | string | undefined) => {
+    if (skill === undefined) return;
+    if (typeof skill === "string") return void warnings.push(skill);
+    const previous = byName.get(skill.name);
+    if (previous?.location === skill.location) {
+      warnings.push(`Skill "${skill.name}" at ${skill.filePath} replaces the one at ${previous.filePath}`);
+    }
+    byName.set(skill.name, skill);
+  };
+  const addFolder = (dir: string, location: ResourceLocation) => {
     let entries: string[];
     try {
       entries = listDir(dir);
     } catch (err) {
       warnings.push(`Cannot read skills folder ${dir}: ${errorMessage(err)}`);
-      continue;
+      return;
     }
-    for (const entry of entries) {
-      if (entry.startsWith(".")) continue;
-      const skill = readSkill(resolve(dir, entry), entry, location);
-      if (skill === undefined) continue;
-      if (typeof skill === "string") {
-        warnings.push(skill);
-        continue;
-      }
-      const previous = byName.get(skill.name);
-      if (previous?.location === skill.location) {
-        warnings.push(`Skill "${skill.name}" at ${skill.filePath} replaces the one at ${previous.filePath}`);
-      }
-      byName.set(skill.name, skill);
-    }
+    for (const entry of entries) if (!entry.startsWith(".")) add(readSkill(resolve(dir, entry), entry, location));
+  };
+  if (!explicit.noDiscovery) for (const { dir, location } of skillSources(roots)) addFolder(dir, location);
+  for (const raw of explicit.paths ?? []) {
+    const path = resolve(roots.cwd, raw);
+    const kind = pathKind(path);
+    if (kind === "file") add(readSkill(dirname(path), basename(dirname(path)), "path", basename(path)));
+    else if (kind === "folder" && pathKind(join(path, SKILL_FILE)) === "file") add(readSkill(path, basename(path), "path"));
+    else if (kind === "folder") addFolder(path, "path");
+    else warnings.push(`Skill path not found: ${path}`);
   }
   const skills = [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return { skills, warnings };
 }
 
 /** A skill, a warning explaining why the folder is not one, or `undefined` for a folder without SKILL.md. */
-function readSkill(baseDir: string, folderName: string, location: ResourceLocation): Skill | string | undefined {
-  const filePath = join(baseDir, SKILL_FILE);
+function readSkill(baseDir: string, folderName: string, location: ResourceLocation, fileName = SKILL_FILE): Skill | string | undefined {
+  const filePath = join(baseDir, fileName);
   let attributes: Record<string, string>;
   try {
     if (!isDirectory(baseDir)) return undefined;

@@ -170,8 +170,8 @@ export class AgentSession {
   }
 
   /** Start an empty session; its first entries record the model and thinking level. */
-  startNew(parentSession?: string): void {
-    this.tree.startNew(parentSession);
+  startNew(parentSession?: string, id?: string): void {
+    this.tree.startNew(parentSession, id);
     if (this.model) this.append({ type: "model_change", provider: this.model.provider, modelId: this.model.id });
     this.append({ type: "thinking_level_change", thinkingLevel: this.thinkingLevel });
   }
@@ -180,8 +180,8 @@ export class AgentSession {
     this.tree.openStored(sessionId);
   }
 
-  branchInto(entries: Entry[]): void {
-    this.tree.branchInto(entries);
+  branchInto(entries: Entry[], id?: string): void {
+    this.tree.branchInto(entries, id);
   }
 
   /** Model and thinking level as last recorded on the active branch, when still available. */

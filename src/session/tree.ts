@@ -51,9 +51,10 @@ export class SessionTree {
     return this.stored;
   }
 
-  startNew(parentSession?: string): void {
+  /** `id` (`--session-id`) is the caller's to check: it must not be in the store yet. */
+  startNew(parentSession?: string, id: string = uuid()): void {
     this.release();
-    this.header = { type: "session", version: 3, id: uuid(), timestamp: new Date().toISOString(), cwd: this.cwd };
+    this.header = { type: "session", version: 3, id, timestamp: new Date().toISOString(), cwd: this.cwd };
     if (parentSession) this.header.parentSession = parentSession;
     this.reset(this.fileFor(this.header), [], null, false);
   }
@@ -95,12 +96,12 @@ export class SessionTree {
 
   /**
    * Continue in a new session holding `entries` (same ids), whose header names this
-   * session as its parent. Used by fork and clone.
+   * session as its parent. Used by fork and clone (and `--fork`, which may choose the `id`).
    */
-  branchInto(entries: Entry[]): void {
+  branchInto(entries: Entry[], id: string = uuid()): void {
     const parent = this.file ?? this.header.id;
     this.release();
-    this.header = { type: "session", version: 3, id: uuid(), timestamp: new Date().toISOString(), cwd: this.cwd, parentSession: parent };
+    this.header = { type: "session", version: 3, id, timestamp: new Date().toISOString(), cwd: this.cwd, parentSession: parent };
     const file = this.fileFor(this.header);
     this.store.createSession(this.header, file);
     this.store.acquireSession(this.header.id);

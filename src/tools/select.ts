@@ -35,3 +35,27 @@ export function selectTools(
   }
   return [...selected];
 }
+
+/**
+ * The built-in selection a process starts with: `--tools` applied to the defaults
+ * (settings' `defaultTools`, else DEFAULT_TOOLS). `--no-tools` and `--no-builtin-tools` empty
+ * the defaults and ignore `defaultTools`, so only what `--tools` names is selected.
+ */
+export function startingTools(
+  o: { tools?: string; noTools?: boolean; noBuiltinTools?: boolean },
+  defaultTools: string | readonly string[] | undefined,
+  available: Iterable<string> = BUILTIN_TOOL_NAMES,
+): string[] {
+  if (o.noTools || o.noBuiltinTools) return selectTools(o.tools, [], available);
+  return selectTools(o.tools ?? defaultTools, DEFAULT_TOOLS, available);
+}
+
+/** `--exclude-tools a,mcp__*`: whether a tool name is excluded; `*` matches any run of characters. */
+export function toolMatcher(patterns: string): (name: string) => boolean {
+  const res = patterns
+    .split(",")
+    .map((p) => p.trim())
+    .filter(Boolean)
+    .map((p) => new RegExp(`^${p.split("*").map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`));
+  return (name) => res.some((re) => re.test(name));
+}

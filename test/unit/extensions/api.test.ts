@@ -1,5 +1,7 @@
 import { describe, expect, test } from "bun:test";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { loadExtensions } from "../../../src/extensions/loader.ts";
 import { fakePort, fixture } from "./fake-port.ts";
 
@@ -74,5 +76,38 @@ describe("pi.exec", () => {
     await runner.runCommand("/exec missing");
     expect(entry("exec")).toEqual([{ code: 127, killed: false }]);
     expect(errors()).toEqual([]);
+  });
+});
+
+describe("pi.registerFlag / pi.getFlag", () => {
+  test("the runner lists registered flags; values reach only the extension that declared them", async () => {
+    const { port } = fakePort();
+    const runner = await loadExtensions([fixture("flags.ts"), fixture("tools.ts")], port);
+    expect(runner.registeredFlags()).toEqual([
+      { name: "plan", type: "boolean", description: "Start in plan mode", default: false, extensionPath: fixture("flags.ts") },
+      { name: "target", type: "string", description: "Where to deploy", default: "staging", extensionPath: fixture("flags.ts") },
+    ]);
+    runner.setFlagValues({ plan: true, target: "prod" });
+    await runner.notify("session_start", { reason: "startup" });
+    const named = JSON.parse(port.getSessionName()!);
+    expect(named).toEqual({ inFactory: { plan: false, target: "staging" }, atStart: { plan: true, target: "prod", unregistered: null } });
+  });
+
+  test("bad registrations throw in the factory, which then fails to load", async () => {
+    const { port, frames } = fakePort();
+    const dir = mkdtempSync(join(tmpdir(), "pion-flags-"));
+    const cases = {
+      "name.ts": `export default (pi) => pi.registerFlag("--x", { type: "boolean" });`,
+      "type.ts": `export default (pi) => pi.registerFlag("x", { type: "number" });`,
+      "default.ts": `export default (pi) => pi.registerFlag("x", { type: "string", default: 3 });`,
+    };
+    for (const [file, text] of Object.entries(cases)) writeFileSync(join(dir, file), text);
+    const runner = await loadExtensions(Object.keys(cases).map((f) => join(dir, f)), port);
+    expect(runner.registeredFlags()).toEqual([]);
+    expect(frames.map((f) => String(f.error))).toEqual([
+      expect.stringContaining('invalid flag name "--x"'),
+      expect.stringContaining('type must be "boolean" or "string"'),
+      expect.stringContaining("the default must be a string"),
+    ]);
   });
 });

@@ -121,3 +121,23 @@ describe("expandPromptTemplate", () => {
     }
   });
 });
+
+describe("loadPromptTemplates with explicit paths (--prompt-template, --no-prompt-templates)", () => {
+  test.concurrent("a .md file or a folder of them, winning over discovered templates; noDiscovery skips the folders", () => {
+    const r = roots();
+    writeTree(r.home, { "prompts/fix.md": "Discovered fix", "prompts/other.md": "Other" });
+    writeTree(r.cwd, { "t/fix.md": "Explicit fix", "t/new.md": "New one", "single.md": "Single", "notes.txt": "no" });
+    const loaded = loadPromptTemplates(r, { paths: ["t", "single.md", "notes.txt", "missing.md"] });
+    expect(loaded.templates.map((t) => [t.name, t.location, t.content])).toEqual([
+      ["fix", "path", "Explicit fix"],
+      ["new", "path", "New one"],
+      ["other", "user", "Other"],
+      ["single", "path", "Single"],
+    ]);
+    expect(loaded.warnings).toEqual([
+      `Skipping prompt template ${join(r.cwd, "notes.txt")}: not a .md file`,
+      `Prompt template path not found: ${join(r.cwd, "missing.md")}`,
+    ]);
+    expect(loadPromptTemplates(r, { noDiscovery: true, paths: ["single.md"] }).templates.map((t) => t.name)).toEqual(["single"]);
+  });
+});

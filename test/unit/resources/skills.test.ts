@@ -160,3 +160,32 @@ describe("expandSkillCommand", () => {
     expect(() => expandSkillCommand("/skill:pdf-tools", skills)).toThrow(/Cannot load skill "pdf-tools"/);
   });
 });
+
+describe("loadSkills with explicit paths (--skill, --no-skills)", () => {
+  test.concurrent("a skill folder, a SKILL.md file, or a folder of skills; they win over discovered ones", () => {
+    const r = roots();
+    writeTree(r.home, { "skills/review/SKILL.md": skillMd("review", "Discovered review.") });
+    writeTree(r.cwd, {
+      "mine/review/SKILL.md": skillMd("review", "Explicit review."),
+      "mine/lint/SKILL.md": skillMd("lint", "Lint it."),
+      "many/a-one/SKILL.md": skillMd("a-one", "First."),
+      "many/b-two/SKILL.md": skillMd("b-two", "Second."),
+    });
+    const { skills, warnings } = loadSkills(r, { paths: ["mine/review", join(r.cwd, "mine/lint/SKILL.md"), "many", "gone"] });
+    expect(warnings).toEqual([`Skill path not found: ${join(r.cwd, "gone")}`]);
+    expect(skills.map((s) => [s.name, s.location, s.description])).toEqual([
+      ["a-one", "path", "First."],
+      ["b-two", "path", "Second."],
+      ["lint", "path", "Lint it."],
+      ["review", "path", "Explicit review."],
+    ]);
+  });
+
+  test.concurrent("noDiscovery skips the conventional folders only", () => {
+    const r = roots();
+    writeTree(r.home, { "skills/review/SKILL.md": skillMd("review", "Discovered.") });
+    writeTree(r.cwd, { "x/lint/SKILL.md": skillMd("lint", "Lint it.") });
+    expect(loadSkills(r, { noDiscovery: true }).skills).toEqual([]);
+    expect(loadSkills(r, { noDiscovery: true, paths: ["x/lint"] }).skills.map((s) => s.name)).toEqual(["lint"]);
+  });
+});

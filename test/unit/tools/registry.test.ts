@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { BUILTIN_TOOL_NAMES, createBuiltinTools, DEFAULT_TOOLS, selectTools } from "../../../src/tools/index.ts";
+import { startingTools, toolMatcher } from "../../../src/tools/select.ts";
 import { context, run, textOf, tmp } from "./harness.ts";
 
 describe("createBuiltinTools", () => {
@@ -47,5 +48,23 @@ describe("selectTools", () => {
   });
   test("extra available names can be allowed", () => {
     expect(selectTools("+todo", defaults, [...BUILTIN_TOOL_NAMES, "todo"])).toEqual([...defaults, "todo"]);
+  });
+});
+
+describe("startingTools and toolMatcher", () => {
+  test("--no-tools / --no-builtin-tools empty the defaults and ignore defaultTools; --tools still picks", () => {
+    expect(startingTools({}, undefined)).toEqual(["read", "bash", "edit", "write"]);
+    expect(startingTools({}, ["+grep"])).toEqual(["read", "bash", "edit", "write", "grep"]);
+    expect(startingTools({ tools: "ls" }, ["+grep"])).toEqual(["ls"]);
+    expect(startingTools({ noTools: true }, ["+grep"])).toEqual([]);
+    expect(startingTools({ noBuiltinTools: true, tools: "+read" }, undefined)).toEqual(["read"]);
+    expect(startingTools({ noTools: true, tools: "read,ls" }, undefined)).toEqual(["read", "ls"]);
+  });
+
+  test("* matches any run of characters; other characters are literal", () => {
+    const m = toolMatcher("mcp__*, write,b.sh");
+    expect(["mcp__x__y", "mcp__", "write", "b.sh"].every(m)).toBe(true);
+    expect(["bash", "writes", "xmcp__a", "read"].some(m)).toBe(false);
+    expect(toolMatcher("*")("anything")).toBe(true);
   });
 });

@@ -1,0 +1,29 @@
+import { join, resolve } from "node:path";
+import { defaultExportName, renderSessionHtml, writeHtmlExport } from "../export/html.ts";
+import { pathTo, type Entry } from "../store/entries.ts";
+import { readJsonl } from "../store/jsonl.ts";
+
+/**
+ * `pion --export <session.jsonl> [output]`: the file's latest branch (its last entry is the
+ * leaf, as when the file is opened) as one HTML page, written where `output` says or under the
+ * same default name as the export_html command. Returns the absolute path written.
+ * Reads the file only (any v1-v3 file, the reference's included); no session store is opened.
+ */
+export function exportSessionFile(input: string, output: string | undefined, cwd: string): string {
+  const source = readJsonl(resolve(cwd, input));
+  const byId = new Map<string, Entry>();
+  let leaf: string | null = null;
+  for (const e of source.entries()) {
+    byId.set(e.id, e);
+    leaf = e.id;
+  }
+  const branch = pathTo(byId, leaf);
+  let model: { provider: string; id: string } | undefined;
+  let name: string | undefined;
+  for (const e of branch) {
+    if (e.type === "model_change") model = { provider: e.provider, id: e.modelId };
+    else if (e.type === "session_info") name = e.name;
+  }
+  const html = renderSessionHtml({ sessionId: source.header.id, name, cwd: source.header.cwd ?? cwd, model, entries: branch });
+  return writeHtmlExport(html, output ? resolve(cwd, output) : join(cwd, defaultExportName(source.header.id, name)));
+}

@@ -1,0 +1,48 @@
+import { loadUserSettings } from "../config.ts";
+import { discoverExtensions } from "../extensions/discover.ts";
+import { decideProjectTrust } from "../trust/project-trust.ts";
+import type { ExtensionSessionPort, RegisteredFlag } from "../extensions/types.ts";
+
+/**
+ * For `--help`: the flags the extensions a run would load register (as the reference lists them).
+ * The extensions' factories run against a port with no session behind it: what they would do to
+ * a session fails with a clear message, frames are dropped (load errors still reach stderr).
+ */
+export async function extensionFlagsForHelp(o: {
+  home: string;
+  cwd: string;
+  extensions: string[];
+  noExtensions: boolean;
+  approve?: boolean;
+}): Promise<RegisteredFlag[]> {
+  // The folder's own extensions count only when a run would load them (a trusted folder).
+  const trust = decideProjectTrust({ home: o.home, cwd: o.cwd, approve: o.approve, defaultProjectTrust: loadUserSettings(o.home).defaultProjectTrust });
+  const paths = discoverExtensions({ home: o.home, cwd: o.cwd, extra: o.extensions, noDiscovery: o.noExtensions, project: trust.trusted });
+  if (paths.length === 0) return [];
+  const { loadExtensions } = await import("../extensions/loader.ts");
+  return (await loadExtensions(paths, helpPort(o.cwd, trust.trusted))).registeredFlags();
+}
+
+function helpPort(cwd: string, projectTrusted: boolean): ExtensionSessionPort {
+  const none = () => {
+    throw new Error("there is no session while pion prints its help");
+  };
+  return {
+    cwd,
+    mode: "print",
+    hasUI: false,
+    projectTrusted,
+    hasPendingMessages: () => false,
+    model: () => undefined,
+    isIdle: () => true,
+    abort: () => {},
+    shutdown: () => {},
+    sendMessage: none,
+    sendUserMessage: none,
+    appendEntry: none,
+    setSessionName: none,
+    getSessionName: () => undefined,
+    setLabel: none,
+    writeFrame: () => {},
+  };
+}
