@@ -19,6 +19,7 @@ const ARGS = {
   "api-key": { type: "string", description: "API key for the selected provider" },
   extension: { type: "string", alias: "e", description: "Load an extension (repeatable)" },
   "no-extensions": { type: "boolean", description: "Do not discover extensions" },
+  "no-mcp": { type: "boolean", description: "Connect no MCP server for this run" },
   tools: { type: "string", description: "Tools to enable: names replace, +name adds, -name removes" },
   "system-prompt": { type: "string", description: "Replace the base system prompt" },
   "append-system-prompt": { type: "string", description: "Append text to the system prompt" },
@@ -114,6 +115,12 @@ async function runSessions(argv: string[]): Promise<number> {
 
 async function run(argv: string[]): Promise<number> {
   if (argv[0] === "sessions") return runSessions(argv.slice(1));
+  if (argv[0] === "mcp") {
+    const { runMcpCli } = await import("./mcp/cli.ts");
+    const out = (s: string) => void process.stdout.write(s);
+    const err = (s: string) => void process.stderr.write(s);
+    return runMcpCli(argv.slice(1), { home: pionHome(), cwd: process.cwd(), env: process.env, projectTrusted: false, out, err });
+  }
   let checked: ReturnType<typeof checkArgs>;
   try {
     checked = checkArgs(argv);
@@ -164,6 +171,7 @@ async function run(argv: string[]): Promise<number> {
     mode: mode as "rpc" | "json" | "print",
     extensions: checked.extensions,
     noExtensions: args["no-extensions"] === true,
+    noMcp: args["no-mcp"] === true,
     tools: args.tools as string | undefined,
     systemPrompt: args["system-prompt"] as string | undefined,
     appendSystemPrompt: args["append-system-prompt"] as string | undefined,
@@ -178,8 +186,12 @@ async function run(argv: string[]): Promise<number> {
     process.stderr.write(`pion: ${errorMessage(err)}\n`);
     return 1;
   }
-  if (mode === "rpc") return (await import("./modes/rpc.ts")).runRpcMode(composed);
-  return (await import("./modes/json.ts")).runJsonMode(composed, prompts, mode === "print" ? "print" : "json");
+  const code =
+    mode === "rpc"
+      ? await (await import("./modes/rpc.ts")).runRpcMode(composed)
+      : await (await import("./modes/json.ts")).runJsonMode(composed, prompts, mode === "print" ? "print" : "json");
+  await composed.close();
+  return code;
 }
 
 void run(process.argv.slice(2)).then((code) => process.exit(code));

@@ -20,6 +20,8 @@ export interface HandlerContext extends SessionHandlerContext {
   extensions?: ExtensionRunner;
   /** Models `cycle_model` goes through (from --models), empty when not scoped. */
   scopedModels: Model[];
+  /** Each MCP server's state (get_mcp_status). */
+  mcpStatus?: () => unknown[];
 }
 
 /** One small function per command; each returns the response's `data` or throws. */
@@ -119,6 +121,7 @@ export function createHandlers(ctx: HandlerContext): Handlers {
       s().setName(c.name);
     },
     get_commands: () => ({ commands: ctx.commands() }),
+    get_mcp_status: () => ({ servers: ctx.mcpStatus?.() ?? [] }),
     get_capabilities: async () => capabilities(Object.keys((await import("../protocol/events.ts")).EVENT_SCHEMAS)),
 
     extension_ui_response: (c) => ctx.extensions?.handleUiResponse(c),
@@ -204,6 +207,7 @@ function capabilities(events: string[]) {
       runTotals: true,
       scriptedProvider: true,
       orderedCommands: true,
+      mcp: true,
     },
   };
 }
