@@ -29,10 +29,15 @@ async function waitConnected(p: Pion, name: string): Promise<Rec> {
 const toolNames = (body: unknown) => ((body as { tools?: { name: string }[] }).tools ?? []).map((t) => t.name);
 const endOf = (p: Pion, id: string) => p.records.find((r) => r.type === "tool_execution_end" && r.toolCallId === id);
 
+/** Running (a zombie waiting for a reaper that a container's init may never be counts as gone). */
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
+  } catch {
+    return false;
+  }
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
   } catch {
     return false;
   }
@@ -235,6 +240,20 @@ describe("MCP servers over stdio", () => {
     await p.waitFor("agent_settled");
     await p.close();
     expect(existsSync(marker)).toBe(false);
+    await fake.stop();
+  });
+
+  test.concurrent("SIGTERM to pion stops its servers", async () => {
+    const dirs0 = tempDirs();
+    const pidFile = join(dirs0.cwd, "server.pid");
+    const { fake, p } = setup({ s: { command: "bash", args: ["-c", `echo $$ > ${pidFile}; exec ${BUN} ${EVERYTHING} stdio`] } });
+    await waitConnected(p, "s");
+    const pid = Number(readFileSync(pidFile, "utf8").trim());
+    expect(alive(pid)).toBe(true);
+    p.kill("SIGTERM");
+    expect(await p.exited).toBe(143);
+    for (let i = 0; i < 50 && alive(pid); i++) await Bun.sleep(20); // the kernel reaps it after pion's exit
+    expect(alive(pid)).toBe(false);
     await fake.stop();
   });
 });
