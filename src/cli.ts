@@ -55,6 +55,19 @@ async function run(argv: string[]): Promise<number> {
     const { runTrustCli } = await import("./modes/trust-cli.ts");
     return runTrustCli(argv.slice(1), { home: pionHome(), cwd: process.cwd() });
   }
+  if (argv[0] === "mcp") {
+    const [{ runMcpCli }, { decideProjectTrust }, { loadUserSettings }] = await Promise.all([
+      import("./mcp/cli.ts"),
+      import("./trust/project-trust.ts"),
+      import("./config.ts"),
+    ]);
+    const home = pionHome();
+    const cwd = process.cwd();
+    const trust = decideProjectTrust({ home, cwd, defaultProjectTrust: loadUserSettings(home).defaultProjectTrust });
+    const out = (s: string) => void process.stdout.write(s);
+    const err = (s: string) => void process.stderr.write(s);
+    return runMcpCli(argv.slice(1), { home, cwd, env: process.env, projectTrusted: trust.trusted, out, err });
+  }
   let parsed: ParsedArgs;
   try {
     parsed = parseArgs(argv);
@@ -120,8 +133,12 @@ async function run(argv: string[]): Promise<number> {
     process.stderr.write(`pion: ${errorMessage(err)}\n`);
     return 1;
   }
-  if (mode === "rpc") return (await import("./modes/rpc.ts")).runRpcMode(composed);
-  return (await import("./modes/json.ts")).runJsonMode(composed, prompts, mode === "print" ? "print" : "json");
+  const code =
+    mode === "rpc"
+      ? await (await import("./modes/rpc.ts")).runRpcMode(composed)
+      : await (await import("./modes/json.ts")).runJsonMode(composed, prompts, mode === "print" ? "print" : "json");
+  await composed.close();
+  return code;
 }
 
 /** The parsed flags as compose's plain options; the environment fills what no flag says. */

@@ -1,4 +1,4 @@
-import { accessSync, constants } from "node:fs";
+import { accessSync, constants, existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { loadSettings, loadUserSettings } from "../config.ts";
 import { loadModels, resolveModel, type ModelRegistry } from "../providers/models.ts";
@@ -26,6 +26,10 @@ import { BUILTIN_TOOL_NAMES, startingTools, toolMatcher } from "../tools/select.
 import { textOrFile } from "../resources/text-or-file.ts";
 import { openStartupSession } from "./startup-session.ts";
 import { createTodoTool } from "../tools/todo.ts";
+import type { McpConfig, McpServerConfig } from "../mcp/config.ts";
+import type { McpServerStatus } from "../mcp/connection.ts";
+import type { McpManager } from "../mcp/manager.ts";
+import { splitMcpToolSpec } from "../mcp/select.ts";
 import type { Tool } from "../tools/tool.ts";
 import { decideProjectTrust, skippedNotice, type ProjectTrust } from "../trust/project-trust.ts";
 
@@ -68,7 +72,7 @@ export interface CliOptions {
   systemPrompt?: string;
   /** Texts or files, appended in order. */
   appendSystemPrompt?: string[];
-  /** `--no-mcp`: accepted; there is no MCP client yet for it to turn off. */
+  /** `--no-mcp`: no MCP server connects. */
   noMcp?: boolean;
   /** `--offline` / `PI_OFFLINE`: pion starts no network activity of its own (none exists yet besides model requests). */
   offline?: boolean;
@@ -94,6 +98,12 @@ export interface Composed {
   shutdown: AbortSignal;
   /** Whether the cwd's own resources loaded; MCP and any later project resource ask `projectTrust.trusted`. */
   projectTrust: ProjectTrust;
+  /** MCP servers of the session (empty when none is configured). */
+  mcpStatus: () => McpServerStatus[];
+  /** Replaces the session's MCP servers (servers given at run time, e.g. by an ACP client). */
+  setMcpServers: (servers: McpServerConfig[]) => Promise<void>;
+  /** Stops what the session started in the background (MCP servers). */
+  close: () => Promise<void>;
 }
 
 const NOTIFIED: ReadonlySet<string> = new Set([
@@ -250,12 +260,23 @@ export async function composeSession(opts: CliOptions): Promise<Composed> {
     if (!scopedModels.includes(found.model)) scopedModels.push(found.model);
   }
 
-  const selectedNames = startingTools(o, settings.defaultTools, [...BUILTIN_TOOL_NAMES, "todo"]);
+  const toolSpec = splitMcpToolSpec(o.tools ?? settings.defaultTools);
+  const selectedNames = startingTools({ ...o, tools: toolSpec.rest }, undefined, [...BUILTIN_TOOL_NAMES, "todo"]);
   const excluded = o.excludeTools ? toolMatcher(o.excludeTools) : undefined;
   // The tools' code loads when the first run starts (prepare); their objects (schemas and
   // descriptions) are built on the first model request. A process that never runs never loads them.
   let toolModule: typeof import("../tools/index.ts") | undefined;
-  const prepare = async () => void (toolModule ??= await import("../tools/index.ts"));
+  const mcp = await startMcp(o, projectTrust.trusted, (e) => void session.publish(e as unknown as ExtensionFrame));
+  const prepare = async () => {
+    toolModule ??= await import("../tools/index.ts");
+    if (mcp.manager) {
+      mcp.start();
+      for (const name of await mcp.manager.waitForStartup(MCP_STARTUP_WAIT_MS)) {
+        const s = mcp.manager.status().find((x) => x.name === name);
+        if (s) void session.publish({ type: "mcp_status", ...s, message: `not connected after ${MCP_STARTUP_WAIT_MS / 1000} s: this model call goes on without its tools` } as unknown as ExtensionFrame);
+      }
+    }
+  };
   let selected: Map<string, Tool> | undefined;
   let todoTool: Tool | undefined;
   const builtinTools = () => {
@@ -295,6 +316,7 @@ export async function composeSession(opts: CliOptions): Promise<Composed> {
     if (session.todos.length > 0) all.set("todo", todoTool);
     for (const t of hostTools.tools()) all.set(t.name, t);
     if (hasExtensions && !o.noTools) for (const t of extensions!.tools()) all.set(t.name, t);
+    if (mcp.manager && !o.noTools) for (const t of mcp.manager.tools()) if (toolSpec.mcp(t.name)) all.set(t.name, t);
     if (excluded) for (const name of [...all.keys()]) if (excluded(name)) all.delete(name);
     return all;
   };
@@ -378,5 +400,73 @@ export async function composeSession(opts: CliOptions): Promise<Composed> {
     })),
     ...listCommands(resources.skills, resources.templates),
   ];
-  return { session, scopedModels, store, cwd: o.cwd, fileFor, hostTools, commands, extensions: hasExtensions ? extensions : undefined, shutdown: shutdown.signal, projectTrust };
+  mcp.ready();
+  return {
+    session,
+    scopedModels,
+    store,
+    cwd: o.cwd,
+    fileFor,
+    hostTools,
+    commands,
+    extensions: hasExtensions ? extensions : undefined,
+    shutdown: shutdown.signal,
+    projectTrust,
+    mcpStatus: () => mcp.manager?.status() ?? [],
+    setMcpServers: async (servers) => {
+      await mcp.ensure();
+      mcp.started = true;
+      await mcp.manager!.setServers(servers);
+    },
+    close: async () => void (await mcp.manager?.stop()),
+  };
+}
+
+/** How long the first model call of a run waits for MCP servers still connecting. */
+const MCP_STARTUP_WAIT_MS = 5000;
+/** Servers start this long after start-up (or with the first run, if sooner). */
+const MCP_START_DELAY_MS = 100;
+
+/**
+ * MCP servers from mcp.json (the project's only when the folder is trusted). The client code
+ * loads only when a server is configured; servers start once the session can report on them.
+ */
+async function startMcp(o: CliOptions, projectTrusted: boolean, publish: (e: Record<string, unknown>) => void) {
+  let config: McpConfig | undefined;
+  const trusted = projectTrusted;
+  // Most folders have no MCP configuration: the config module loads only when a file exists.
+  const files = [join(o.home, "mcp.json"), ...(trusted ? [join(o.cwd, ".pion", "mcp.json")] : [])];
+  if (!o.noMcp && files.some((f) => existsSync(f))) {
+    const { loadMcpConfig } = await import("../mcp/config.ts");
+    config = loadMcpConfig({ home: o.home, cwd: o.cwd, env: o.env, projectTrusted: trusted });
+    if (config.servers.length === 0 && config.errors.length === 0) config = undefined;
+  }
+  const state = {
+    manager: undefined as McpManager | undefined,
+    config,
+    async ensure() {
+      if (state.manager) return;
+      const { McpManager } = await import("../mcp/manager.ts");
+      state.manager = new McpManager({ env: () => o.env, onStatus: (s) => publish({ type: "mcp_status", ...s }) });
+    },
+    started: false,
+    /**
+     * Starts the configured servers, once. Loading the SDK takes the main thread for 100+ ms,
+     * so it waits until the host's first commands (a get_state at spawn) had their answers, or
+     * until a run needs the tools.
+     */
+    start() {
+      const c = state.config;
+      if (state.started || !c || !state.manager) return;
+      state.started = true;
+      for (const e of c.errors) log("mcp", `${e.name === "*" ? e.source : `server "${e.name}"`}: ${e.error}`);
+      void state.manager.setServers(c.servers, c.errors);
+    },
+    /** Called once the session exists to report on the servers. */
+    ready() {
+      if (state.config) setTimeout(() => state.start(), MCP_START_DELAY_MS).unref();
+    },
+  };
+  if (config) await state.ensure();
+  return state;
 }

@@ -98,6 +98,7 @@ export const COMMAND_SCHEMAS = {
   set_session_name: cmd("set_session_name", { name: v.string() }),
   get_commands: cmd("get_commands", {}),
   get_capabilities: cmd("get_capabilities", {}),
+  get_mcp_status: cmd("get_mcp_status", {}),
   list_sessions: cmd("list_sessions", {
     cwd: v.optional(v.string()),
     limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),

@@ -38,6 +38,17 @@ export const AssistantMessageEventSchema = v.variant("type", [
 
 const reason = v.picklist(["manual", "threshold", "overflow"]);
 
+/** One MCP server as get_mcp_status and mcp_status report it. */
+export const McpServerStatusSchema = v.strictObject({
+  name: v.string(),
+  state: v.picklist(["connecting", "connected", "failed", "disabled"]),
+  transport: v.picklist(["stdio", "http", "unknown"]),
+  toolCount: v.number(),
+  source: v.string(),
+  error: v.optional(v.string()),
+  message: v.optional(v.string()),
+});
+
 export const CompactionResultSchema = v.strictObject({
   summary: v.string(),
   firstKeptEntryId: v.string(),
@@ -118,6 +129,7 @@ export const EVENT_SCHEMAS = {
   thinking_level_changed: ev("thinking_level_changed", { level: ThinkingLevelSchema }),
   entry_appended: ev("entry_appended", { entry: EntrySchema }),
   todo_update: ev("todo_update", { phases: v.array(TodoPhaseOutSchema) }),
+  mcp_status: ev("mcp_status", McpServerStatusSchema.entries),
   host_tool_call: ev("host_tool_call", { id: v.string(), toolCallId: v.string(), toolName: v.string(), arguments: v.unknown() }),
   host_tool_cancel: ev("host_tool_cancel", { id: v.string(), targetId: v.string() }),
   prompt_result: ev("prompt_result", {

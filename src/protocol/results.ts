@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { COMMAND_SCHEMAS, SILENT_FRAMES, type CommandType } from "./commands.ts";
-import { CompactionResultSchema } from "./events.ts";
+import { CompactionResultSchema, McpServerStatusSchema } from "./events.ts";
 import { AgentMessageSchema, EntrySchema, ModelSchema, ThinkingLevelSchema, TodoPhaseOutSchema } from "./messages.ts";
 
 /**
@@ -166,6 +166,7 @@ export const RESULT_SCHEMAS = {
   set_session_name: undefined,
   get_commands: v.strictObject({ commands: v.array(CommandInfoSchema) }),
   get_capabilities: CapabilitiesSchema,
+  get_mcp_status: v.strictObject({ servers: v.array(McpServerStatusSchema) }),
   list_sessions: v.strictObject({ sessions: v.array(SessionSummarySchema), nextCursor: v.optional(v.string()) }),
   search_sessions: v.strictObject({ results: v.array(SearchHitSchema) }),
 } as const satisfies Record<Exclude<CommandType, "extension_ui_response" | "host_tool_update" | "host_tool_result">, v.GenericSchema | undefined>;

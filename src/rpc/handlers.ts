@@ -23,6 +23,8 @@ export interface HandlerContext extends SessionHandlerContext {
   scopedModels: Model[];
   /** Decided once at start-up for the process's cwd. */
   projectTrust: ProjectTrust;
+  /** Each MCP server's state (get_mcp_status). */
+  mcpStatus?: () => unknown[];
 }
 
 /** One small function per command; each returns the response's `data` or throws. */
@@ -122,6 +124,7 @@ export function createHandlers(ctx: HandlerContext): Handlers {
       s().setName(c.name);
     },
     get_commands: () => ({ commands: ctx.commands() }),
+    get_mcp_status: () => ({ servers: ctx.mcpStatus?.() ?? [] }),
     get_capabilities: async () => capabilities(Object.keys((await import("../protocol/events.ts")).EVENT_SCHEMAS)),
 
     extension_ui_response: (c) => ctx.extensions?.handleUiResponse(c),
@@ -209,6 +212,7 @@ function capabilities(events: string[]) {
       scriptedProvider: true,
       orderedCommands: true,
       projectTrust: true,
+      mcp: true,
     },
   };
 }

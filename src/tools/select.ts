@@ -1,4 +1,5 @@
 /** Tool names and the `--tools` selection: light enough to load at start-up (the tools themselves load with the first run). */
+import { wildcardMatch } from "../util/wildcard.ts";
 
 export const BUILTIN_TOOL_NAMES = ["read", "bash", "edit", "write", "grep", "find", "ls"] as const;
 export type BuiltinToolName = (typeof BUILTIN_TOOL_NAMES)[number];
@@ -42,7 +43,7 @@ export function selectTools(
  * the defaults and ignore `defaultTools`, so only what `--tools` names is selected.
  */
 export function startingTools(
-  o: { tools?: string; noTools?: boolean; noBuiltinTools?: boolean },
+  o: { tools?: string | readonly string[]; noTools?: boolean; noBuiltinTools?: boolean },
   defaultTools: string | readonly string[] | undefined,
   available: Iterable<string> = BUILTIN_TOOL_NAMES,
 ): string[] {
@@ -52,10 +53,9 @@ export function startingTools(
 
 /** `--exclude-tools a,mcp__*`: whether a tool name is excluded; `*` matches any run of characters. */
 export function toolMatcher(patterns: string): (name: string) => boolean {
-  const res = patterns
+  const list = patterns
     .split(",")
     .map((p) => p.trim())
-    .filter(Boolean)
-    .map((p) => new RegExp(`^${p.split("*").map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`));
-  return (name) => res.some((re) => re.test(name));
+    .filter(Boolean);
+  return (name) => list.some((p) => wildcardMatch(p, name));
 }

@@ -1,0 +1,223 @@
+/**
+ * MCP server configuration in the format other MCP clients use: `{"mcpServers": {name: {...}}}`
+ * in `$PION_HOME/mcp.json` and, for a trusted folder only, `<cwd>/.pion/mcp.json`. Pure apart
+ * from reading the two files; a bad entry becomes an error for that server, never for the others.
+ */
+import { join, resolve } from "node:path";
+import { homedir } from "node:os";
+import * as v from "valibot";
+import { describeIssues } from "../util/issues.ts";
+import { readJsonFile } from "../util/json-file.ts";
+import { wildcardMatch } from "../util/wildcard.ts";
+
+export const DEFAULT_TIMEOUT_S = 60;
+
+const StringMap = v.record(v.string(), v.string());
+
+const EntrySchema = v.looseObject({
+  type: v.optional(v.string()),
+  command: v.optional(v.string()),
+  args: v.optional(v.array(v.string())),
+  env: v.optional(StringMap),
+  cwd: v.optional(v.string()),
+  url: v.optional(v.string()),
+  headers: v.optional(StringMap),
+  enabled: v.optional(v.boolean()),
+  timeout: v.optional(v.pipe(v.number(), v.minValue(0))),
+  exposure: v.optional(v.string()),
+  toolExposure: v.optional(v.record(v.string(), v.string())),
+  description: v.optional(v.string()),
+});
+type Entry = v.InferOutput<typeof EntrySchema>;
+
+const FileSchema = v.looseObject({ mcpServers: v.optional(v.record(v.string(), v.unknown())) });
+
+interface Common {
+  name: string;
+  /** The file the entry came from, or "session" for servers given at run time. */
+  source: string;
+  enabled: boolean;
+  timeoutMs: number;
+  /** Tool names or `*` patterns mapped to `hidden`; every other exposure is declared directly. */
+  hidden: string[];
+  description?: string;
+}
+export interface StdioServerConfig extends Common {
+  transport: "stdio";
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd: string;
+}
+export interface HttpServerConfig extends Common {
+  transport: "http";
+  url: string;
+  headers: Record<string, string>;
+}
+export type McpServerConfig = StdioServerConfig | HttpServerConfig;
+
+/** A configured server that cannot be used as written; shown in status with this reason. */
+export interface McpConfigError {
+  name: string;
+  source: string;
+  transport: "stdio" | "http" | "unknown";
+  error: string;
+}
+
+export interface McpConfig {
+  servers: McpServerConfig[];
+  errors: McpConfigError[];
+}
+
+export const NAME_PATTERN = /^[A-Za-z0-9_-]+$/;
+
+export const userConfigPath = (home: string) => join(home, "mcp.json");
+export const projectConfigPath = (cwd: string) => join(cwd, ".pion", "mcp.json");
+
+/** Reads the raw `mcpServers` object of one file (missing file: empty). Throws naming the file. */
+export function readServers(path: string): Record<string, unknown> {
+  const raw = readJsonFile(path);
+  if (raw === undefined) return {};
+  const parsed = v.safeParse(FileSchema, raw);
+  if (!parsed.success) throw new Error(`Invalid MCP configuration in ${path}: ${describeIssues(parsed.issues)}`);
+  return parsed.output.mcpServers ?? {};
+}
+
+/**
+ * The servers to connect: the user's, then a trusted project's (an entry replaces the user's
+ * entry of the same name; one without `command`/`url`/`type` only adjusts `enabled`,
+ * `exposure` and `toolExposure` of the user's).
+ */
+export function loadMcpConfig(o: { home: string; cwd: string; env: Record<string, string | undefined>; projectTrusted: boolean }): McpConfig {
+  const out: McpConfig = { servers: [], errors: [] };
+  const entries = new Map<string, { entry: unknown; source: string }>();
+  const files = [userConfigPath(o.home), ...(o.projectTrusted ? [projectConfigPath(o.cwd)] : [])];
+  for (const file of files) {
+    let servers: Record<string, unknown>;
+    try {
+      servers = readServers(file);
+    } catch (err) {
+      out.errors.push({ name: "*", source: file, transport: "unknown", error: err instanceof Error ? err.message : String(err) });
+      continue;
+    }
+    for (const [name, entry] of Object.entries(servers)) {
+      const prev = entries.get(name);
+      if (prev && isAdjustment(entry) && prev.entry && typeof prev.entry === "object") {
+        entries.set(name, { entry: { ...prev.entry, ...pickAdjustment(entry as Record<string, unknown>) }, source: prev.source });
+      } else entries.set(name, { entry, source: file });
+    }
+  }
+  for (const [name, { entry, source }] of entries) {
+    const r = toServerConfig(name, entry, source, o.env, o.cwd);
+    if ("error" in r) out.errors.push(r);
+    else out.servers.push(r);
+  }
+  return out;
+}
+
+const isAdjustment = (e: unknown) =>
+  !!e && typeof e === "object" && !("command" in e) && !("url" in e) && !("type" in e);
+
+function pickAdjustment(e: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of ["enabled", "exposure", "toolExposure"]) if (k in e) out[k] = e[k];
+  return out;
+}
+
+/** Validates one entry and expands `${VAR}`; a problem is an McpConfigError for that server. */
+export function toServerConfig(
+  name: string,
+  raw: unknown,
+  source: string,
+  env: Record<string, string | undefined>,
+  cwd: string,
+): McpServerConfig | McpConfigError {
+  const fail = (transport: McpConfigError["transport"], error: string): McpConfigError => ({ name, source, transport, error });
+  if (!NAME_PATTERN.test(name)) return fail("unknown", `Invalid server name "${name}": use letters, digits, "_" and "-"`);
+  const parsed = v.safeParse(EntrySchema, raw);
+  if (!parsed.success) return fail("unknown", `${describeIssues(parsed.issues)} (server "${name}" in ${source})`);
+  const e: Entry = parsed.output;
+  const type = e.type;
+  if (type === "sse") {
+    return fail("http", `The legacy SSE transport is not supported; use the server's streamable HTTP endpoint (often /mcp instead of /sse)`);
+  }
+  if ("oauth" in (raw as object)) return fail("http", "OAuth sign-in is not supported by pion; give the server an Authorization header instead");
+  if (type !== undefined && !["stdio", "http", "streamable-http"].includes(type)) {
+    return fail("unknown", `Unknown transport type "${type}": expected stdio, http or streamable-http`);
+  }
+  const isStdio = type === "stdio" || (type === undefined && e.command !== undefined);
+  const isHttp = type === "http" || type === "streamable-http" || (type === undefined && e.url !== undefined && e.command === undefined);
+  const common = {
+    name,
+    source,
+    enabled: e.enabled !== false,
+    timeoutMs: (e.timeout ?? DEFAULT_TIMEOUT_S) * 1000,
+    hidden: hiddenPatterns(e),
+    ...(e.description !== undefined ? { description: e.description } : {}),
+  };
+  try {
+    if (isStdio) {
+      if (!e.command) return fail("stdio", `Server "${name}" has no command`);
+      return {
+        ...common,
+        transport: "stdio",
+        command: expandHome(e.command),
+        args: (e.args ?? []).map((a) => expandHome(expandVars(a, env, `args of "${name}"`))),
+        env: mapValues(e.env ?? {}, (val, k) => expandVars(val, env, `env.${k} of "${name}"`)),
+        cwd: resolve(cwd, expandHome(e.cwd ?? ".")),
+      };
+    }
+    if (isHttp) {
+      if (!e.url) return fail("http", `Server "${name}" has no url`);
+      let url: URL;
+      try {
+        url = new URL(expandVars(e.url, env, `url of "${name}"`));
+      } catch {
+        return fail("http", `Server "${name}" has an invalid url: ${e.url}`);
+      }
+      if (url.protocol !== "http:" && url.protocol !== "https:") return fail("http", `Server "${name}": url must be http or https`);
+      return {
+        ...common,
+        transport: "http",
+        url: url.href,
+        headers: mapValues(e.headers ?? {}, (val, k) => expandVars(val, env, `headers.${k} of "${name}"`)),
+      };
+    }
+  } catch (err) {
+    return fail(isStdio ? "stdio" : "http", err instanceof Error ? err.message : String(err));
+  }
+  return fail("unknown", `Server "${name}" needs a "command" (stdio) or a "url" (streamable HTTP)`);
+}
+
+function hiddenPatterns(e: Entry): string[] {
+  if (e.exposure === "hidden") {
+    // Hidden server: only tools named with another exposure stay declared.
+    const shown = Object.entries(e.toolExposure ?? {}).filter(([, x]) => x !== "hidden").map(([k]) => k);
+    return shown.length > 0 ? shown.map((k) => `!${k}`) : ["*"];
+  }
+  return Object.entries(e.toolExposure ?? {}).filter(([, x]) => x === "hidden").map(([k]) => k);
+}
+
+/** Whether a server tool is declared, under the `hidden` patterns built above. */
+export function isHidden(hidden: readonly string[], tool: string): boolean {
+  if (hidden.length === 0) return false;
+  if (hidden[0]!.startsWith("!")) return !hidden.some((p) => wildcardMatch(p.slice(1), tool));
+  return hidden.some((p) => wildcardMatch(p, tool));
+}
+
+/** `${VAR}` from pion's environment; a variable that is not set is an error naming it. */
+export function expandVars(value: string, env: Record<string, string | undefined>, where: string): string {
+  return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => {
+    const val = env[name];
+    if (val === undefined) throw new Error(`Environment variable ${name} is not set (used in ${where})`);
+    return val;
+  });
+}
+
+const expandHome = (p: string) => (p === "~" ? homedir() : p.startsWith("~/") ? join(homedir(), p.slice(2)) : p);
+
+function mapValues(obj: Record<string, string>, f: (v: string, k: string) => string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, val] of Object.entries(obj)) out[k] = f(val, k);
+  return out;
+}

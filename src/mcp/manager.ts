@@ -1,0 +1,103 @@
+/**
+ * The MCP servers of one session: started in the background, their tools offered to the model
+ * from the moment they connect, status changes reported through `onStatus`. Nothing here
+ * throws into pion: a broken server is a status with an error, and its tools answer errors.
+ */
+import type { McpConfigError, McpServerConfig } from "./config.ts";
+import { McpConnection, type McpServerStatus } from "./connection.ts";
+import { killAll } from "./stdio-transport.ts";
+import { adaptServerTools, type McpTool } from "./tools.ts";
+
+export interface McpManagerOptions {
+  /** The environment stdio servers start with (before their own `env`). */
+  env: () => Record<string, string | undefined>;
+  onStatus?: (status: McpServerStatus) => void;
+}
+
+let exitHookInstalled = false;
+
+export class McpManager {
+  private conns: McpConnection[] = [];
+  private errors: McpConfigError[] = [];
+  private cache?: McpTool[];
+  private readonly reported = new WeakMap<McpConnection, string>();
+
+  constructor(private readonly o: McpManagerOptions) {
+    if (!exitHookInstalled) {
+      exitHookInstalled = true;
+      // Whatever way pion ends (process.exit after a signal, EOF, an error), no server is left behind.
+      process.on("exit", () => killAll("SIGKILL"));
+    }
+  }
+
+  /** Replaces the servers: stops the ones that went away or changed, starts the new ones. */
+  async setServers(servers: readonly McpServerConfig[], errors: readonly McpConfigError[] = []): Promise<void> {
+    const keep: McpConnection[] = [];
+    const stop: McpConnection[] = [];
+    for (const c of this.conns) {
+      const next = servers.find((s) => s.name === c.config.name);
+      if (next && JSON.stringify(next) === JSON.stringify(c.config)) keep.push(c);
+      else stop.push(c);
+    }
+    const fresh = servers
+      .filter((s) => !keep.some((c) => c.config.name === s.name))
+      .map((cfg) => {
+        const conn: McpConnection = new McpConnection(cfg, { env: this.o.env, onChange: () => this.changed(conn) });
+        return conn;
+      });
+    this.conns = [...keep, ...fresh];
+    this.errors = [...errors];
+    this.cache = undefined;
+    for (const e of errors) this.o.onStatus?.({ name: e.name, state: "failed", transport: e.transport, toolCount: 0, source: e.source, error: e.error });
+    for (const c of fresh) if (c.state === "disabled") this.o.onStatus?.(c.status());
+    for (const c of fresh) void c.connect();
+    await Promise.all(stop.map((c) => c.stop()));
+  }
+
+  private changed(conn: McpConnection): void {
+    this.cache = undefined;
+    if (!this.conns.includes(conn)) return;
+    // Reported only when something a host can see changed (a tool list refresh may not).
+    const status = conn.status();
+    const key = JSON.stringify(status);
+    if (this.reported.get(conn) === key) return;
+    this.reported.set(conn, key);
+    this.o.onStatus?.(status);
+  }
+
+  get size(): number {
+    return this.conns.length + this.errors.length;
+  }
+
+  status(): McpServerStatus[] {
+    return [
+      ...this.conns.map((c) => c.status()),
+      ...this.errors.map((e) => ({ name: e.name, state: "failed" as const, transport: e.transport, toolCount: 0, source: e.source, error: e.error })),
+    ];
+  }
+
+  /** The tools to declare on the next model call. */
+  tools(): McpTool[] {
+    return (this.cache ??= this.conns.flatMap((c) => adaptServerTools(c)));
+  }
+
+  /**
+   * Waits up to `ms` for servers still connecting; returns the names of those that are not
+   * connected yet (the model call goes on without them).
+   */
+  async waitForStartup(ms: number): Promise<string[]> {
+    const pending = this.conns.filter((c) => c.state === "connecting");
+    if (pending.length === 0) return [];
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([Promise.all(pending.map((c) => c.connect())), new Promise((r) => (timer = setTimeout(r, ms)))]);
+    clearTimeout(timer);
+    return pending.filter((c) => c.state === "connecting").map((c) => c.config.name);
+  }
+
+  async stop(): Promise<void> {
+    const all = this.conns;
+    this.conns = [];
+    this.cache = undefined;
+    await Promise.all(all.map((c) => c.stop()));
+  }
+}
