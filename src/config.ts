@@ -2,8 +2,10 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import * as v from "valibot";
 import pkg from "../package.json" with { type: "json" };
+import type { ShellEnvSettings } from "./credentials/child-env.ts";
 import { describeIssues } from "./util/issues.ts";
 import { readJsonFile } from "./util/json-file.ts";
+import { log } from "./util/log.ts";
 
 declare const PION_COMMIT: string | undefined;
 export const VERSION = `${pkg.version}+${typeof PION_COMMIT === "string" ? PION_COMMIT : "dev"}`;
@@ -20,6 +22,13 @@ const SettingsSchema = v.looseObject({
   interruptMode: v.optional(v.picklist(["immediate", "wait"])),
   defaultTools: v.optional(v.union([v.string(), v.array(v.string())])),
   httpIdleTimeoutMs: v.optional(v.number()),
+  shellEnv: v.optional(
+    v.looseObject({
+      include: v.optional(v.array(v.string())),
+      exclude: v.optional(v.array(v.string())),
+      inherit: v.optional(v.picklist(["all", "core"])),
+    }),
+  ),
   retry: v.optional(
     v.looseObject({
       enabled: v.optional(v.boolean()),
@@ -57,5 +66,21 @@ export function loadSettings(home: string, cwd: string): Settings {
         ? { ...prev, ...val }
         : val;
   }
+  const shellEnv = projectShellEnv(user.shellEnv, project.shellEnv);
+  if (shellEnv) merged.shellEnv = shellEnv;
   return merged as Settings;
+}
+
+/**
+ * A project may only tighten `shellEnv`: its `exclude` adds to the user's and its
+ * `inherit: "core"` applies, but its `include` is ignored (a checked-out folder must not
+ * hand the user's credentials to the commands it runs).
+ */
+function projectShellEnv(user: ShellEnvSettings | undefined, project: ShellEnvSettings | undefined): ShellEnvSettings | undefined {
+  if (!project) return user;
+  if (project.include?.length) log("settings", "ignoring shellEnv.include from the project's .pion/settings.json: only the user's settings may pass credentials to commands");
+  const out: ShellEnvSettings = { ...user };
+  if (project.exclude?.length) out.exclude = [...(user?.exclude ?? []), ...project.exclude];
+  if (project.inherit === "core") out.inherit = "core";
+  return out;
 }

@@ -1,6 +1,8 @@
 import { accessSync, constants } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Settings } from "../config.ts";
+import { createCredentialGuard, type CredentialGuard } from "../credentials/guard.ts";
+import { toolMasker } from "../credentials/mask-tools.ts";
 import { loadModels, resolveModel, type ModelRegistry } from "../providers/models.ts";
 import { createScriptedStream, loadScript, scriptedModel } from "../providers/scripted.ts";
 import { streamByApi } from "../providers/index.ts";
@@ -61,6 +63,8 @@ export interface Composed {
   extensions?: ExtensionRunner;
   /** Aborted when an extension asks pion to shut down. */
   shutdown: AbortSignal;
+  /** Environments for the processes pion starts (MCP servers too) and output masking. */
+  guard: CredentialGuard;
 }
 
 const NOTIFIED: ReadonlySet<string> = new Set([
@@ -82,7 +86,7 @@ interface SessionRef {
   early: ExtensionFrame[];
 }
 
-function extensionPort(ref: SessionRef, cwd: string, mode: "rpc" | "json" | "print", shutdown: () => void): ExtensionSessionPort {
+function extensionPort(ref: SessionRef, cwd: string, mode: "rpc" | "json" | "print", shutdown: () => void, guard: CredentialGuard): ExtensionSessionPort {
   const get = () => ref.session;
   const must = () => {
     const s = get();
@@ -100,16 +104,17 @@ function extensionPort(ref: SessionRef, cwd: string, mode: "rpc" | "json" | "pri
     isIdle: () => !get()?.isBusy,
     abort: () => void get()?.abort(),
     shutdown,
-    sendMessage: (msg, opts) => must().sendCustomMessage(msg, opts),
+    sendMessage: (msg, opts) => must().sendCustomMessage(guard.maskDeep(msg), opts),
     sendUserMessage: (text, opts) => {
       const s = must();
       if (s.isBusy) s.enqueue(opts?.deliverAs ?? "followUp", text);
       else s.prompt(text, undefined);
     },
-    appendEntry: (customType, data) => must().appendCustom(customType, data),
+    appendEntry: (customType, data) => must().appendCustom(customType, guard.maskDeep(data)),
     setSessionName: (name) => void must().setName(name),
     getSessionName: () => get()?.name,
     setLabel: (entryId, label) => must().setLabel(entryId, label),
+    childEnv: () => guard.childEnv(),
     writeFrame: (frame) => {
       const f = frame as unknown as ExtensionFrame;
       if (ref.session) void ref.session.publish(f);
@@ -126,6 +131,7 @@ function withModel(base: ModelRegistry, model: Model): ModelRegistry {
     apiKey: (p) => (p === model.provider ? "none" : base.apiKey(p)),
     find: (p, id) => (p === model.provider && id === model.id ? model : base.find(p, id)),
     available: () => [...base.available(), model],
+    credentials: () => base.credentials(),
   };
 }
 
@@ -190,6 +196,10 @@ export async function composeSession(opts: CliOptions): Promise<Composed> {
     thinking = o.thinking as ThinkingLevel;
   }
 
+  // Resolved on first use (a process that starts nothing and prints no tool output never reads them).
+  const guard = createCredentialGuard({ env: o.env, credentials: () => registry.credentials(), shellEnv: settings.shellEnv });
+  const maskTools = toolMasker(guard);
+
   const scopedModels: Model[] = [];
   for (const pat of (o.models ?? "").split(",").map((p) => p.trim()).filter(Boolean)) {
     const found = resolveModel(registry.all, pat);
@@ -207,7 +217,7 @@ export async function composeSession(opts: CliOptions): Promise<Composed> {
   const builtinTools = () => {
     if (!selected) {
       if (!toolModule) throw new Error("the built-in tools are used before a run prepared them");
-      const builtin = toolModule.createBuiltinTools({ images: true });
+      const builtin = toolModule.createBuiltinTools({ images: true, guard });
       todoTool = createTodoTool({ get: () => session.todos, set: (phases) => void session.setTodos(phases) });
       builtin.set("todo", todoTool);
       selected = new Map(selectedNames.map((name) => [name, builtin.get(name)!]));
@@ -222,7 +232,7 @@ export async function composeSession(opts: CliOptions): Promise<Composed> {
   // The loader (and its virtual modules) is only imported when there is something to load.
   const extensions =
     extensionPaths.length > 0
-      ? await (await import("../extensions/loader.ts")).loadExtensions(extensionPaths, extensionPort(ref, o.cwd, o.mode ?? "rpc", () => shutdown.abort()))
+      ? await (await import("../extensions/loader.ts")).loadExtensions(extensionPaths, extensionPort(ref, o.cwd, o.mode ?? "rpc", () => shutdown.abort(), guard))
       : undefined;
   const hasExtensions = extensions !== undefined && extensions.loaded.length > 0;
   // Host tools join from the next model call; the todo tool once the host set a plan.
@@ -232,7 +242,7 @@ export async function composeSession(opts: CliOptions): Promise<Composed> {
     if (session.todos.length > 0) all.set("todo", todoTool);
     for (const t of hostTools.tools()) all.set(t.name, t);
     if (hasExtensions) for (const t of extensions!.tools()) all.set(t.name, t);
-    return all;
+    return maskTools(all);
   };
   const resources = loadResources(o.home, o.cwd);
   // One database per sessions directory; --no-session keeps it in memory and writes no file.
@@ -272,6 +282,7 @@ export async function composeSession(opts: CliOptions): Promise<Composed> {
     compaction: { reserveTokens: settings.compaction?.reserveTokens ?? 16384, keepRecentTokens: settings.compaction?.keepRecentTokens ?? 20000 },
     idleTimeoutMs: settings.httpIdleTimeoutMs,
     fileFor,
+    shellGuard: guard,
   });
   let resume = o.session;
   if (!resume && o.continue) resume = store.listSessions({ cwd: o.cwd, limit: 1 }).sessions[0]?.sessionId;
@@ -301,5 +312,5 @@ export async function composeSession(opts: CliOptions): Promise<Composed> {
     })),
     ...listCommands(resources.skills, resources.templates),
   ];
-  return { session, scopedModels, store, cwd: o.cwd, fileFor, hostTools, commands, extensions: hasExtensions ? extensions : undefined, shutdown: shutdown.signal };
+  return { session, scopedModels, store, cwd: o.cwd, fileFor, hostTools, commands, extensions: hasExtensions ? extensions : undefined, shutdown: shutdown.signal, guard };
 }

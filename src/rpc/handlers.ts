@@ -204,6 +204,10 @@ function capabilities(events: string[]) {
       runTotals: true,
       scriptedProvider: true,
       orderedCommands: true,
+      // Processes pion starts get its environment minus its credentials (settings shellEnv).
+      shellEnv: true,
+      // Known credential values are masked in tool results, events, sessions and exports.
+      secretMasking: true,
     },
   };
 }

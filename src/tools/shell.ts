@@ -18,6 +18,18 @@ export interface ShellOptions {
   updateIntervalMs?: number;
   maxLines?: number;
   maxBytes?: number;
+  /** The command's environment and the masking of its output (pion's credential guard). */
+  guard?: ShellGuard;
+}
+
+/**
+ * What the shell needs of pion's credential guard (credentials/guard.ts): the environment
+ * of the command and masking of what it prints, in the stream and in the tail kept.
+ */
+export interface ShellGuard {
+  childEnv(): Record<string, string>;
+  maskBytes(bytes: Uint8Array): Uint8Array;
+  byteStream(): ((chunk: Uint8Array, final: boolean) => Uint8Array) | undefined;
 }
 
 export interface ShellTail {
@@ -53,7 +65,8 @@ export async function runShell(command: string, o: ShellOptions): Promise<ShellR
   const out = openSync(path, "wx", 0o600);
   let proc: ReturnType<typeof Bun.spawn>;
   try {
-    proc = Bun.spawn(["bash", "-c", command], { cwd: o.cwd, stdin: "ignore", stdout: out, stderr: out, detached: true });
+    const env = o.guard?.childEnv();
+    proc = Bun.spawn(["bash", "-c", command], { cwd: o.cwd, env, stdin: "ignore", stdout: out, stderr: out, detached: true });
   } finally {
     closeSync(out);
   }
@@ -76,13 +89,19 @@ export async function runShell(command: string, o: ShellOptions): Promise<ShellR
   let exited = false;
   void proc.exited.then(() => (exited = true));
 
+  // Masked on the way out: the full-output file holds what the command printed.
+  const masker = o.onBytes ? o.guard?.byteStream() : undefined;
+  const onBytes = o.onBytes && masker ? (chunk: Uint8Array, final: boolean) => o.onBytes!(masker(chunk, final), final) : o.onBytes;
   const buf = new Uint8Array(1 << 18);
   const totals = { bytes: 0, newlines: 0, lastByte: -1 };
   const tailOf = (): TailBuffer => {
     const keep = Math.min(totals.bytes, maxBytes + 4096);
     const tail = new Uint8Array(keep);
     if (keep > 0) readSync(input, tail, 0, keep, totals.bytes - keep);
-    return TailBuffer.fromTail(maxBytes, tail, totals);
+    if (!o.guard) return TailBuffer.fromTail(maxBytes, tail, totals);
+    // Masked before truncating: a secret cut by the window's start lies in the 4 KB before it.
+    const masked = o.guard.maskBytes(tail);
+    return TailBuffer.fromTail(maxBytes, masked, { ...totals, bytes: totals.bytes - keep + masked.length });
   };
   const snapshot = (): ShellTail => {
     const truncation = tailOf().truncate({ maxLines, maxBytes });
@@ -104,8 +123,8 @@ export async function runShell(command: string, o: ShellOptions): Promise<ShellR
         totals.lastByte = chunk[got - 1]!;
         changed = true;
         idle = 1;
-        if (o.onBytes) {
-          const wait = o.onBytes(chunk, false);
+        if (onBytes) {
+          const wait = onBytes(chunk, false);
           if (wait) await wait;
         }
         // A fast writer is read a few kilobytes at a time unless pion waits a moment: a
@@ -125,7 +144,7 @@ export async function runShell(command: string, o: ShellOptions): Promise<ShellR
       }
     }
     // The last output goes out before the result, so the host sees it.
-    if (o.onBytes) await o.onBytes(new Uint8Array(0), true);
+    if (onBytes) await onBytes(new Uint8Array(0), true);
     if (o.onTail && changed) o.onTail(snapshot());
     const final = snapshot();
     keepFile = final.fullOutputPath !== null;
