@@ -20,6 +20,8 @@ const view = (u: Uint8Array): Buffer => Buffer.from(u.buffer, u.byteOffset, u.by
 export class ByteStreamMasker {
   private carry: Uint8Array = EMPTY;
   private readonly secrets: readonly ByteSecret[];
+  /** Secrets replaced so far. */
+  masked = 0;
 
   constructor(secrets: readonly ByteSecret[]) {
     this.secrets = [...secrets].filter((s) => s.bytes.length > 0).sort((a, b) => b.bytes.length - a.bytes.length);
@@ -55,6 +57,7 @@ export class ByteStreamMasker {
         break;
       }
       parts.push(buf.subarray(pos, at), this.secrets[best]!.replacement);
+      this.masked++;
       pos = at + this.secrets[best]!.bytes.length;
     }
     const hold = final ? 0 : holdFrom >= 0 ? buf.length - holdFrom : this.heldSuffix(buf, pos);

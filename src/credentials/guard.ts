@@ -27,7 +27,7 @@ export interface CredentialGuard {
   /** A complete buffer masked; `bytes` itself when nothing matched. */
   maskBytes(bytes: Uint8Array): Uint8Array;
   /** A masker for a chunked byte stream, or undefined when pion knows no credential value. */
-  byteStream(): ((chunk: Uint8Array, final: boolean) => Uint8Array) | undefined;
+  byteStream(): ByteStreamMasker | undefined;
 }
 
 /**
@@ -98,9 +98,7 @@ export function createCredentialGuard(o: GuardOptions): CredentialGuard {
     },
     byteStream: () => {
       const k = get();
-      if (k.bytes.length === 0) return undefined;
-      const m = new ByteStreamMasker(k.bytes);
-      return (chunk, final) => m.push(chunk, final);
+      return k.bytes.length === 0 ? undefined : new ByteStreamMasker(k.bytes);
     },
   };
 }

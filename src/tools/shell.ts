@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, openSync, readSync, unlinkSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { countNewlines, DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, TailBuffer, type Truncation } from "./truncate.ts";
@@ -29,7 +29,13 @@ export interface ShellOptions {
 export interface ShellGuard {
   childEnv(): Record<string, string>;
   maskBytes(bytes: Uint8Array): Uint8Array;
-  byteStream(): ((chunk: Uint8Array, final: boolean) => Uint8Array) | undefined;
+  byteStream(): ByteMasker | undefined;
+}
+
+/** A stream masker: `push` returns what to pass on (maybe a view of `chunk`); `masked` counts replacements. */
+export interface ByteMasker {
+  push(chunk: Uint8Array, final: boolean): Uint8Array;
+  readonly masked: number;
 }
 
 export interface ShellTail {
@@ -89,9 +95,15 @@ export async function runShell(command: string, o: ShellOptions): Promise<ShellR
   let exited = false;
   void proc.exited.then(() => (exited = true));
 
-  // Masked on the way out: the full-output file holds what the command printed.
-  const masker = o.onBytes ? o.guard?.byteStream() : undefined;
-  const onBytes = o.onBytes && masker ? (chunk: Uint8Array, final: boolean) => o.onBytes!(masker(chunk, final), final) : o.onBytes;
+  // Every byte passes the masker (when pion knows a key): what streams out is masked, and a
+  // kept full-output file that held a key is rewritten masked before the result.
+  const masker = o.guard?.byteStream();
+  const onBytes = masker
+    ? (chunk: Uint8Array, final: boolean) => {
+        const out = masker.push(chunk, final);
+        return o.onBytes?.(out, final);
+      }
+    : o.onBytes;
   const buf = new Uint8Array(1 << 18);
   const totals = { bytes: 0, newlines: 0, lastByte: -1 };
   const tailOf = (): TailBuffer => {
@@ -148,6 +160,7 @@ export async function runShell(command: string, o: ShellOptions): Promise<ShellR
     if (o.onTail && changed) o.onTail(snapshot());
     const final = snapshot();
     keepFile = final.fullOutputPath !== null;
+    if (keepFile && masker && masker.masked > 0) maskFile(path, o.guard!.byteStream()!);
     const code = await proc.exited;
     return {
       ...final,
@@ -163,4 +176,25 @@ export async function runShell(command: string, o: ShellOptions): Promise<ShellR
     o.signal?.removeEventListener("abort", onAbort);
     if (!keepFile) unlinkSync(path);
   }
+}
+
+/** Rewrites `path` through `masker`, a chunk at a time, and replaces it (same mode, 0600). */
+function maskFile(path: string, masker: ByteMasker): void {
+  const tmp = `${path}.masked`;
+  const input = openSync(path, "r");
+  const output = openSync(tmp, "wx", 0o600);
+  try {
+    const buf = new Uint8Array(1 << 18);
+    for (let pos = 0; ; ) {
+      const got = readSync(input, buf, 0, buf.length, pos);
+      pos += got;
+      const out = masker.push(buf.subarray(0, got), got === 0);
+      for (let w = 0; w < out.length; ) w += writeSync(output, out, w, out.length - w);
+      if (got === 0) break;
+    }
+  } finally {
+    closeSync(input);
+    closeSync(output);
+  }
+  renameSync(tmp, path);
 }

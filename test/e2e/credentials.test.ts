@@ -153,6 +153,13 @@ describe("a key printed anyway is masked", () => {
     const from = p.records.length;
     expect(await hostBash(p, "cat key.txt")).toBe(masked);
     expect(p.records.slice(from).filter((r) => r.type === "bash_execution_update").map((r) => r.delta).join("")).toBe(masked);
+    // A long output keeps its full-output file: masked too, and complete.
+    const long = await p.request({ type: "bash", command: "seq 1 100000; cat key.txt; seq 1 3" });
+    expect(long.data.truncated).toBe(true);
+    expect(long.data.output).toContain(masked);
+    const full = readFileSync(long.data.fullOutputPath, "utf8");
+    expect(full.endsWith(`100000\n${masked}1\n2\n3\n`)).toBe(true);
+    expect(full).not.toContain(t);
     // The model saw the masked text (the bash result reaches it with the next prompt).
     fake.enqueue({ blocks: [{ type: "text", text: "noted" }] });
     await p.request({ type: "prompt", message: "what did the file say?" });

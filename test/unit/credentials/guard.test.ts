@@ -48,7 +48,8 @@ describe("credential guard", () => {
     const { g } = guard();
     expect(dec.decode(g.maskBytes(enc.encode("x flag-key-4567 y")))).toBe("x [redacted: --api-key] y");
     const s = g.byteStream()!;
-    expect(dec.decode(s(enc.encode("a flag-key"), false)) + dec.decode(s(enc.encode("-4567 b"), true))).toBe("a [redacted: --api-key] b");
+    expect(dec.decode(s.push(enc.encode("a flag-key"), false)) + dec.decode(s.push(enc.encode("-4567 b"), true))).toBe("a [redacted: --api-key] b");
+    expect(s.masked).toBe(1);
     const none = createCredentialGuard({ env: {}, credentials: () => [] });
     expect(none.byteStream()).toBeUndefined();
     const bytes = enc.encode("unchanged");

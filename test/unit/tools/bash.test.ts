@@ -150,3 +150,27 @@ describe("runShell", () => {
     expect(r.exitCode).toBeNull();
   });
 });
+
+describe("bash with the credential guard", () => {
+  test.concurrent("the environment comes from the guard; the result, partial results and the kept full-output file are masked", async () => {
+    const { createCredentialGuard } = await import("../../../src/credentials/guard.ts");
+    const key = `sk-unit-${crypto.randomUUID()}`;
+    const guard = createCredentialGuard({
+      env: { PATH: process.env.PATH, UNIT_KEY: key, KEPT: "yes" },
+      credentials: () => [{ label: "UNIT_KEY", envNames: ["UNIT_KEY"], value: key }],
+    });
+    const tool = createBashTool({ guard });
+    const dir = tmp();
+    await Bun.write(join(dir, "k"), key);
+    const partials: ToolResult[] = [];
+    const short = await run(tool, { command: 'echo "[$UNIT_KEY][$KEPT]"; cat k' }, { ...context(dir), onUpdate: (p) => void partials.push(p) });
+    expect(textOf(short)).toBe("[][yes]\n[redacted: UNIT_KEY]");
+    expect(JSON.stringify(partials)).not.toContain(key);
+    const long = await run(tool, { command: "seq 1 100000; cat k; echo" }, context(dir));
+    const details = long.details as BashDetails;
+    expect(textOf(long)).toContain("[redacted: UNIT_KEY]");
+    const full = readFileSync(details.fullOutputPath!, "utf8");
+    expect(full.endsWith("100000\n[redacted: UNIT_KEY]\n")).toBe(true);
+    unlinkSync(details.fullOutputPath!);
+  });
+});
