@@ -7,7 +7,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { startFakeProvider } from "../support/fake-provider.ts";
-import { Pion, tempDirs, writeFakeModels, writeSettings, type Rec } from "../support/pion.ts";
+import { BINARY, Pion, tempDirs, writeFakeModels, writeSettings, type Rec } from "../support/pion.ts";
 
 const EXEC_ENV = resolve(import.meta.dir, "../fixtures/extensions/exec-env.ts");
 const tag = () => crypto.randomUUID().replaceAll("-", "");
@@ -26,7 +26,7 @@ interface Start {
   project?: Record<string, unknown>;
 }
 
-function start(o: Start = {}) {
+function start(o: Start & { binary?: boolean } = {}) {
   const seenKeys: string[] = [];
   const fake = startFakeProvider({ onRequest: (req) => void seenKeys.push(String(req.headers["x-api-key"])) });
   const dirs = tempDirs();
@@ -36,7 +36,7 @@ function start(o: Start = {}) {
     mkdirSync(join(dirs.cwd, ".pion"), { recursive: true });
     writeFileSync(join(dirs.cwd, ".pion", "settings.json"), JSON.stringify(o.project));
   }
-  const p = new Pion({ ...dirs, env: o.env, args: ["--mode", "rpc", "--model", "fake/fake-model", ...(o.args ?? [])] });
+  const p = new Pion({ ...dirs, env: o.env, binary: o.binary, args: ["--mode", "rpc", "--model", "fake/fake-model", ...(o.args ?? [])] });
   return { fake, p, seenKeys, ...dirs };
 }
 
@@ -86,7 +86,7 @@ describe("the environment of processes pion starts", () => {
     expect(JSON.stringify(fake.requests.map((r) => r.body))).not.toContain(t);
     await p.close();
     await fake.stop();
-  });
+  }, 30_000);
 
   test.concurrent("the value of --api-key appears in no child variable, whatever its name", async () => {
     const t = tag();
@@ -101,7 +101,7 @@ describe("the environment of processes pion starts", () => {
     }
     await p.close();
     await fake.stop();
-  });
+  }, 30_000);
 
   test.concurrent('shellEnv: include passes a key on purpose; inherit "core" keeps only the core variables', async () => {
     const t = tag();
@@ -121,7 +121,7 @@ describe("the environment of processes pion starts", () => {
     expect(tool.split("\n")).not.toContain("EDITOR");
     await p.close();
     await fake.stop();
-  });
+  }, 30_000);
 
   test.concurrent("a project's settings add exclude entries but cannot include a key", async () => {
     const t = tag();
@@ -135,7 +135,7 @@ describe("the environment of processes pion starts", () => {
     expect(p.stderr).toContain("ignoring shellEnv.include from the project");
     await p.close();
     await fake.stop();
-  });
+  }, 30_000);
 });
 
 describe("a key printed anyway is masked", () => {
@@ -179,7 +179,21 @@ describe("a key printed anyway is masked", () => {
     const leaks = [...filesUnder(join(home, "sessions")), exported.data.path].filter((f) => readFileSync(f).includes(t));
     expect(leaks).toEqual([]);
     expect(JSON.stringify(p.records)).not.toContain(t);
-  });
+  }, 30_000);
+
+  // CI builds the binary before the tests; locally it may be missing.
+  test.skipIf(!existsSync(BINARY) && !process.env.CI)("dist/pion: the RPC bash command's child has no key, and a printed one streams masked", async () => {
+    const t = tag();
+    const { fake, p, cwd } = start({ binary: true, env: { ANTHROPIC_API_KEY: `sk-ant-${t}` } });
+    writeFileSync(join(cwd, "key.txt"), `sk-ant-${t}`);
+    const from = p.records.length;
+    const out = await hostBash(p, 'echo "[$ANTHROPIC_API_KEY]"; head -c 300000 /dev/zero | tr "\\0" a; cat key.txt; echo');
+    expect(out.endsWith("a[redacted: ANTHROPIC_API_KEY]")).toBe(true);
+    const streamed = p.records.slice(from).filter((r) => r.type === "bash_execution_update").map((r) => r.delta).join("");
+    expect(streamed).toBe(`[]\n${"a".repeat(300000)}[redacted: ANTHROPIC_API_KEY]\n`);
+    await p.close();
+    await fake.stop();
+  }, 30_000);
 
   test.concurrent("get_capabilities lists the feature", async () => {
     const { fake, p } = start();
@@ -187,5 +201,5 @@ describe("a key printed anyway is masked", () => {
     expect(caps.data.features).toMatchObject({ shellEnv: true, secretMasking: true });
     await p.close();
     await fake.stop();
-  });
+  }, 30_000);
 });

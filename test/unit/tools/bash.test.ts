@@ -172,5 +172,5 @@ describe("bash with the credential guard", () => {
     const full = readFileSync(details.fullOutputPath!, "utf8");
     expect(full.endsWith("100000\n[redacted: UNIT_KEY]\n")).toBe(true);
     unlinkSync(details.fullOutputPath!);
-  });
+  }, 30_000);
 });
