@@ -24,8 +24,14 @@ export interface ChildEnvPolicy extends ShellEnvSettings {
 /** What `inherit: "core"` keeps. */
 export const CORE_ENV = ["PATH", "HOME", "USER", "SHELL", "LANG", "LC_*", "TERM", "TMPDIR", "TZ"];
 
+/**
+ * A variable name that holds a secret rather than a setting: a catalog lists `AWS_REGION` or
+ * `DATABRICKS_HOST` beside the key variables, and those stay.
+ */
+export const isSecretName = (name: string): boolean => /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|_PAT$/.test(name);
+
 /** pion's own secrets among its `PION_*` variables (PION_HOME and the like pass). */
-export const PION_SECRET = /^PION_\w*(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH)/;
+export const isPionSecret = (name: string): boolean => name.startsWith("PION_") && isSecretName(name);
 
 /** A matcher for env-variable names: `*` is any run of characters, `?` one; case-sensitive. */
 export function nameMatcher(patterns: readonly string[]): (name: string) => boolean {
@@ -59,7 +65,7 @@ export function buildChildEnv(
     if (value === undefined) continue;
     if (!included(name)) {
       if (core && !isCore(name)) continue;
-      if (policy.credentialNames.has(name) || PION_SECRET.test(name) || excluded(name)) continue;
+      if (policy.credentialNames.has(name) || isPionSecret(name) || excluded(name)) continue;
       if (policy.secretValues.some((s) => value.includes(s))) continue;
     }
     out[name] = value;

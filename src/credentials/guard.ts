@@ -5,7 +5,7 @@
  * process or records output gets it as an argument.
  */
 import { ByteStreamMasker, type ByteSecret } from "./byte-mask.ts";
-import { buildChildEnv, PION_SECRET, type ShellEnvSettings } from "./child-env.ts";
+import { buildChildEnv, isPionSecret, type ShellEnvSettings } from "./child-env.ts";
 
 /** A credential pion uses, as the model registry describes it (providers/models.ts `credentials()`). */
 export interface Credential {
@@ -65,7 +65,7 @@ export function createCredentialGuard(o: GuardOptions): CredentialGuard {
       add(c.label, c.value);
       for (const n of c.envNames) add(n, o.env[n]);
     }
-    for (const [n, value] of Object.entries(o.env)) if (PION_SECRET.test(n)) add(n, value);
+    for (const [n, value] of Object.entries(o.env)) if (isPionSecret(n)) add(n, value);
     const secrets = [...byValue]
       .map(([value, label]) => ({ value, replacement: `[redacted: ${label}]` }))
       .sort((a, b) => b.value.length - a.value.length);

@@ -2,6 +2,7 @@ import { join } from "node:path";
 import * as v from "valibot";
 import { describeIssues } from "../util/issues.ts";
 import { readJsonFile } from "../util/json-file.ts";
+import { isSecretName } from "../credentials/child-env.ts";
 import type { Credential } from "../credentials/guard.ts";
 import { BUILTIN_PROVIDERS, type ProviderDef } from "./catalog.ts";
 import type { Api, Model, ThinkingLevel } from "./types.ts";
@@ -130,9 +131,12 @@ export function loadModels(
   };
 }
 
-/** The variables a catalog provider reads its key from. */
+/**
+ * The variables a catalog provider reads its key from: of its env names, those naming a secret
+ * (models.dev lists region, project and endpoint variables beside the keys).
+ */
 function providerEnvNames(def: ProviderDef): string[] {
-  return def.envKey ? [def.envKey] : [];
+  return (def.envKey ? [def.envKey] : []).filter(isSecretName);
 }
 
 /** What a models.json `apiKey` reads: `$VAR`, a bare variable name, `!command` (and the `$VAR`s it names), or a literal. */

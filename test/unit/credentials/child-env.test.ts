@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { buildChildEnv, nameMatcher, type ChildEnvPolicy } from "../../../src/credentials/child-env.ts";
+import { buildChildEnv, isSecretName, nameMatcher, type ChildEnvPolicy } from "../../../src/credentials/child-env.ts";
 
 const env = {
   PATH: "/usr/bin",
@@ -54,5 +54,14 @@ describe("nameMatcher", () => {
     expect(["AWS_", "AWS_KEY", "GH_TOKEN", "ABC", "X.Y"].every(m)).toBe(true);
     expect(["aws_key", "TOKEN", "AC", "XzY", "MY_TOKENS"].some(m)).toBe(false);
     expect(nameMatcher([])("ANY")).toBe(false);
+  });
+});
+
+describe("isSecretName", () => {
+  test("the key variables of a catalog, not its region, project or endpoint variables", () => {
+    const keys = ["ANTHROPIC_API_KEY", "AWS_SECRET_ACCESS_KEY", "AWS_BEARER_TOKEN_BEDROCK", "HF_TOKEN", "CLARIFAI_PAT", "GOOGLE_APPLICATION_CREDENTIALS", "PION_AUTH_HEADER"];
+    const settings = ["AWS_REGION", "DATABRICKS_HOST", "GOOGLE_VERTEX_LOCATION", "CLOUDFLARE_ACCOUNT_ID", "PRIVATEMODE_ENDPOINT", "PION_HOME"];
+    expect(keys.filter((n) => !isSecretName(n))).toEqual([]);
+    expect(settings.filter(isSecretName)).toEqual([]);
   });
 });
