@@ -62,6 +62,8 @@ export interface ShellResult extends ShellTail {
  */
 /** Reads shorter than this are followed by a 1 ms pause while the command runs. */
 const SMALL_READ = 1 << 16;
+/** Longest stretch of back-to-back full reads before the event loop gets a turn. */
+const YIELD_MS = 10;
 
 export async function runShell(command: string, o: ShellOptions): Promise<ShellResult> {
   const maxLines = o.maxLines ?? DEFAULT_MAX_LINES;
@@ -120,6 +122,7 @@ export async function runShell(command: string, o: ShellOptions): Promise<ShellR
     return { truncation, fullOutputPath: truncation.truncated ? path : null };
   };
   let lastUpdate = Number.NEGATIVE_INFINITY;
+  let lastYield = performance.now();
   let changed = false;
   let keepFile = false;
   /** Once bash exited: read up to what the file held then (a background child may write on forever). */
@@ -135,14 +138,27 @@ export async function runShell(command: string, o: ShellOptions): Promise<ShellR
         totals.lastByte = chunk[got - 1]!;
         changed = true;
         idle = 1;
+        let waited = false;
         if (onBytes) {
           const wait = onBytes(chunk, false);
-          if (wait) await wait;
+          if (wait) {
+            await wait;
+            waited = true;
+          }
         }
         // A fast writer is read a few kilobytes at a time unless pion waits a moment: a
         // millisecond lets a chunk build up (one update per chunk, not per write of the
         // command), and is nothing for output a person reads.
-        if (got < SMALL_READ && !exited) await Bun.sleep(1);
+        if (got < SMALL_READ && !exited) {
+          await Bun.sleep(1);
+          waited = true;
+        } else if (!waited && performance.now() - lastYield >= YIELD_MS) {
+          // A command that prints faster than pion reads never lets the loop reach the file's
+          // end: give the event loop a turn now and then (updates get written, abort arrives).
+          await new Promise((resolve) => setImmediate(resolve));
+          waited = true;
+        }
+        if (waited) lastYield = performance.now();
       } else if (exited) {
         endAt = fstatSync(input).size;
       } else {

@@ -174,3 +174,37 @@ describe("bash with the credential guard", () => {
     unlinkSync(details.fullOutputPath!);
   }, 30_000);
 });
+
+describe("runShell under a command that prints faster than pion reads", () => {
+  test.concurrent("the event loop still gets turns: a timer's abort arrives and ends the command", async () => {
+    // In a child process, so a starved loop cannot hang this one: a masker slower than `yes`
+    // writes keeps the reader from ever reaching the file's end.
+    const dir = tmp();
+    const pidFile = join(dir, "pid");
+    const script = `
+      import { runShell } from ${JSON.stringify(join(import.meta.dir, "../../../src/tools/shell.ts"))};
+      const slow = {
+        childEnv: () => ({ PATH: process.env.PATH }),
+        maskBytes: (b) => b,
+        byteStream: () => ({ masked: 0, push: (chunk) => { for (const t = performance.now(); performance.now() - t < 2; ); return chunk; } }),
+      };
+      const c = new AbortController();
+      setTimeout(() => c.abort(), 100);
+      const r = await runShell(${JSON.stringify(`echo $$ > ${pidFile}; exec yes`)}, { cwd: ${JSON.stringify(dir)}, signal: c.signal, guard: slow });
+      console.log(JSON.stringify({ cancelled: r.cancelled }));`;
+    const proc = Bun.spawn([process.execPath, "-e", script], { stdout: "pipe", env: { ...process.env, TMPDIR: dir } });
+    // A safety net for a regression, not a measurement: a starved child would run forever.
+    const watchdog = setTimeout(() => proc.kill("SIGKILL"), 20_000);
+    try {
+      const out = (await new Response(proc.stdout).text()).trim();
+      expect(out).toBe(JSON.stringify({ cancelled: true }));
+    } finally {
+      clearTimeout(watchdog);
+      try {
+        process.kill(-Number(readFileSync(pidFile, "utf8")), "SIGKILL");
+      } catch {
+        // The command's group has already gone.
+      }
+    }
+  }, 30_000);
+});
