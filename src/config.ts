@@ -3,8 +3,10 @@ import { join } from "node:path";
 import * as v from "valibot";
 import pkg from "../package.json" with { type: "json" };
 import { projectPaths } from "./resources/project-paths.ts";
+import type { ShellEnvSettings } from "./credentials/child-env.ts";
 import { describeIssues } from "./util/issues.ts";
 import { readJsonFile } from "./util/json-file.ts";
+import { log } from "./util/log.ts";
 
 declare const PION_COMMIT: string | undefined;
 export const VERSION = `${pkg.version}+${typeof PION_COMMIT === "string" ? PION_COMMIT : "dev"}`;
@@ -24,6 +26,13 @@ const SettingsSchema = v.looseObject({
   httpIdleTimeoutMs: v.optional(v.number()),
   /** Honoured in PION_HOME's settings only: a project cannot decide whether it is trusted. */
   defaultProjectTrust: v.optional(v.picklist(["ask", "always", "never"])),
+  shellEnv: v.optional(
+    v.looseObject({
+      include: v.optional(v.array(v.string())),
+      exclude: v.optional(v.array(v.string())),
+      inherit: v.optional(v.picklist(["all", "core"])),
+    }),
+  ),
   retry: v.optional(
     v.looseObject({
       enabled: v.optional(v.boolean()),
@@ -71,6 +80,8 @@ export function loadSettings(home: string, cwd: string, projectTrusted: boolean,
         ? { ...prev, ...val }
         : val;
   }
+  const shellEnv = projectShellEnv(user.shellEnv, project.shellEnv);
+  if (shellEnv) merged.shellEnv = shellEnv;
   return merged as Settings;
 }
 
@@ -87,3 +98,17 @@ export const isOffline = (flag: boolean, env: Record<string, string | undefined>
 /** The sessions directory when no `--session-dir` is given: `PION_SESSION_DIR`, else `PI_CODING_AGENT_SESSION_DIR`. */
 export const sessionDirFromEnv = (env: Record<string, string | undefined>): string | undefined =>
   envSetting(env, "PION_SESSION_DIR", "PI_CODING_AGENT_SESSION_DIR");
+
+/**
+ * A project may only tighten `shellEnv`: its `exclude` adds to the user's and its
+ * `inherit: "core"` applies, but its `include` is ignored (a checked-out folder must not
+ * hand the user's credentials to the commands it runs).
+ */
+function projectShellEnv(user: ShellEnvSettings | undefined, project: ShellEnvSettings | undefined): ShellEnvSettings | undefined {
+  if (!project) return user;
+  if (project.include?.length) log("settings", "ignoring shellEnv.include from the project's .pion/settings.json: only the user's settings may pass credentials to commands");
+  const out: ShellEnvSettings = { ...user };
+  if (project.exclude?.length) out.exclude = [...(user?.exclude ?? []), ...project.exclude];
+  if (project.inherit === "core") out.inherit = "core";
+  return out;
+}

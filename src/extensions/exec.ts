@@ -1,7 +1,8 @@
 /**
  * `pi.exec(command, args, options)`: run a program without a shell. `signal` and `timeout`
  * terminate it (SIGTERM, then SIGKILL after a grace period); a process ended by a signal
- * reports 128 + the signal number as `code`, like a shell.
+ * reports 128 + the signal number as `code`, like a shell. `env` is the program's whole
+ * environment (pion's, minus its credentials); undefined inherits pion's.
  */
 import { constants } from "node:os";
 
@@ -20,10 +21,16 @@ export interface ExecResult {
 
 const KILL_GRACE_MS = 5000;
 
-export async function execProgram(command: string, args: readonly string[], defaultCwd: string, opts: ExecOptions = {}): Promise<ExecResult> {
+export async function execProgram(
+  command: string,
+  args: readonly string[],
+  defaultCwd: string,
+  opts: ExecOptions = {},
+  env?: Record<string, string>,
+): Promise<ExecResult> {
   let proc: ReturnType<typeof spawnPiped>;
   try {
-    proc = spawnPiped([command, ...args], opts.cwd ?? defaultCwd);
+    proc = spawnPiped([command, ...args], opts.cwd ?? defaultCwd, env);
   } catch (err) {
     // Not found or not executable: a result like a shell's, not an exception.
     return { stdout: "", stderr: err instanceof Error ? err.message : String(err), code: 127, killed: false };
@@ -50,6 +57,6 @@ export async function execProgram(command: string, args: readonly string[], defa
   }
 }
 
-function spawnPiped(cmd: string[], cwd: string) {
-  return Bun.spawn(cmd, { cwd, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+function spawnPiped(cmd: string[], cwd: string, env: Record<string, string> | undefined) {
+  return Bun.spawn(cmd, { cwd, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
 }

@@ -50,6 +50,8 @@ export interface ExtensionSessionPort {
   setLabel(entryId: string, label: string | undefined): void;
   /** Write a frame on stdout (extension_ui_request, extension_error). */
   writeFrame(frame: Record<string, unknown>): void;
+  /** Optional: the environment of programs `pi.exec` starts (pion's, minus its credentials). */
+  childEnv?(): Record<string, string>;
   /** Optional: prompt templates and skills, appended to the extension commands in `pi.getCommands()`. */
   otherCommands?(): SlashCommandInfo[];
 }

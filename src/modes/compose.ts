@@ -1,6 +1,8 @@
 import { accessSync, constants, existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { loadSettings, loadUserSettings } from "../config.ts";
+import { createCredentialGuard, type CredentialGuard } from "../credentials/guard.ts";
+import { toolMasker } from "../credentials/mask-tools.ts";
 import { loadModels, resolveModel, type ModelRegistry } from "../providers/models.ts";
 import { createScriptedStream, loadScript, scriptedModel } from "../providers/scripted.ts";
 import { streamByApi } from "../providers/index.ts";
@@ -104,6 +106,8 @@ export interface Composed {
   setMcpServers: (servers: McpServerConfig[]) => Promise<void>;
   /** Stops what the session started in the background (MCP servers). */
   close: () => Promise<void>;
+  /** Environments for the processes pion starts (MCP servers too) and output masking. */
+  guard: CredentialGuard;
 }
 
 const NOTIFIED: ReadonlySet<string> = new Set([
@@ -131,6 +135,7 @@ function extensionPort(
   mode: "rpc" | "json" | "print",
   projectTrusted: boolean,
   shutdown: () => void,
+  guard: CredentialGuard,
 ): ExtensionSessionPort {
   const get = () => ref.session;
   const must = () => {
@@ -151,16 +156,17 @@ function extensionPort(
     hasPendingMessages: () => (get()?.queues.size ?? 0) > 0,
     abort: () => void get()?.abort(),
     shutdown,
-    sendMessage: (msg, opts) => must().sendCustomMessage(msg, opts),
+    sendMessage: (msg, opts) => must().sendCustomMessage(guard.maskDeep(msg), opts),
     sendUserMessage: (text, opts) => {
       const s = must();
       if (s.isBusy) s.enqueue(opts?.deliverAs ?? "followUp", text);
       else s.prompt(text, undefined);
     },
-    appendEntry: (customType, data) => must().appendCustom(customType, data),
+    appendEntry: (customType, data) => must().appendCustom(customType, guard.maskDeep(data)),
     setSessionName: (name) => void must().setName(name),
     getSessionName: () => get()?.name,
     setLabel: (entryId, label) => must().setLabel(entryId, label),
+    childEnv: () => guard.childEnv(),
     writeFrame: (frame) => {
       const f = frame as unknown as ExtensionFrame;
       if (ref.session) void ref.session.publish(f);
@@ -177,6 +183,7 @@ function withModel(base: ModelRegistry, model: Model): ModelRegistry {
     apiKey: (p) => (p === model.provider ? "none" : base.apiKey(p)),
     find: (p, id) => (p === model.provider && id === model.id ? model : base.find(p, id)),
     available: () => [...base.available(), model],
+    credentials: () => base.credentials(),
   };
 }
 
@@ -253,6 +260,10 @@ export async function composeSession(opts: CliOptions): Promise<Composed> {
     thinking = o.thinking as ThinkingLevel;
   }
 
+  // Resolved on first use (a process that starts nothing and prints no tool output never reads them).
+  const guard = createCredentialGuard({ env: o.env, credentials: () => registry.credentials(), shellEnv: settings.shellEnv });
+  const maskTools = toolMasker(guard);
+
   const scopedModels: Model[] = [];
   for (const pat of (o.models ?? "").split(",").map((p) => p.trim()).filter(Boolean)) {
     const found = resolveModel(registry.all, pat);
@@ -266,7 +277,7 @@ export async function composeSession(opts: CliOptions): Promise<Composed> {
   // The tools' code loads when the first run starts (prepare); their objects (schemas and
   // descriptions) are built on the first model request. A process that never runs never loads them.
   let toolModule: typeof import("../tools/index.ts") | undefined;
-  const mcp = await startMcp(o, projectTrust.trusted, (e) => void session.publish(e as unknown as ExtensionFrame));
+  const mcp = await startMcp(o, projectTrust.trusted, () => guard.childEnv(), (e) => void session.publish(e as unknown as ExtensionFrame));
   const prepare = async () => {
     toolModule ??= await import("../tools/index.ts");
     if (mcp.manager) {
@@ -282,7 +293,7 @@ export async function composeSession(opts: CliOptions): Promise<Composed> {
   const builtinTools = () => {
     if (!selected) {
       if (!toolModule) throw new Error("the built-in tools are used before a run prepared them");
-      const builtin = toolModule.createBuiltinTools({ images: true });
+      const builtin = toolModule.createBuiltinTools({ images: true, guard });
       todoTool = createTodoTool({ get: () => session.todos, set: (phases) => void session.setTodos(phases) });
       builtin.set("todo", todoTool);
       selected = new Map(selectedNames.map((name) => [name, builtin.get(name)!]));
@@ -303,7 +314,7 @@ export async function composeSession(opts: CliOptions): Promise<Composed> {
   // The loader (and its virtual modules) is only imported when there is something to load.
   const extensions =
     extensionPaths.length > 0
-      ? await (await import("../extensions/loader.ts")).loadExtensions(extensionPaths, extensionPort(ref, o.cwd, o.mode ?? "rpc", projectTrust.trusted, () => shutdown.abort()))
+      ? await (await import("../extensions/loader.ts")).loadExtensions(extensionPaths, extensionPort(ref, o.cwd, o.mode ?? "rpc", projectTrust.trusted, () => shutdown.abort(), guard))
       : undefined;
   const hasExtensions = extensions !== undefined && extensions.loaded.length > 0;
   // Before session_start, so handlers (and pi.getFlag) see the command line's values.
@@ -318,7 +329,7 @@ export async function composeSession(opts: CliOptions): Promise<Composed> {
     if (hasExtensions && !o.noTools) for (const t of extensions!.tools()) all.set(t.name, t);
     if (mcp.manager && !o.noTools) for (const t of mcp.manager.tools()) if (toolSpec.mcp(t.name)) all.set(t.name, t);
     if (excluded) for (const name of [...all.keys()]) if (excluded(name)) all.delete(name);
-    return all;
+    return maskTools(all);
   };
   const resources = loadResources(o, projectTrust.trusted);
   const systemPrompt = o.systemPrompt === undefined ? undefined : textOrFile(o.systemPrompt, o.cwd);
@@ -360,6 +371,7 @@ export async function composeSession(opts: CliOptions): Promise<Composed> {
     compaction: { reserveTokens: settings.compaction?.reserveTokens ?? 16384, keepRecentTokens: settings.compaction?.keepRecentTokens ?? 20000 },
     idleTimeoutMs: settings.httpIdleTimeoutMs,
     fileFor,
+    shellGuard: guard,
   });
   if (openStartupSession(session, store, o, fileFor)) {
     const restored = session.model;
@@ -412,6 +424,7 @@ export async function composeSession(opts: CliOptions): Promise<Composed> {
     extensions: hasExtensions ? extensions : undefined,
     shutdown: shutdown.signal,
     projectTrust,
+    guard,
     mcpStatus: () => mcp.manager?.status() ?? [],
     setMcpServers: async (servers) => {
       await mcp.ensure();
@@ -431,7 +444,7 @@ const MCP_START_DELAY_MS = 100;
  * MCP servers from mcp.json (the project's only when the folder is trusted). The client code
  * loads only when a server is configured; servers start once the session can report on them.
  */
-async function startMcp(o: CliOptions, projectTrusted: boolean, publish: (e: Record<string, unknown>) => void) {
+async function startMcp(o: CliOptions, projectTrusted: boolean, childEnv: () => Record<string, string>, publish: (e: Record<string, unknown>) => void) {
   let config: McpConfig | undefined;
   const trusted = projectTrusted;
   // Most folders have no MCP configuration: the config module loads only when a file exists.
@@ -447,7 +460,7 @@ async function startMcp(o: CliOptions, projectTrusted: boolean, publish: (e: Rec
     async ensure() {
       if (state.manager) return;
       const { McpManager } = await import("../mcp/manager.ts");
-      state.manager = new McpManager({ env: () => o.env, onStatus: (s) => publish({ type: "mcp_status", ...s }) });
+      state.manager = new McpManager({ env: childEnv, onStatus: (s) => publish({ type: "mcp_status", ...s }) });
     },
     started: false,
     /**

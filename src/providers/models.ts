@@ -2,6 +2,8 @@ import { join } from "node:path";
 import * as v from "valibot";
 import { describeIssues } from "../util/issues.ts";
 import { readJsonFile } from "../util/json-file.ts";
+import { isSecretName } from "../credentials/child-env.ts";
+import type { Credential } from "../credentials/guard.ts";
 import { BUILTIN_PROVIDERS, type ProviderDef } from "./catalog.ts";
 import type { Api, Model, ThinkingLevel } from "./types.ts";
 
@@ -44,6 +46,12 @@ export interface ModelRegistry {
   find(provider: string, id: string): Model | undefined;
   /** Models whose provider has usable auth. */
   available(): Model[];
+  /**
+   * Every credential the configured providers read, for the credential guard: the catalog's
+   * env names, models.json `$VAR` / bare-name keys, the variables a `!command` key reads,
+   * literal and command-resolved values, and --api-key. Resolves `!command` keys (cached).
+   */
+  credentials(): Credential[];
 }
 
 interface ProviderEntry {
@@ -104,13 +112,45 @@ export function loadModels(
     return key;
   };
 
+  const credentials = (): Credential[] => {
+    const out: Credential[] = [];
+    for (const [pid, { def, apiKeySpec }] of providers) {
+      for (const name of providerEnvNames(def)) out.push({ label: name, envNames: [name], value: env[name] });
+      if (apiKeySpec) out.push(specCredential(pid, apiKeySpec, env, () => apiKey(pid)));
+    }
+    if (override?.apiKey) out.push({ label: "--api-key", envNames: [], value: override.apiKey });
+    return out;
+  };
+
   return {
     all,
     apiKey,
     find: (provider, id) => all.find((m) => m.provider === provider && m.id === id),
     available: () => all.filter((m) => apiKey(m.provider) !== undefined),
+    credentials,
   };
 }
+
+/**
+ * The variables a catalog provider reads its key from: of its env names, those naming a secret
+ * (models.dev lists region, project and endpoint variables beside the keys).
+ */
+function providerEnvNames(def: ProviderDef): string[] {
+  return (def.envKey ? [def.envKey] : []).filter(isSecretName);
+}
+
+/** What a models.json `apiKey` reads: `$VAR`, a bare variable name, `!command` (and the `$VAR`s it names), or a literal. */
+function specCredential(provider: string, spec: string, env: Record<string, string | undefined>, resolve: () => string | undefined): Credential {
+  if (spec.startsWith("$")) return { label: spec.slice(1), envNames: [spec.slice(1)], value: env[spec.slice(1)] };
+  if (spec.startsWith("!")) {
+    const names = [...spec.matchAll(/\$\{?([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]!);
+    return { label: `${provider} apiKey`, envNames: names, value: resolve() };
+  }
+  if (ENV_NAME.test(spec) && env[spec]) return { label: spec, envNames: [spec], value: env[spec] };
+  return { label: `${provider} apiKey`, envNames: [], value: spec };
+}
+
+const ENV_NAME = /^[A-Z][A-Z0-9_]*$/;
 
 function mergeModels(base: ModelDef[], extra: ModelDef[]): ModelDef[] {
   const out = base.filter((m) => !extra.some((e) => e.id === m.id));
@@ -149,7 +189,7 @@ export function resolveKeySpec(spec: string, env: Record<string, string | undefi
     return out.exitCode === 0 && key ? key : undefined;
   }
   // Environment variable names are accepted without the $, as the reference does.
-  if (/^[A-Z][A-Z0-9_]*$/.test(spec) && env[spec]) return env[spec];
+  if (ENV_NAME.test(spec) && env[spec]) return env[spec];
   return spec;
 }
 

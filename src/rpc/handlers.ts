@@ -213,6 +213,10 @@ function capabilities(events: string[]) {
       orderedCommands: true,
       projectTrust: true,
       mcp: true,
+      // Processes pion starts get its environment minus its credentials (settings shellEnv).
+      shellEnv: true,
+      // Known credential values are masked in tool results, events, sessions and exports.
+      secretMasking: true,
     },
   };
 }

@@ -1,21 +1,26 @@
 import type { BashExecutionMessage } from "../store/entries.ts";
-import { runShell } from "../tools/shell.ts";
+import { runShell, type ShellGuard } from "../tools/shell.ts";
 import { PionError } from "../util/errors.ts";
 
 /** The host's own shell (the `bash` command): one command at a time, abortable. */
 export class HostShell {
   private running: AbortController | undefined;
 
-  constructor(private cwd: string) {}
+  constructor(
+    private cwd: string,
+    private guard?: ShellGuard,
+  ) {}
 
-  /** Run `command` and describe it as the bashExecution message the session records. */
-  /** `onBytes` gets the raw output as it arrives (a reused buffer: copy what you keep). */
+  /**
+   * Run `command` and describe it as the bashExecution message the session records.
+   * `onBytes` gets the output as it arrives, masked (a reused buffer: copy what you keep).
+   */
   async run(command: string, excludeFromContext: boolean, onBytes: (chunk: Uint8Array, final: boolean) => void | Promise<void>): Promise<BashExecutionMessage> {
     if (this.running) throw new PionError("A bash command is already running", "busy");
     const controller = new AbortController();
     this.running = controller;
     try {
-      const r = await runShell(command, { cwd: this.cwd, signal: controller.signal, onBytes });
+      const r = await runShell(command, { cwd: this.cwd, signal: controller.signal, onBytes, guard: this.guard });
       const message: BashExecutionMessage = {
         role: "bashExecution",
         command,

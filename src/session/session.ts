@@ -8,6 +8,7 @@ import type { AgentMessage, BashExecutionMessage, Entry, SessionHeader } from ".
 import type { SessionStore } from "../store/store.ts";
 import type { HostToolFrame } from "../extensions/host-tools.ts";
 import type { TodoPhase } from "../tools/todo.ts";
+import type { ShellGuard } from "../tools/shell.ts";
 import type { Tool, ToolResult } from "../tools/tool.ts";
 import type { ExtensionRunner } from "../extensions/types.ts";
 import { errorMessage, PionError } from "../util/errors.ts";
@@ -73,6 +74,8 @@ export interface SessionOptions {
   idleTimeoutMs?: number;
   /** JSONL path for a new session, or undefined when nothing goes to disk. */
   fileFor: (header: SessionHeader) => string | undefined;
+  /** The host shell's environment and output masking (the credential guard). */
+  shellGuard?: ShellGuard;
 }
 
 export type Disposition = "started" | "queued" | "handled";
@@ -113,7 +116,7 @@ export class AgentSession {
   private runInfo: RunInfo = { ids: [], usage: emptyUsage() };
 
   constructor(private opts: SessionOptions) {
-    this.shell = new HostShell(opts.cwd);
+    this.shell = new HostShell(opts.cwd, opts.shellGuard);
     this.tree = new SessionTree(opts.store, opts.cwd, opts.fileFor, () => ({
       ...(this.model ? { model: { provider: this.model.provider, modelId: this.model.id } } : {}),
       thinkingLevel: this.thinkingLevel,

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import * as v from "valibot";
 import DESCRIPTION from "./descriptions/bash.md" with { type: "text" };
 import { defineParams } from "./params.ts";
-import { runShell, type ShellResult } from "./shell.ts";
+import { runShell, type ShellGuard, type ShellResult } from "./shell.ts";
 import type { Tool, ToolResult } from "./tool.ts";
 import { formatSize, type Truncation } from "./truncate.ts";
 
@@ -22,6 +22,8 @@ export interface BashDetails {
 export interface BashToolOptions {
   /** Pins the tool to this folder instead of each call's ctx.cwd. */
   cwd?: string;
+  /** The commands' environment and output masking (pion's credential guard). */
+  guard?: ShellGuard;
 }
 
 function note(t: Truncation, fullOutputPath: string | null): string {
@@ -73,6 +75,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashArgs> {
       const result = await runShell(args.command, {
         cwd,
         signal: ctx.signal,
+        guard: options.guard,
         timeoutMs: args.timeout !== undefined ? args.timeout * 1000 : undefined,
         onTail: ctx.onUpdate
           ? (tail) => {

@@ -4,6 +4,7 @@ import { createFindTool } from "./find.ts";
 import { createGrepTool } from "./grep.ts";
 import { createLsTool } from "./ls.ts";
 import { createReadTool } from "./read.ts";
+import type { ShellGuard } from "./shell.ts";
 import type { Tool } from "./tool.ts";
 import { createWriteTool } from "./write.ts";
 
@@ -14,13 +15,15 @@ export interface BuiltinToolOptions {
   cwd?: string;
   /** Whether the model accepts images (read returns a text note instead when false). */
   images: boolean;
+  /** The bash tool's environment and output masking. */
+  guard?: ShellGuard;
 }
 
 export function createBuiltinTools(options: BuiltinToolOptions): Map<string, Tool> {
-  const { cwd, images } = options;
+  const { cwd, images, guard } = options;
   return new Map<string, Tool>([
     ["read", createReadTool({ cwd, images })],
-    ["bash", createBashTool({ cwd })],
+    ["bash", createBashTool({ cwd, guard })],
     ["edit", createEditTool({ cwd })],
     ["write", createWriteTool({ cwd })],
     ["grep", createGrepTool({ cwd })],

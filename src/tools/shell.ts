@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, openSync, readSync, unlinkSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { countNewlines, DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, TailBuffer, type Truncation } from "./truncate.ts";
@@ -18,6 +18,24 @@ export interface ShellOptions {
   updateIntervalMs?: number;
   maxLines?: number;
   maxBytes?: number;
+  /** The command's environment and the masking of its output (pion's credential guard). */
+  guard?: ShellGuard;
+}
+
+/**
+ * What the shell needs of pion's credential guard (credentials/guard.ts): the environment
+ * of the command and masking of what it prints, in the stream and in the tail kept.
+ */
+export interface ShellGuard {
+  childEnv(): Record<string, string>;
+  maskBytes(bytes: Uint8Array): Uint8Array;
+  byteStream(): ByteMasker | undefined;
+}
+
+/** A stream masker: `push` returns what to pass on (maybe a view of `chunk`); `masked` counts replacements. */
+export interface ByteMasker {
+  push(chunk: Uint8Array, final: boolean): Uint8Array;
+  readonly masked: number;
 }
 
 export interface ShellTail {
@@ -44,6 +62,8 @@ export interface ShellResult extends ShellTail {
  */
 /** Reads shorter than this are followed by a 1 ms pause while the command runs. */
 const SMALL_READ = 1 << 16;
+/** Longest stretch of back-to-back full reads before the event loop gets a turn. */
+const YIELD_MS = 10;
 
 export async function runShell(command: string, o: ShellOptions): Promise<ShellResult> {
   const maxLines = o.maxLines ?? DEFAULT_MAX_LINES;
@@ -53,7 +73,8 @@ export async function runShell(command: string, o: ShellOptions): Promise<ShellR
   const out = openSync(path, "wx", 0o600);
   let proc: ReturnType<typeof Bun.spawn>;
   try {
-    proc = Bun.spawn(["bash", "-c", command], { cwd: o.cwd, stdin: "ignore", stdout: out, stderr: out, detached: true });
+    const env = o.guard?.childEnv();
+    proc = Bun.spawn(["bash", "-c", command], { cwd: o.cwd, env, stdin: "ignore", stdout: out, stderr: out, detached: true });
   } finally {
     closeSync(out);
   }
@@ -76,19 +97,32 @@ export async function runShell(command: string, o: ShellOptions): Promise<ShellR
   let exited = false;
   void proc.exited.then(() => (exited = true));
 
+  // Every byte passes the masker (when pion knows a key): what streams out is masked, and a
+  // kept full-output file that held a key is rewritten masked before the result.
+  const masker = o.guard?.byteStream();
+  const onBytes = masker
+    ? (chunk: Uint8Array, final: boolean) => {
+        const out = masker.push(chunk, final);
+        return o.onBytes?.(out, final);
+      }
+    : o.onBytes;
   const buf = new Uint8Array(1 << 18);
   const totals = { bytes: 0, newlines: 0, lastByte: -1 };
   const tailOf = (): TailBuffer => {
     const keep = Math.min(totals.bytes, maxBytes + 4096);
     const tail = new Uint8Array(keep);
     if (keep > 0) readSync(input, tail, 0, keep, totals.bytes - keep);
-    return TailBuffer.fromTail(maxBytes, tail, totals);
+    if (!o.guard) return TailBuffer.fromTail(maxBytes, tail, totals);
+    // Masked before truncating: a secret cut by the window's start lies in the 4 KB before it.
+    const masked = o.guard.maskBytes(tail);
+    return TailBuffer.fromTail(maxBytes, masked, { ...totals, bytes: totals.bytes - keep + masked.length });
   };
   const snapshot = (): ShellTail => {
     const truncation = tailOf().truncate({ maxLines, maxBytes });
     return { truncation, fullOutputPath: truncation.truncated ? path : null };
   };
   let lastUpdate = Number.NEGATIVE_INFINITY;
+  let lastYield = performance.now();
   let changed = false;
   let keepFile = false;
   /** Once bash exited: read up to what the file held then (a background child may write on forever). */
@@ -104,14 +138,27 @@ export async function runShell(command: string, o: ShellOptions): Promise<ShellR
         totals.lastByte = chunk[got - 1]!;
         changed = true;
         idle = 1;
-        if (o.onBytes) {
-          const wait = o.onBytes(chunk, false);
-          if (wait) await wait;
+        let waited = false;
+        if (onBytes) {
+          const wait = onBytes(chunk, false);
+          if (wait) {
+            await wait;
+            waited = true;
+          }
         }
         // A fast writer is read a few kilobytes at a time unless pion waits a moment: a
         // millisecond lets a chunk build up (one update per chunk, not per write of the
         // command), and is nothing for output a person reads.
-        if (got < SMALL_READ && !exited) await Bun.sleep(1);
+        if (got < SMALL_READ && !exited) {
+          await Bun.sleep(1);
+          waited = true;
+        } else if (!waited && performance.now() - lastYield >= YIELD_MS) {
+          // A command that prints faster than pion reads never lets the loop reach the file's
+          // end: give the event loop a turn now and then (updates get written, abort arrives).
+          await new Promise((resolve) => setImmediate(resolve));
+          waited = true;
+        }
+        if (waited) lastYield = performance.now();
       } else if (exited) {
         endAt = fstatSync(input).size;
       } else {
@@ -125,10 +172,11 @@ export async function runShell(command: string, o: ShellOptions): Promise<ShellR
       }
     }
     // The last output goes out before the result, so the host sees it.
-    if (o.onBytes) await o.onBytes(new Uint8Array(0), true);
+    if (onBytes) await onBytes(new Uint8Array(0), true);
     if (o.onTail && changed) o.onTail(snapshot());
     const final = snapshot();
     keepFile = final.fullOutputPath !== null;
+    if (keepFile && masker && masker.masked > 0) maskFile(path, o.guard!.byteStream()!);
     const code = await proc.exited;
     return {
       ...final,
@@ -144,4 +192,25 @@ export async function runShell(command: string, o: ShellOptions): Promise<ShellR
     o.signal?.removeEventListener("abort", onAbort);
     if (!keepFile) unlinkSync(path);
   }
+}
+
+/** Rewrites `path` through `masker`, a chunk at a time, and replaces it (same mode, 0600). */
+function maskFile(path: string, masker: ByteMasker): void {
+  const tmp = `${path}.masked`;
+  const input = openSync(path, "r");
+  const output = openSync(tmp, "wx", 0o600);
+  try {
+    const buf = new Uint8Array(1 << 18);
+    for (let pos = 0; ; ) {
+      const got = readSync(input, buf, 0, buf.length, pos);
+      pos += got;
+      const out = masker.push(buf.subarray(0, got), got === 0);
+      for (let w = 0; w < out.length; ) w += writeSync(output, out, w, out.length - w);
+      if (got === 0) break;
+    }
+  } finally {
+    closeSync(input);
+    closeSync(output);
+  }
+  renameSync(tmp, path);
 }

@@ -147,3 +147,61 @@ describe("runShell", () => {
     expect(r.exitCode).toBeNull();
   });
 });
+
+describe("bash with the credential guard", () => {
+  test.concurrent("the environment comes from the guard; the result, partial results and the kept full-output file are masked", async () => {
+    const { createCredentialGuard } = await import("../../../src/credentials/guard.ts");
+    const key = `sk-unit-${crypto.randomUUID()}`;
+    const guard = createCredentialGuard({
+      env: { PATH: process.env.PATH, UNIT_KEY: key, KEPT: "yes" },
+      credentials: () => [{ label: "UNIT_KEY", envNames: ["UNIT_KEY"], value: key }],
+    });
+    const tool = createBashTool({ guard });
+    const dir = tmp();
+    await Bun.write(join(dir, "k"), key);
+    const partials: ToolResult[] = [];
+    const short = await run(tool, { command: 'echo "[$UNIT_KEY][$KEPT]"; cat k' }, { ...context(dir), onUpdate: (p) => void partials.push(p) });
+    expect(textOf(short)).toBe("[][yes]\n[redacted: UNIT_KEY]");
+    expect(JSON.stringify(partials)).not.toContain(key);
+    const long = await run(tool, { command: "seq 1 100000; cat k; echo" }, context(dir));
+    const details = long.details as BashDetails;
+    expect(textOf(long)).toContain("[redacted: UNIT_KEY]");
+    const full = readFileSync(details.fullOutputPath!, "utf8");
+    expect(full.endsWith("100000\n[redacted: UNIT_KEY]\n")).toBe(true);
+    unlinkSync(details.fullOutputPath!);
+  }, 30_000);
+});
+
+describe("runShell under a command that prints faster than pion reads", () => {
+  test.concurrent("the event loop still gets turns: a timer's abort arrives and ends the command", async () => {
+    // In a child process, so a starved loop cannot hang this one: a masker slower than `yes`
+    // writes keeps the reader from ever reaching the file's end.
+    const dir = tmp();
+    const pidFile = join(dir, "pid");
+    const script = `
+      import { runShell } from ${JSON.stringify(join(import.meta.dir, "../../../src/tools/shell.ts"))};
+      const slow = {
+        childEnv: () => ({ PATH: process.env.PATH }),
+        maskBytes: (b) => b,
+        byteStream: () => ({ masked: 0, push: (chunk) => { for (const t = performance.now(); performance.now() - t < 2; ); return chunk; } }),
+      };
+      const c = new AbortController();
+      setTimeout(() => c.abort(), 100);
+      const r = await runShell(${JSON.stringify(`echo $$ > ${pidFile}; exec yes`)}, { cwd: ${JSON.stringify(dir)}, signal: c.signal, guard: slow });
+      console.log(JSON.stringify({ cancelled: r.cancelled }));`;
+    const proc = Bun.spawn([process.execPath, "-e", script], { stdout: "pipe", env: { ...process.env, TMPDIR: dir } });
+    // A safety net for a regression, not a measurement: a starved child would run forever.
+    const watchdog = setTimeout(() => proc.kill("SIGKILL"), 20_000);
+    try {
+      const out = (await new Response(proc.stdout).text()).trim();
+      expect(out).toBe(JSON.stringify({ cancelled: true }));
+    } finally {
+      clearTimeout(watchdog);
+      try {
+        process.kill(-Number(readFileSync(pidFile, "utf8")), "SIGKILL");
+      } catch {
+        // The command's group has already gone.
+      }
+    }
+  }, 30_000);
+});
