@@ -156,13 +156,13 @@ describe("MCP servers over stdio", () => {
     await fake.stop();
   });
 
-  test.concurrent("${VAR} in env expands from pion's environment; a missing variable fails that server only", async () => {
+  test.concurrent("${VAR} in env expands from pion's environment; a missing variable fails that server only; no provider key reaches the server", async () => {
     const { fake, p } = setup(
       {
         withvar: everything({ env: { MCP_PROBE: "value=${PION_MCP_TEST_VALUE}" } }),
         missing: everything({ env: { X: "${PION_MCP_TEST_UNSET}" } }),
       },
-      { env: { PION_MCP_TEST_VALUE: "expanded-42" } },
+      { env: { PION_MCP_TEST_VALUE: "expanded-42", ANTHROPIC_API_KEY: "sk-ant-mcp-test-0123456789" } },
     );
     const missing = await waitConnected(p, "missing");
     expect(missing.state).toBe("failed");
@@ -172,7 +172,12 @@ describe("MCP servers over stdio", () => {
     fake.enqueue({ blocks: [{ type: "text", text: "ok" }] });
     await p.request({ type: "prompt", message: "go" });
     await p.waitFor("agent_settled");
-    expect(JSON.stringify(endOf(p, "env")!.result)).toContain("value=expanded-42");
+    const out = JSON.stringify(endOf(p, "env")!.result);
+    expect(out).toContain("value=expanded-42");
+    // pion's provider key stays with pion: the server's environment does not have it
+    expect(out).toContain("PATH");
+    expect(out).not.toContain("ANTHROPIC_API_KEY");
+    expect(out).not.toContain("sk-ant-mcp-test");
     await p.close();
     await fake.stop();
   });
