@@ -5,7 +5,7 @@ import type { CliOptions } from "./modes/compose.ts";
 import { errorMessage } from "./util/errors.ts";
 
 const ARGS = {
-  mode: { type: "string", description: "Output mode: rpc, json or print", valueHint: "rpc|json|print" },
+  mode: { type: "string", description: "Output mode: rpc, json, print or acp (Agent Client Protocol for editors)", valueHint: "rpc|json|print|acp" },
   print: { type: "boolean", alias: "p", description: "Print mode: run the prompt and print the final text" },
   provider: { type: "string", description: "Provider of the model (anthropic, openai, ...)" },
   model: { type: "string", description: "Model id, provider/id or pattern, with optional :thinking suffix" },
@@ -141,8 +141,8 @@ async function run(argv: string[]): Promise<number> {
     return 0;
   }
   const mode = args.print ? "print" : ((args.mode as string | undefined) ?? "print");
-  if (!["rpc", "json", "print"].includes(mode)) {
-    process.stderr.write(`pion: unknown mode "${mode}": expected rpc, json or print\n`);
+  if (!["rpc", "json", "print", "acp"].includes(mode)) {
+    process.stderr.write(`pion: unknown mode "${mode}": expected rpc, json, print or acp\n`);
     return 2;
   }
   const prompts = checked.positionals;
@@ -168,7 +168,7 @@ async function run(argv: string[]): Promise<number> {
     session: args.session as string | undefined,
     sessionDir: args["session-dir"] as string | undefined,
     continue: args.continue === true,
-    mode: mode as "rpc" | "json" | "print",
+    mode: mode as "rpc" | "json" | "print" | "acp",
     extensions: checked.extensions,
     noExtensions: args["no-extensions"] === true,
     noMcp: args["no-mcp"] === true,
@@ -176,6 +176,18 @@ async function run(argv: string[]): Promise<number> {
     systemPrompt: args["system-prompt"] as string | undefined,
     appendSystemPrompt: args["append-system-prompt"] as string | undefined,
   };
+  if (mode === "acp") {
+    if (prompts.length > 0) {
+      process.stderr.write(`pion: ACP mode takes no prompt arguments; the editor sends them\n`);
+      return 2;
+    }
+    try {
+      return await (await import("./modes/acp.ts")).runAcpMode(opts);
+    } catch (err) {
+      process.stderr.write(`pion: ${errorMessage(err)}\n`);
+      return 1;
+    }
+  }
   // Loaded after the flags are checked, so --version, --help and usage errors stay instant.
   const { composeSession } = await import("./modes/compose.ts");
   let composed: Awaited<ReturnType<typeof composeSession>>;

@@ -29,6 +29,7 @@ import type { McpConfig, McpServerConfig } from "../mcp/config.ts";
 import type { McpServerStatus } from "../mcp/connection.ts";
 import type { McpManager } from "../mcp/manager.ts";
 import { splitMcpToolSpec } from "../mcp/select.ts";
+import type { TextFileOps } from "../tools/file-ops.ts";
 import type { Tool } from "../tools/tool.ts";
 
 export interface CliOptions {
@@ -46,7 +47,7 @@ export interface CliOptions {
   session?: string;
   sessionDir?: string;
   continue?: boolean;
-  mode?: "rpc" | "json" | "print";
+  mode?: "rpc" | "json" | "print" | "acp";
   extensions?: string[];
   noExtensions?: boolean;
   tools?: string;
@@ -56,6 +57,14 @@ export interface CliOptions {
   noMcp?: boolean;
   /** The folder's own resources (.pion/mcp.json, ...) may load. */
   projectTrusted?: boolean;
+}
+
+/** What a wire layer that serves several sessions (ACP) gives each one beyond its options. */
+export interface ComposeHooks {
+  /** A store shared with the process's other sessions; its owner closes it. */
+  store?: SessionStore;
+  /** Where read, write and edit take text from and put it (ACP: through the editor). */
+  files?: TextFileOps;
 }
 
 export interface Composed {
@@ -96,7 +105,7 @@ interface SessionRef {
   early: ExtensionFrame[];
 }
 
-function extensionPort(ref: SessionRef, cwd: string, mode: "rpc" | "json" | "print", shutdown: () => void): ExtensionSessionPort {
+function extensionPort(ref: SessionRef, cwd: string, mode: "rpc" | "json" | "print" | "acp", shutdown: () => void): ExtensionSessionPort {
   const get = () => ref.session;
   const must = () => {
     const s = get();
@@ -152,6 +161,26 @@ function loadResources(home: string, cwd: string) {
   return { skills: skills.skills, templates: templates.templates, contextFiles: loadContextFiles(roots) };
 }
 
+/** Where a session's JSONL export goes (nothing with --no-session). */
+function sessionFiles(o: CliOptions): (h: SessionHeader) => string | undefined {
+  const base = sessionsDir(o);
+  return o.noSession ? () => undefined : (h) => sessionFilePath(base, h.cwd, h.timestamp, h.id);
+}
+
+const sessionsDir = (o: CliOptions) => (o.sessionDir ? resolve(o.cwd, o.sessionDir) : join(o.home, "sessions"));
+
+/**
+ * One database per sessions directory; --no-session keeps it in memory and writes no file. The
+ * database opens on first use (a process that only answers queries never opens it); a folder
+ * that cannot hold it is a start-up error all the same.
+ */
+export function sessionStorage(o: CliOptions): { store: SessionStore; fileFor: (h: SessionHeader) => string | undefined } {
+  const base = sessionsDir(o);
+  if (!o.noSession) usableDir(base);
+  const store = new LazyStore(() => (o.noSession ? openSqliteStore(":memory:") : withJsonlExport(openSqliteStore(databasePath(base)))));
+  return { store, fileFor: sessionFiles(o) };
+}
+
 /** Creates `dir` (0700) if needed and checks it can be written. */
 function usableDir(dir: string): void {
   try {
@@ -165,7 +194,7 @@ function usableDir(dir: string): void {
 const LEVELS = ["off", "minimal", "low", "medium", "high", "xhigh", "max"];
 
 /** Build everything a mode needs from the CLI options. Throws with a one-line message. */
-export async function composeSession(opts: CliOptions): Promise<Composed> {
+export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {}): Promise<Composed> {
   let o = opts;
   const settings = o.settings ?? {};
   let registry = loadModels(o.home, o.env, { provider: o.provider, apiKey: o.apiKey });
@@ -232,7 +261,7 @@ export async function composeSession(opts: CliOptions): Promise<Composed> {
   const builtinTools = () => {
     if (!selected) {
       if (!toolModule) throw new Error("the built-in tools are used before a run prepared them");
-      const builtin = toolModule.createBuiltinTools({ images: true });
+      const builtin = toolModule.createBuiltinTools({ images: true, files: hooks.files });
       todoTool = createTodoTool({ get: () => session.todos, set: (phases) => void session.setTodos(phases) });
       builtin.set("todo", todoTool);
       selected = new Map(selectedNames.map((name) => [name, builtin.get(name)!]));
@@ -261,13 +290,7 @@ export async function composeSession(opts: CliOptions): Promise<Composed> {
     return all;
   };
   const resources = loadResources(o.home, o.cwd);
-  // One database per sessions directory; --no-session keeps it in memory and writes no file.
-  const base = o.sessionDir ? resolve(o.cwd, o.sessionDir) : join(o.home, "sessions");
-  // The database opens on first use; a folder that cannot hold it is a start-up error all the same.
-  if (!o.noSession) usableDir(base);
-  // Opened on first use: a process that only answers queries never opens the database.
-  const store = new LazyStore(() => (o.noSession ? openSqliteStore(":memory:") : withJsonlExport(openSqliteStore(databasePath(base)))));
-  const fileFor = o.noSession ? () => undefined : (h: SessionHeader) => sessionFilePath(base, h.cwd, h.timestamp, h.id);
+  const { store, fileFor } = hooks.store ? { store: hooks.store, fileFor: sessionFiles(o) } : sessionStorage(o);
 
   const session = new AgentSession({
     store,
