@@ -103,8 +103,8 @@ async function run(argv: string[]): Promise<number> {
   if (a.export !== undefined) return runExport(a.export, parsed.positionals[0]);
   if (a["list-models"] !== undefined) return runListModels(a, a["list-models"] === true ? undefined : a["list-models"]);
   const mode = a.print ? "print" : a.mode === "text" ? "print" : (a.mode ?? "print");
-  if (!["rpc", "json", "print"].includes(mode)) {
-    process.stderr.write(`pion: unknown mode "${mode}": expected rpc, json, print or text\n`);
+  if (!["rpc", "json", "print", "acp"].includes(mode)) {
+    process.stderr.write(`pion: unknown mode "${mode}": expected rpc, json, print, text or acp\n`);
     return 2;
   }
   let prompts = parsed.positionals;
@@ -113,7 +113,7 @@ async function run(argv: string[]): Promise<number> {
   } catch (err) {
     return usageError(err);
   }
-  const opts = cliOptions(a, mode as "rpc" | "json" | "print");
+  const opts = cliOptions(a, mode as "rpc" | "json" | "print" | "acp");
   if (parsed.pending.length > 0) {
     // Options no built-in flag knows: decided once the extensions have registered theirs.
     opts.resolveExtensionFlags = (registered: ExtraFlag[]) => {
@@ -122,6 +122,18 @@ async function run(argv: string[]): Promise<number> {
       prompts = final.positionals;
       return final.extensionFlags;
     };
+  }
+  if (mode === "acp") {
+    if (prompts.length > 0) {
+      process.stderr.write(`pion: ACP mode takes no prompt arguments; the editor sends them\n`);
+      return 2;
+    }
+    try {
+      return await (await import("./modes/acp.ts")).runAcpMode(opts);
+    } catch (err) {
+      process.stderr.write(`pion: ${errorMessage(err)}\n`);
+      return 1;
+    }
   }
   // Loaded after the flags are checked, so --version, --help and usage errors stay instant.
   const { composeSession } = await import("./modes/compose.ts");
@@ -142,7 +154,7 @@ async function run(argv: string[]): Promise<number> {
 }
 
 /** The parsed flags as compose's plain options; the environment fills what no flag says. */
-function cliOptions(a: ParsedArgs["values"], mode: "rpc" | "json" | "print"): CliOptions {
+function cliOptions(a: ParsedArgs["values"], mode: "rpc" | "json" | "print" | "acp"): CliOptions {
   const env = process.env;
   return {
     cwd: process.cwd(),

@@ -26,7 +26,7 @@ export interface FlagDef {
 }
 
 export const FLAGS = {
-  mode: { kind: "string", value: "rpc|json|print|text", help: "Output mode (text is print mode)" },
+  mode: { kind: "string", value: "rpc|json|print|text|acp", help: "Output mode (text is print mode; acp: Agent Client Protocol for editors)" },
   print: { kind: "boolean", short: "p", help: "Print mode: run the prompts and print the final text" },
   export: { kind: "string", value: "file", help: "Export a session file to HTML (to the next word, if any) and exit" },
   provider: { kind: "string", value: "name", help: "Provider of the model (anthropic, openai, ...)" },

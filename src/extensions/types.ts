@@ -5,7 +5,7 @@
  */
 import type { Tool } from "../tools/tool.ts";
 
-export type ExtensionMode = "rpc" | "json" | "print";
+export type ExtensionMode = "rpc" | "json" | "print" | "acp";
 
 /** A custom message an extension injects (reference `CustomMessage` without role/timestamp). */
 export interface ExtensionMessage {

@@ -32,6 +32,7 @@ import type { McpConfig, McpServerConfig } from "../mcp/config.ts";
 import type { McpServerStatus } from "../mcp/connection.ts";
 import type { McpManager } from "../mcp/manager.ts";
 import { splitMcpToolSpec } from "../mcp/select.ts";
+import type { TextFileOps } from "../tools/file-ops.ts";
 import type { Tool } from "../tools/tool.ts";
 import { decideProjectTrust, skippedNotice, type ProjectTrust } from "../trust/project-trust.ts";
 
@@ -51,7 +52,7 @@ export interface CliOptions {
   session?: string;
   sessionDir?: string;
   continue?: boolean;
-  mode?: "rpc" | "json" | "print";
+  mode?: "rpc" | "json" | "print" | "acp";
   extensions?: string[];
   noExtensions?: boolean;
   tools?: string;
@@ -85,6 +86,14 @@ export interface CliOptions {
    * are loaded with the flags they registered; returns their values or throws (a usage error).
    */
   resolveExtensionFlags?: (registered: RegisteredFlag[]) => Record<string, boolean | string>;
+}
+
+/** What a wire layer that serves several sessions (ACP) gives each one beyond its options. */
+export interface ComposeHooks {
+  /** A store shared with the process's other sessions; its owner closes it. */
+  store?: SessionStore;
+  /** Where read, write and edit take text from and put it (ACP: through the editor). */
+  files?: TextFileOps;
 }
 
 export interface Composed {
@@ -132,7 +141,7 @@ interface SessionRef {
 function extensionPort(
   ref: SessionRef,
   cwd: string,
-  mode: "rpc" | "json" | "print",
+  mode: "rpc" | "json" | "print" | "acp",
   projectTrusted: boolean,
   shutdown: () => void,
   guard: CredentialGuard,
@@ -199,6 +208,26 @@ function loadResources(o: CliOptions, project: boolean) {
   return { skills: skills.skills, templates: templates.templates, contextFiles: o.noContextFiles ? [] : loadContextFiles(scope) };
 }
 
+/** Where a session's JSONL export goes (nothing with --no-session). */
+function sessionFiles(o: CliOptions): (h: SessionHeader) => string | undefined {
+  const base = sessionsDir(o);
+  return o.noSession ? () => undefined : (h) => sessionFilePath(base, h.cwd, h.timestamp, h.id);
+}
+
+const sessionsDir = (o: CliOptions) => (o.sessionDir ? resolve(o.cwd, o.sessionDir) : join(o.home, "sessions"));
+
+/**
+ * One database per sessions directory; --no-session keeps it in memory and writes no file. The
+ * database opens on first use (a process that only answers queries never opens it); a folder
+ * that cannot hold it is a start-up error all the same.
+ */
+export function sessionStorage(o: CliOptions): { store: SessionStore; fileFor: (h: SessionHeader) => string | undefined } {
+  const base = sessionsDir(o);
+  if (!o.noSession) usableDir(base);
+  const store = new LazyStore(() => (o.noSession ? openSqliteStore(":memory:") : withJsonlExport(openSqliteStore(databasePath(base)))));
+  return { store, fileFor: sessionFiles(o) };
+}
+
 /** Creates `dir` (0700) if needed and checks it can be written. */
 function usableDir(dir: string): void {
   try {
@@ -212,7 +241,7 @@ function usableDir(dir: string): void {
 const LEVELS = ["off", "minimal", "low", "medium", "high", "xhigh", "max"];
 
 /** Build everything a mode needs from the CLI options. Throws with a one-line message. */
-export async function composeSession(opts: CliOptions): Promise<Composed> {
+export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {}): Promise<Composed> {
   let o = opts;
   // Trust first, from the command line and the user's own files: nothing of the project is read before it.
   const projectTrust = decideProjectTrust({
@@ -293,7 +322,7 @@ export async function composeSession(opts: CliOptions): Promise<Composed> {
   const builtinTools = () => {
     if (!selected) {
       if (!toolModule) throw new Error("the built-in tools are used before a run prepared them");
-      const builtin = toolModule.createBuiltinTools({ images: true, guard });
+      const builtin = toolModule.createBuiltinTools({ images: true, guard, files: hooks.files });
       todoTool = createTodoTool({ get: () => session.todos, set: (phases) => void session.setTodos(phases) });
       builtin.set("todo", todoTool);
       selected = new Map(selectedNames.map((name) => [name, builtin.get(name)!]));
@@ -334,13 +363,7 @@ export async function composeSession(opts: CliOptions): Promise<Composed> {
   const resources = loadResources(o, projectTrust.trusted);
   const systemPrompt = o.systemPrompt === undefined ? undefined : textOrFile(o.systemPrompt, o.cwd);
   const append = o.appendSystemPrompt?.length ? o.appendSystemPrompt.map((t) => textOrFile(t, o.cwd)).join("\n\n") : undefined;
-  // One database per sessions directory; --no-session keeps it in memory and writes no file.
-  const base = o.sessionDir ? resolve(o.cwd, o.sessionDir) : join(o.home, "sessions");
-  // The database opens on first use; a folder that cannot hold it is a start-up error all the same.
-  if (!o.noSession) usableDir(base);
-  // Opened on first use: a process that only answers queries never opens the database.
-  const store = new LazyStore(() => (o.noSession ? openSqliteStore(":memory:") : withJsonlExport(openSqliteStore(databasePath(base)))));
-  const fileFor = o.noSession ? () => undefined : (h: SessionHeader) => sessionFilePath(base, h.cwd, h.timestamp, h.id);
+  const { store, fileFor } = hooks.store ? { store: hooks.store, fileFor: sessionFiles(o) } : sessionStorage(o);
 
   const session = new AgentSession({
     store,

@@ -1,7 +1,7 @@
-import { readFile, writeFile } from "node:fs/promises";
 import * as v from "valibot";
 import DESCRIPTION from "./descriptions/edit.md" with { type: "text" };
 import { unifiedDiff } from "./diff.ts";
+import { diskTextOps, type TextFileOps } from "./file-ops.ts";
 import { applyEdits, EditError, type TextEdit } from "./edit-match.ts";
 import { modelSchema, parseWith } from "./params.ts";
 import { resolveToolPath, withFsErrors } from "./path.ts";
@@ -40,6 +40,8 @@ export interface EditDetails {
 export interface EditToolOptions {
   /** Pins the tool to this folder instead of each call's ctx.cwd. */
   cwd?: string;
+  /** Where the text comes from and goes (default: the disk). */
+  files?: TextFileOps;
 }
 
 function parseEditArgs(args: unknown): EditArgs {
@@ -61,7 +63,8 @@ export function createEditTool(options: EditToolOptions = {}): Tool<EditArgs> {
     parse: parseEditArgs,
     async execute(args, ctx) {
       const abs = resolveToolPath(args.path, options.cwd ?? ctx.cwd);
-      const original = await withFsErrors(args.path, () => readFile(abs, "utf8"));
+      const files = options.files ?? diskTextOps;
+      const original = await withFsErrors(args.path, () => files.readText(abs));
       let result: ReturnType<typeof applyEdits>;
       try {
         result = applyEdits(original, args.edits);
@@ -70,7 +73,7 @@ export function createEditTool(options: EditToolOptions = {}): Tool<EditArgs> {
         throw err;
       }
       ctx.signal.throwIfAborted();
-      await withFsErrors(args.path, () => writeFile(abs, result.content));
+      await withFsErrors(args.path, () => files.writeText(abs, result.content));
       const details: EditDetails = unifiedDiff(result.before, result.after, args.path);
       const n = args.edits.length;
       const text = `Successfully replaced ${n} ${n === 1 ? "block" : "blocks"} of text in ${args.path}.`;

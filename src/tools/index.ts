@@ -4,6 +4,7 @@ import { createFindTool } from "./find.ts";
 import { createGrepTool } from "./grep.ts";
 import { createLsTool } from "./ls.ts";
 import { createReadTool } from "./read.ts";
+import type { TextFileOps } from "./file-ops.ts";
 import type { ShellGuard } from "./shell.ts";
 import type { Tool } from "./tool.ts";
 import { createWriteTool } from "./write.ts";
@@ -17,15 +18,17 @@ export interface BuiltinToolOptions {
   images: boolean;
   /** The bash tool's environment and output masking. */
   guard?: ShellGuard;
+  /** Where read, write and edit take text from and put it (default: the disk). */
+  files?: TextFileOps;
 }
 
 export function createBuiltinTools(options: BuiltinToolOptions): Map<string, Tool> {
-  const { cwd, images, guard } = options;
+  const { cwd, images, guard, files } = options;
   return new Map<string, Tool>([
-    ["read", createReadTool({ cwd, images })],
+    ["read", createReadTool({ cwd, images, files })],
     ["bash", createBashTool({ cwd, guard })],
-    ["edit", createEditTool({ cwd })],
-    ["write", createWriteTool({ cwd })],
+    ["edit", createEditTool({ cwd, files })],
+    ["write", createWriteTool({ cwd, files })],
     ["grep", createGrepTool({ cwd })],
     ["find", createFindTool({ cwd })],
     ["ls", createLsTool({ cwd })],

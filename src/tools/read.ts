@@ -3,6 +3,7 @@ import * as v from "valibot";
 import type { ImageContent, TextContent } from "../providers/types.ts";
 import DESCRIPTION from "./descriptions/read.md" with { type: "text" };
 import { SNIFF_BYTES, sniffFile } from "./file-kind.ts";
+import type { TextFileOps } from "./file-ops.ts";
 import { defineParams, positiveInt } from "./params.ts";
 import { resolveToolPath, withFsErrors } from "./path.ts";
 import { LineWindow, type LineWindowResult } from "./read-window.ts";
@@ -21,6 +22,8 @@ export interface ReadToolOptions {
   cwd?: string;
   /** Whether the current model accepts images; when false, images come back as a text note. */
   images?: boolean;
+  /** Where text files are read from once the disk says they are text (default: the disk itself). */
+  files?: TextFileOps;
 }
 
 export interface ReadDetails {
@@ -105,6 +108,10 @@ export function createReadTool(options: ReadToolOptions = {}): Tool<ReadArgs> {
           }
           const offset = args.offset ?? 1;
           const window = new LineWindow({ offset, limit: args.limit, maxLines: DEFAULT_MAX_LINES, maxBytes: DEFAULT_MAX_BYTES });
+          if (options.files) {
+            window.push(await options.files.readText(abs));
+            return textResult(args.path, offset, args.limit, window.finish());
+          }
           return textResult(args.path, offset, args.limit, await readWindow(file, window));
         });
       } finally {

@@ -1,7 +1,6 @@
-import { mkdir, writeFile } from "node:fs/promises";
-import { dirname } from "node:path";
 import * as v from "valibot";
 import DESCRIPTION from "./descriptions/write.md" with { type: "text" };
+import { diskTextOps, type TextFileOps } from "./file-ops.ts";
 import { defineParams } from "./params.ts";
 import { resolveToolPath, withFsErrors } from "./path.ts";
 import type { Tool } from "./tool.ts";
@@ -15,6 +14,8 @@ export type WriteArgs = v.InferOutput<typeof Params>;
 export interface WriteToolOptions {
   /** Pins the tool to this folder instead of each call's ctx.cwd. */
   cwd?: string;
+  /** Where the text goes (default: the disk). */
+  files?: TextFileOps;
 }
 
 export function createWriteTool(options: WriteToolOptions = {}): Tool<WriteArgs> {
@@ -28,10 +29,7 @@ export function createWriteTool(options: WriteToolOptions = {}): Tool<WriteArgs>
     async execute(args, ctx) {
       const abs = resolveToolPath(args.path, options.cwd ?? ctx.cwd);
       ctx.signal.throwIfAborted();
-      await withFsErrors(args.path, async () => {
-        await mkdir(dirname(abs), { recursive: true });
-        await writeFile(abs, args.content);
-      });
+      await withFsErrors(args.path, () => (options.files ?? diskTextOps).writeText(abs, args.content));
       const bytes = Buffer.byteLength(args.content);
       return { content: [{ type: "text", text: `Successfully wrote ${bytes} bytes to ${args.path}` }] };
     },

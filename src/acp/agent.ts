@@ -1,0 +1,186 @@
+/**
+ * pion as an ACP agent (stable v1): initialize, sessions created, loaded and listed from the
+ * store, prompts streamed as `session/update`, cancel, and the model and thinking level as
+ * session config options. Several sessions live side by side; each has its own run.
+ */
+import * as acp from "@agentclientprotocol/sdk";
+import { VERSION } from "../config.ts";
+import type { ComposeHooks, Composed } from "../modes/compose.ts";
+import type { McpServerConfig } from "../mcp/config.ts";
+import type { SessionStore } from "../store/store.ts";
+import { errorMessage } from "../util/errors.ts";
+import { clientTextOps, RecordingFiles } from "./files.ts";
+import { SessionLink } from "./session-link.ts";
+import { replayMessage } from "./updates.ts";
+
+export interface AcpAgentDeps {
+  store: SessionStore;
+  /** Builds a pion session for `cwd` (resuming `resume` when given) around the shared store. */
+  compose: (o: { cwd: string; resume?: string }, hooks: ComposeHooks) => Promise<Composed>;
+  /** MCP servers from `session/new` as pion configurations (a bad entry throws naming it). */
+  toMcpConfigs: (servers: readonly acp.McpServer[], cwd: string) => McpServerConfig[];
+  /** Names of the environment variables that hold provider keys, for messages. */
+  keyHint: string;
+}
+
+export function createAcpAgent(deps: AcpAgentDeps): acp.AgentApp {
+  const sessions = new Map<string, SessionLink>();
+  let clientCaps: acp.ClientCapabilities | undefined;
+
+  const get = (sessionId: string): SessionLink => {
+    const link = sessions.get(sessionId);
+    if (!link) throw acp.RequestError.sessionNotFound(sessionId);
+    return link;
+  };
+
+  async function open(client: acp.AgentContext, cwd: string, mcpServers: readonly acp.McpServer[], resume?: string): Promise<SessionLink> {
+    if (!cwd.startsWith("/")) throw acp.RequestError.invalidParams({ field: "cwd" }, "cwd must be an absolute path");
+    let mcp: McpServerConfig[];
+    try {
+      mcp = deps.toMcpConfigs(mcpServers, cwd);
+    } catch (err) {
+      throw acp.RequestError.invalidParams({ field: "mcpServers" }, errorMessage(err));
+    }
+    let sessionId = "";
+    const files = new RecordingFiles(clientTextOps(client, clientCaps?.fs, () => sessionId));
+    let composed: Composed;
+    try {
+      composed = await deps.compose({ cwd, resume }, { store: deps.store, files });
+    } catch (err) {
+      const msg = errorMessage(err);
+      if (msg.startsWith("No API key")) throw acp.RequestError.authRequired(undefined, msg);
+      if (/not found/i.test(msg) && resume) throw acp.RequestError.sessionNotFound(resume);
+      throw acp.RequestError.internalError(undefined, msg);
+    }
+    if (!composed.session.model) {
+      await composed.close();
+      composed.session.release();
+      throw acp.RequestError.authRequired(
+        undefined,
+        `No model with an API key is configured: set ${deps.keyHint}, or configure a provider in $PION_HOME/models.json`,
+      );
+    }
+    sessionId = composed.session.sessionId;
+    const link = new SessionLink(composed, (update) => client.notify("session/update", { sessionId, update }), files);
+    sessions.set(sessionId, link);
+    if (mcp.length > 0) await composed.setMcpServers(mcp);
+    return link;
+  }
+
+  function configOptions(link: SessionLink): acp.SessionConfigOption[] {
+    const s = link.composed.session;
+    const models = s.availableModels();
+    const current = s.model;
+    const out: acp.SessionConfigOption[] = [];
+    if (current) {
+      out.push({
+        id: "model",
+        name: "Model",
+        category: "model",
+        type: "select",
+        currentValue: `${current.provider}/${current.id}`,
+        options: models.map((m) => ({ value: `${m.provider}/${m.id}`, name: m.name ?? m.id, description: m.provider })),
+      });
+    }
+    const levels = s.availableThinkingLevels();
+    if (levels.length > 1) {
+      out.push({
+        id: "thinking",
+        name: "Thinking",
+        category: "thought_level",
+        type: "select",
+        currentValue: s.thinkingLevel,
+        options: levels.map((l) => ({ value: l, name: l })),
+      });
+    }
+    return out;
+  }
+
+  /** Prompt templates, skills and extension commands, sent after the response that made the session. */
+  function announceCommands(link: SessionLink): void {
+    const commands = link.composed.commands() as { name: string; description?: string }[];
+    if (commands.length === 0) return;
+    const availableCommands = commands.map((c) => ({ name: c.name, description: c.description ?? "", input: { hint: "arguments" } }));
+    setTimeout(() => link.send({ sessionUpdate: "available_commands_update", availableCommands }), 0);
+  }
+
+  return acp
+    .agent({ name: "pion" })
+    .onRequest("initialize", ({ params }) => {
+      clientCaps = params.clientCapabilities;
+      return {
+        protocolVersion: Math.min(params.protocolVersion, acp.PROTOCOL_VERSION),
+        agentInfo: { name: "pion", title: "pion", version: VERSION },
+        agentCapabilities: {
+          loadSession: true,
+          promptCapabilities: { image: true, audio: false, embeddedContext: true },
+          mcpCapabilities: { http: true, sse: false },
+          sessionCapabilities: { list: {} },
+        },
+        authMethods: [
+          {
+            id: "environment",
+            name: "API key in the environment",
+            description: `pion reads provider keys from its environment (${deps.keyHint}) or $PION_HOME/models.json; set one before starting it`,
+          },
+        ],
+      };
+    })
+    .onRequest("authenticate", () => ({}))
+    .onRequest("session/new", async ({ params, client }) => {
+      const link = await open(client, params.cwd, params.mcpServers ?? []);
+      announceCommands(link);
+      return { sessionId: link.sessionId, configOptions: configOptions(link) };
+    })
+    .onRequest("session/load", async ({ params, client }) => {
+      const existing = sessions.get(params.sessionId);
+      if (existing) {
+        sessions.delete(params.sessionId);
+        await existing.composed.close();
+        existing.composed.session.release();
+      }
+      const link = await open(client, params.cwd, params.mcpServers ?? [], params.sessionId);
+      for (const m of link.composed.session.messages()) {
+        for (const update of replayMessage(m, params.cwd)) await client.notify("session/update", { sessionId: link.sessionId, update });
+      }
+      announceCommands(link);
+      return { configOptions: configOptions(link) };
+    })
+    .onRequest("session/list", ({ params }) => {
+      const page = deps.store.listSessions({ cwd: params.cwd ?? undefined, cursor: params.cursor ?? undefined });
+      return {
+        sessions: page.sessions.map((s) => ({
+          sessionId: s.sessionId,
+          cwd: s.cwd,
+          title: s.name ?? s.firstMessage?.slice(0, 80) ?? null,
+          updatedAt: s.updatedAt,
+        })),
+        ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
+      };
+    })
+    .onRequest("session/set_config_option", ({ params }) => {
+      const link = get(params.sessionId);
+      const s = link.composed.session;
+      const value = String(params.value);
+      if (params.configId === "model") {
+        const model = s.availableModels().find((m) => `${m.provider}/${m.id}` === value);
+        if (!model) throw acp.RequestError.invalidParams({ field: "value" }, `Unknown model: ${value}`);
+        s.setModel(model);
+      } else if (params.configId === "thinking") {
+        if (!s.availableThinkingLevels().includes(value as never)) throw acp.RequestError.invalidParams({ field: "value" }, `Unknown thinking level: ${value}`);
+        s.setThinkingLevel(value as never);
+      } else throw acp.RequestError.invalidParams({ field: "configId" }, `Unknown config option: ${params.configId}`);
+      return { configOptions: configOptions(link) };
+    })
+    .onRequest("session/prompt", async ({ params, signal }) => {
+      const link = get(params.sessionId);
+      try {
+        return await link.prompt(params.prompt, signal);
+      } catch (err) {
+        throw acp.RequestError.internalError(undefined, errorMessage(err));
+      }
+    })
+    .onNotification("session/cancel", async ({ params }) => {
+      await sessions.get(params.sessionId)?.cancel();
+    });
+}

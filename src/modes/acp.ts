@@ -1,0 +1,55 @@
+import { toServerConfig, type McpServerConfig } from "../mcp/config.ts";
+import type { Composed } from "./compose.ts";
+import { composeSession, sessionStorage, type CliOptions } from "./compose.ts";
+
+/**
+ * ACP mode: the Agent Client Protocol (JSON-RPC 2.0, newline-delimited) on stdin/stdout, with the
+ * official SDK (loaded only here). Sessions are made on `session/new` / `session/load`, for the
+ * cwd the editor names, around one shared store. Ends when stdin closes.
+ */
+export async function runAcpMode(opts: CliOptions): Promise<number> {
+  const acp = await import("@agentclientprotocol/sdk");
+  const { createAcpAgent } = await import("../acp/agent.ts");
+  const { store } = sessionStorage(opts);
+  const open: Composed[] = [];
+  const app = createAcpAgent({
+    store,
+    keyHint: "ANTHROPIC_API_KEY, OPENAI_API_KEY or another provider's key variable",
+    compose: async (o, hooks) => {
+      // Settings and project trust are decided per session, for the cwd the editor names.
+      const composed = await composeSession({ ...opts, cwd: o.cwd, session: o.resume, continue: false, mode: "acp" }, hooks);
+      open.push(composed);
+      return composed;
+    },
+    toMcpConfigs: (servers, cwd) => servers.map((s) => toMcpConfig(s, cwd, opts.env)),
+  });
+  const out = Bun.stdout.writer();
+  const output = new WritableStream<Uint8Array>({
+    async write(chunk) {
+      out.write(chunk);
+      await out.flush();
+    },
+  });
+  const conn = app.connect(acp.ndJsonStream(output, Bun.stdin.stream()));
+  await conn.closed;
+  for (const c of open) {
+    await c.session.abort();
+    await c.close();
+    c.session.release();
+  }
+  store.close();
+  await out.flush();
+  return 0;
+}
+
+/** An MCP server from `session/new` as pion's configuration (validated as mcp.json entries are). */
+function toMcpConfig(s: import("@agentclientprotocol/sdk").McpServer, cwd: string, env: Record<string, string | undefined>): McpServerConfig {
+  const pairs = (list: readonly { name: string; value: string }[] | undefined) => Object.fromEntries((list ?? []).map((p) => [p.name, p.value]));
+  const raw =
+    "type" in s && (s.type === "http" || s.type === "sse")
+      ? { type: s.type, url: s.url, headers: pairs(s.headers) }
+      : { command: (s as { command: string }).command, args: (s as { args?: string[] }).args ?? [], env: pairs((s as { env?: { name: string; value: string }[] }).env) };
+  const cfg = toServerConfig(s.name, raw, "session", env, cwd);
+  if ("error" in cfg) throw new Error(cfg.error);
+  return cfg;
+}

@@ -1,0 +1,95 @@
+/**
+ * An editor's side of ACP, with the official SDK's client: spawns pion --mode acp (source or
+ * dist/pion), records every session/update per session, and answers permission and file
+ * requests the way a test sets up.
+ */
+import * as acp from "@agentclientprotocol/sdk";
+import type { Subprocess } from "bun";
+import { BINARY, SOURCE_ENTRY } from "./pion.ts";
+
+export interface AcpTestClient {
+  agent: acp.ClientContext;
+  /** session/update payloads by session id, in arrival order. */
+  updates: Map<string, acp.SessionUpdate[]>;
+  /** fs requests the agent made. */
+  fsCalls: { method: string; params: unknown }[];
+  permissionRequests: acp.RequestPermissionRequest[];
+  stderr: () => string;
+  proc: Subprocess<"pipe", "pipe", "pipe">;
+  close(): Promise<number>;
+}
+
+export interface AcpClientOptions {
+  home: string;
+  cwd: string;
+  args?: string[];
+  env?: Record<string, string>;
+  binary?: boolean;
+  /** In-memory files the editor holds (path -> text), served over fs/* when set. */
+  files?: Map<string, string>;
+  /** How the editor answers session/request_permission (default: the first option). */
+  permission?: (req: acp.RequestPermissionRequest) => acp.RequestPermissionResponse | Promise<acp.RequestPermissionResponse>;
+}
+
+export function startAcp(o: AcpClientOptions): AcpTestClient {
+  const cmd = o.binary ? [BINARY] : ["bun", SOURCE_ENTRY];
+  const proc = Bun.spawn([...cmd, "--mode", "acp", ...(o.args ?? [])], {
+    cwd: o.cwd,
+    env: { ...process.env, PION_HOME: o.home, ...o.env },
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  let stderr = "";
+  void (async () => {
+    const dec = new TextDecoder();
+    for await (const chunk of proc.stderr) stderr += dec.decode(chunk, { stream: true });
+  })();
+  const updates = new Map<string, acp.SessionUpdate[]>();
+  const fsCalls: { method: string; params: unknown }[] = [];
+  const permissionRequests: acp.RequestPermissionRequest[] = [];
+  const app = acp
+    .client({ name: "pion-test-editor" })
+    .onNotification("session/update", ({ params }) => {
+      const list = updates.get(params.sessionId) ?? [];
+      list.push(params.update);
+      updates.set(params.sessionId, list);
+    })
+    .onRequest("session/request_permission", async ({ params }) => {
+      permissionRequests.push(params);
+      if (o.permission) return o.permission(params);
+      return { outcome: { outcome: "selected", optionId: params.options[0]!.optionId } };
+    })
+    .onRequest("fs/read_text_file", ({ params }) => {
+      fsCalls.push({ method: "fs/read_text_file", params });
+      const text = o.files?.get(params.path);
+      if (text === undefined) throw acp.RequestError.resourceNotFound(params.path);
+      return { content: text };
+    })
+    .onRequest("fs/write_text_file", ({ params }) => {
+      fsCalls.push({ method: "fs/write_text_file", params });
+      o.files?.set(params.path, params.content);
+      return {};
+    });
+  const input = new WritableStream<Uint8Array>({
+    write(chunk) {
+      proc.stdin.write(chunk);
+      proc.stdin.flush();
+    },
+  });
+  const conn = app.connect(acp.ndJsonStream(input, proc.stdout));
+  return {
+    agent: conn.agent,
+    updates,
+    fsCalls,
+    permissionRequests,
+    stderr: () => stderr,
+    proc,
+    async close() {
+      proc.stdin.end();
+      const code = await proc.exited;
+      conn.close();
+      return code;
+    },
+  };
+}
