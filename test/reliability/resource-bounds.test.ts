@@ -4,7 +4,7 @@
  * leftover processes are found by a unique marker in their command lines.
  */
 import { Database } from "bun:sqlite";
-import { describe, expect, test } from "bun:test";
+import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeProvider } from "../support/fake-provider.ts";
@@ -20,8 +20,32 @@ function setup(extraArgs: string[] = []) {
   writeFakeModels(dirs.home, fake.url);
   writeSettings(dirs.home, { retry: { enabled: false } });
   const p = new LeanPion({ ...dirs, drop: DROP, args: ["--mode", "rpc", "--model", "fake/fake-model", ...extraArgs] });
+  spawned.push(p);
   return { fake, p, ...dirs };
 }
+
+// A test that fails midway must not leave an endless command behind: `yes` writing its full
+// output file would fill the disk. Every pion and every marked process is killed after each test.
+const spawned: LeanPion[] = [];
+const markers: string[] = [];
+afterEach(() => {
+  for (const p of spawned.splice(0)) {
+    try {
+      p.kill("SIGKILL");
+    } catch {
+      // already exited
+    }
+  }
+  for (const m of markers.splice(0)) {
+    for (const pid of processesWith(m)) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }
+  }
+});
 
 /** Samples the process's RSS every few ms until `done` resolves; returns the peak. */
 async function peakRss(p: LeanPion, done: Promise<unknown>): Promise<number> {
@@ -36,7 +60,11 @@ async function peakRss(p: LeanPion, done: Promise<unknown>): Promise<number> {
   return Math.max(peak, p.rss() ?? 0);
 }
 
-const marker = () => `pionrb${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
+const marker = () => {
+  const m = `pionrb${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
+  markers.push(m);
+  return m;
+};
 const removeFile = (path: unknown) => {
   if (typeof path === "string" && existsSync(path)) rmSync(path, { force: true });
 };
