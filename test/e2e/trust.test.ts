@@ -148,7 +148,7 @@ describe("project trust in RPC mode", () => {
     expect((await pion.request({ type: "get_capabilities" })).data.features.projectTrust).toBe(true);
     await pion.close();
     expect(pion.stderr).not.toContain(NOTICE);
-  });
+  }, SLOW);
 });
 
 describe("project trust in print and JSON mode", () => {
