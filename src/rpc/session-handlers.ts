@@ -110,21 +110,24 @@ export function sessionHandlers(ctx: SessionHandlerContext) {
         const r = ctx.store.entriesPage(s().sessionId, c.limit);
         return { entries: r.entries, leafId, hasMore: r.hasMore };
       }
-      // Stored bodies are passed on as they are: no parse and re-stringify of a big session.
-      const bodies = ctx.store.rawEntries(s().sessionId).map((r) => r.body);
-      return new RawJson(`{"entries":[${bodies.join(",")}],"leafId":${JSON.stringify(leafId)}}`);
+      // Stored bodies are passed on as they are, read while the answer is written.
+      const bodies = ctx.store.bodies(s().sessionId);
+      return RawJson.wrap('{"entries":[', commaJoined(bodies), `],"leafId":${JSON.stringify(leafId)}}`);
     },
     get_tree: () => {
       const leaf = JSON.stringify(s().leaf);
       if (!s().isStored) {
         const entries = s().entries();
-        return new RawJson(`{"tree":${serializeTree(buildTree(entries, collectLabels(entries)))},"leafId":${leaf}}`);
+        return RawJson.wrap('{"tree":', serializeTree(buildTree(entries, collectLabels(entries))), `,"leafId":${leaf}}`);
       }
-      const rows = ctx.store.rawEntries(s().sessionId);
-      const labels = collectLabels(rows.filter((r) => r.type === "label").map((r) => JSON.parse(r.body) as Entry));
-      const tree = serializeTree(buildTree(rows, labels), (r) => r.body);
-      return new RawJson(`{"tree":${tree},"leafId":${leaf}}`);
+      // The tree is built over the index; each entry's JSON is read as the answer is written.
+      const rows = ctx.store.entryIndex(s().sessionId);
+      const labels = collectLabels(rows.filter((r) => r.type === "label" && r.body !== null).map((r) => JSON.parse(r.body!) as Entry));
+      const body = ctx.store.bodyReader(s().sessionId);
+      const tree = serializeTree(buildTree(rows, labels), (r) => r.body ?? body(r.ref));
+      return RawJson.wrap('{"tree":', tree, `,"leafId":${leaf}}`);
     },
+    get_messages: () => RawJson.wrap('{"messages":', s().messagesJson(), "}"),
     get_session_stats: () => {
       const stats = sessionStats(s().entries(), s().branchPath(), s().model);
       const out: Record<string, unknown> = {};
@@ -166,6 +169,14 @@ export function sessionHandlers(ctx: SessionHandlerContext) {
       results: ctx.store.searchSessions({ query: c.query, cwd: c.cwd, limit: c.limit }),
     }),
   };
+}
+
+function* commaJoined(parts: Iterable<string>): Generator<string> {
+  let first = true;
+  for (const p of parts) {
+    yield first ? p : `,${p}`;
+    first = false;
+  }
 }
 
 function page<T>(entries: T[], limit: number | undefined, leafId: string | null) {

@@ -2,7 +2,7 @@ import { existsSync, realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import { readJsonl } from "../store/jsonl.ts";
 import { pathTo, type Entry, type SessionHeader } from "../store/entries.ts";
-import type { SessionCache, SessionStore } from "../store/store.ts";
+import type { SessionCache, SessionStore, StoredEntry } from "../store/store.ts";
 import { buildContext } from "./context.ts";
 import { PionError } from "../util/errors.ts";
 
@@ -38,11 +38,11 @@ export function locateSession(
     // summary that lets the session open without reading them back.
     const light = new Map<string, Entry>();
     let leafId: string | null = null;
-    function* recorded(): Generator<Entry> {
-      for (const e of source.entries()) {
-        light.set(e.id, lightEntry(e));
-        leafId = e.id;
-        yield e;
+    function* recorded(): Generator<StoredEntry> {
+      for (const row of source.entries()) {
+        light.set(row.entry.id, lightEntry(row.entry));
+        leafId = row.entry.id;
+        yield row;
       }
     }
     store.importSession(source.header, file, recorded(), () => {

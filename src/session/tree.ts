@@ -147,7 +147,9 @@ export class SessionTree {
 
   append(partial: EntryInput): Entry {
     this.load();
-    const entry = { ...partial, id: shortId(this.byId), parentId: this.leafId, timestamp: new Date().toISOString() } as Entry;
+    // The reference's field order: the common fields first, so a message's JSON is the body's tail.
+    const { type, ...rest } = partial;
+    const entry = { type, id: shortId(this.byId), parentId: this.leafId, timestamp: new Date().toISOString(), ...rest } as Entry;
     const store = this.store;
     if (this.stored) store.append(this.sessionId, entry);
     else if (entry.type === "model_change" || entry.type === "thinking_level_change") this.pending.push(entry);
@@ -175,6 +177,35 @@ export class SessionTree {
     return pathTo(this.byId, this.leafId);
   }
 
+  /**
+   * The active branch's context as JSON text pieces (the `get_messages` answer). A stored
+   * session whose entries are not read yet is answered from the store without reading them:
+   * the context is built over the index (messages by role only), and each message's JSON is
+   * taken from its row as the answer is written. Everything that can fail happens before this
+   * returns.
+   */
+  messagesJson(): Iterable<string> {
+    if (this.loaded || !this.stored) return jsonArray(this.messages(), (m) => JSON.stringify(m));
+    const refs = new Map<object, number>();
+    const byId = new Map<string, Entry>();
+    for (const row of this.store.entryIndex(this.sessionId)) {
+      const base = { id: row.id, parentId: row.parentId, timestamp: row.timestamp };
+      let e: Entry;
+      if (row.type === "message") {
+        const message = { role: row.role };
+        refs.set(message, row.ref);
+        e = { type: "message", ...base, message } as Entry;
+      } else e = (row.body !== null ? JSON.parse(row.body) : { type: row.type, ...base }) as Entry;
+      byId.set(row.id, e);
+    }
+    const messages = buildContext(pathTo(byId, this.leafId));
+    const messageJson = this.store.messageReader(this.sessionId);
+    return jsonArray(messages, (m) => {
+      const ref = refs.get(m);
+      return ref === undefined ? JSON.stringify(m) : messageJson(ref);
+    });
+  }
+
   /** The context of the active branch; cached until the leaf moves (entries never change). */
   messages(): AgentMessage[] {
     this.load();
@@ -183,4 +214,11 @@ export class SessionTree {
     }
     return this.contextCache.messages;
   }
+}
+
+/** `[a,b,…]` in pieces, each item's JSON made when it is reached. */
+function* jsonArray<T>(items: readonly T[], json: (item: T) => string): Generator<string> {
+  yield "[";
+  for (let i = 0; i < items.length; i++) yield i === 0 ? json(items[i]!) : `,${json(items[i]!)}`;
+  yield "]";
 }

@@ -1,13 +1,19 @@
-import { describe, expect, test } from "bun:test";
-import { MemoryStore } from "../../../src/store/memory-store.ts";
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { openSqliteStore } from "../../../src/store/sqlite-store.ts";
 import type { SessionStore } from "../../../src/store/store.ts";
 import { PionError } from "../../../src/util/errors.ts";
-import { assistant, bash, chain, header, ids, user } from "./helpers.ts";
+import { assistant, bash, chain, header, ids, stored, user } from "./helpers.ts";
 
+// The one store pion has, on disk (WAL, as sessions are kept) and in memory (as --no-session keeps them).
+const dir = mkdtempSync(join(tmpdir(), "pion-store-contract-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let dbs = 0;
 const stores: [string, () => SessionStore][] = [
-  ["sqlite", () => openSqliteStore(":memory:")],
-  ["memory", () => new MemoryStore()],
+  ["sqlite on disk", () => openSqliteStore(join(dir, `${++dbs}.db`))],
+  ["sqlite :memory:", () => openSqliteStore(":memory:")],
 ];
 
 function code(fn: () => unknown): string | undefined {
@@ -59,7 +65,7 @@ describe.each(stores)("%s store", (_name, open) => {
     function* lazily() {
       for (const e of chain(2500)) {
         pulled++;
-        yield e;
+        yield stored(e);
       }
     }
     s.importSession(header("s1"), "/tmp/imported.jsonl", lazily(), () => ({ leafId: "never-read", messageCount: pulled }));
@@ -71,14 +77,14 @@ describe.each(stores)("%s store", (_name, open) => {
     expect(s.findSessionByFile("/tmp/imported.jsonl")?.header.id).toBe("s1");
 
     function* failing() {
-      yield* chain(1500);
+      yield* chain(1500).map(stored);
       throw new Error("line 1502: not a JSON line");
     }
     expect(() => s.importSession(header("s2"), "/tmp/broken.jsonl", failing(), () => ({ leafId: null, messageCount: 0 }))).toThrow("line 1502");
     expect(s.getSession("s2")).toBeUndefined();
     expect(s.findSessionByFile("/tmp/broken.jsonl")).toBeUndefined();
     // A duplicate id inside the import fails it as a whole too.
-    const dup = [user("a", null, "x"), user("a", null, "y")];
+    const dup = [user("a", null, "x"), user("a", null, "y")].map(stored);
     expect(code(() => s.importSession(header("s3"), undefined, dup, () => ({ leafId: "a", messageCount: 2 })))).toBe("duplicate_entry");
     expect(s.getSession("s3")).toBeUndefined();
     s.close();
