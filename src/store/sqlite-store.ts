@@ -468,10 +468,16 @@ function messageAt(entry: Entry, body: string): number | null {
     if (key !== MESSAGE_KEYS[n++]) return null;
   }
   if (n !== MESSAGE_KEYS.length) return null;
-  const head = `{"type":"message","id":${JSON.stringify(entry.id)},"parentId":${JSON.stringify(entry.parentId)},"timestamp":${JSON.stringify(entry.timestamp)},"message":`;
+  const { id, parentId, timestamp } = entry;
+  // Ids and timestamps need no escaping as a rule; JSON.stringify only for those that do.
+  const plain = PLAIN.test(id) && (parentId === null || PLAIN.test(parentId)) && PLAIN.test(timestamp);
+  const head = plain
+    ? `{"type":"message","id":"${id}","parentId":${parentId === null ? "null" : `"${parentId}"`},"timestamp":"${timestamp}","message":`
+    : `{"type":"message","id":${JSON.stringify(id)},"parentId":${JSON.stringify(parentId)},"timestamp":${JSON.stringify(timestamp)},"message":`;
   return body.startsWith(head) && body.endsWith("}") ? head.length : null;
 }
 const MESSAGE_KEYS = ["type", "id", "parentId", "timestamp", "message"];
+const PLAIN = /^[\w.:+-]*$/;
 
 // Bodies are JSON this store wrote from Entry values; they are not re-validated on the way out.
 const parseBody = (row: BodyRow): Entry => JSON.parse(row.body) as Entry;
