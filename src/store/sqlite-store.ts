@@ -224,9 +224,10 @@ class SqliteStore implements SessionStore {
         this.setSessionCache(header.id, cache());
       })
       .immediate();
-    // What the parse left behind is garbage now: collect it before the session is used, so the
-    // next answers reuse that memory instead of growing the process further.
-    if (batches >= 10) Bun.gc(true);
+    // What the parse of a large file left behind is garbage now: collect it before the session
+    // is used, so the next answers reuse that memory instead of growing the process further
+    // (50k entries and more; below that the collector's own schedule keeps up).
+    if (batches >= 50) Bun.gc(true);
   }
 
   getSession(sessionId: string): SessionMeta | undefined {
