@@ -9,6 +9,7 @@ import type { Entry, SessionHeader } from "../store/entries.ts";
 import type { ExtensionRunner } from "../extensions/types.ts";
 import type { SessionStore } from "../store/store.ts";
 import { PionError } from "../util/errors.ts";
+import { commaJoined } from "../util/json-pieces.ts";
 
 export interface SessionHandlerContext {
   session: AgentSession;
@@ -169,14 +170,6 @@ export function sessionHandlers(ctx: SessionHandlerContext) {
       results: ctx.store.searchSessions({ query: c.query, cwd: c.cwd, limit: c.limit }),
     }),
   };
-}
-
-function* commaJoined(parts: Iterable<string>): Generator<string> {
-  let first = true;
-  for (const p of parts) {
-    yield first ? p : `,${p}`;
-    first = false;
-  }
 }
 
 function page<T>(entries: T[], limit: number | undefined, leafId: string | null) {

@@ -20,6 +20,17 @@ export function buildContext(path: readonly Entry[]): AgentMessage[] {
   return kept;
 }
 
+/**
+ * True when the context of `path` is its `message` entries but system-role ones, in order, and
+ * `path` is every entry of the session (`entryCount`): a linear session that no compaction,
+ * summary, custom message or edit changes. Its context can then be read straight from the
+ * store's message rows (SessionCache.plainContext).
+ */
+export function isPlainContext(path: readonly Pick<Entry, "type">[], entryCount: number): boolean {
+  return path.length === entryCount && path.every((e) => !SHAPING.has(e.type));
+}
+const SHAPING = new Set(["compaction", "custom_message", "branch_summary", "context_edit"]);
+
 type Collected = { id?: string; message: AgentMessage };
 
 function collect(path: readonly Entry[]): Collected[] {

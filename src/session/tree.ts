@@ -2,7 +2,8 @@ import { pathTo, type AgentMessage, type Entry, type SessionHeader } from "../st
 import type { SessionCache, SessionStore } from "../store/store.ts";
 import { PionError } from "../util/errors.ts";
 import { shortId, uuid } from "../util/id.ts";
-import { buildContext } from "./context.ts";
+import { buildContext, isPlainContext } from "./context.ts";
+import { commaJoined } from "../util/json-pieces.ts";
 
 /** An entry before the tree gives it an id, parent and time. */
 export type EntryInput = Entry extends infer E ? (E extends Entry ? Omit<E, "id" | "parentId" | "timestamp"> : never) : never;
@@ -125,7 +126,9 @@ export class SessionTree {
   release(): void {
     if (!this.stored || !this.header) return;
     if (this.loaded) {
-      this.store.setSessionCache(this.header.id, { leafId: this.leafId, messageCount: this.messages().length, ...this.settings() });
+      const cache: SessionCache = { leafId: this.leafId, messageCount: this.messages().length, ...this.settings() };
+      if (isPlainContext(this.branchPath(), this.byId.size)) cache.plainContext = true;
+      this.store.setSessionCache(this.header.id, cache);
     }
     this.store.releaseSession(this.header.id);
   }
@@ -186,6 +189,8 @@ export class SessionTree {
    */
   messagesJson(): Iterable<string> {
     if (this.loaded || !this.stored) return jsonArray(this.messages(), (m) => JSON.stringify(m));
+    // A linear session without context-shaping entries: its message rows are the context.
+    if (this.cache?.plainContext) return bracketed(commaJoined(this.store.contextMessages(this.sessionId)));
     const refs = new Map<object, number>();
     const byId = new Map<string, Entry>();
     for (const row of this.store.entryIndex(this.sessionId)) {
@@ -217,8 +222,16 @@ export class SessionTree {
 }
 
 /** `[a,b,…]` in pieces, each item's JSON made when it is reached. */
-function* jsonArray<T>(items: readonly T[], json: (item: T) => string): Generator<string> {
+function jsonArray<T>(items: readonly T[], json: (item: T) => string): Iterable<string> {
+  return bracketed(commaJoined(lazyMap(items, json)));
+}
+
+function* lazyMap<T>(items: readonly T[], json: (item: T) => string): Generator<string> {
+  for (const item of items) yield json(item);
+}
+
+function* bracketed(parts: Iterable<string>): Generator<string> {
   yield "[";
-  for (let i = 0; i < items.length; i++) yield i === 0 ? json(items[i]!) : `,${json(items[i]!)}`;
+  yield* parts;
   yield "]";
 }

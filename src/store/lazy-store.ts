@@ -39,6 +39,9 @@ export class LazyStore implements SessionStore {
   bodies(sessionId: string): Iterable<string> {
     return this.s.bodies(sessionId);
   }
+  contextMessages(sessionId: string): Iterable<string> {
+    return this.s.contextMessages(sessionId);
+  }
   entryIndex(sessionId: string): IndexRow[] {
     return this.s.entryIndex(sessionId);
   }

@@ -146,6 +146,10 @@ class SqliteStore implements SessionStore {
         `SELECT seq, id, parent_id, type, created_at, role, CASE WHEN type IN ('message', 'custom') THEN NULL ELSE body END
          FROM entry WHERE session_id = ?1 ORDER BY seq`,
       ),
+      contextMessages: db.prepare<unknown, [string, number, number]>(
+        `SELECT seq, body, message_at FROM entry WHERE session_id = ?1 AND seq > ?2 AND type = 'message' AND role IS NOT 'system'
+         ORDER BY seq LIMIT ?3`,
+      ),
       window: db.prepare<unknown, [string, number, number]>(
         "SELECT seq, body, message_at FROM entry WHERE session_id = ?1 AND seq >= ?2 ORDER BY seq LIMIT ?3",
       ),
@@ -245,6 +249,22 @@ class SqliteStore implements SessionStore {
     };
   }
 
+  contextMessages(sessionId: string): Iterable<string> {
+    this.mustExist(sessionId);
+    const rows = this.q.contextMessages;
+    return {
+      // A window of rows at a time: the bodies of a large session are never all in memory.
+      *[Symbol.iterator]() {
+        for (let after = 0; ; ) {
+          const page = rows.values(sessionId, after, 512) as unknown as WindowRow[];
+          for (const [, body, at] of page) yield messageOf(body, at);
+          if (page.length < 512) return;
+          after = page[page.length - 1]![0];
+        }
+      },
+    };
+  }
+
   entryIndex(sessionId: string): IndexRow[] {
     this.mustExist(sessionId);
     type Row = [number, string, string | null, string, string, string | null, string | null];
@@ -260,10 +280,7 @@ class SqliteStore implements SessionStore {
     const row = this.windowReader(sessionId);
     return (ref) => {
       const [, body, at] = row(ref);
-      if (at !== null) return body.slice(at, -1);
-      const message = (JSON.parse(body) as { message?: unknown }).message;
-      if (message === undefined) throw new PionError(`The entry at row ${ref} is not a message`, "unknown_entry");
-      return JSON.stringify(message);
+      return messageOf(body, at, ref);
     };
   }
 
@@ -456,6 +473,14 @@ class SqliteStore implements SessionStore {
     if (!row) throw new PionError(`Unknown session ${sessionId}`, "unknown_session");
     return row;
   }
+}
+
+/** The message's JSON: a slice of the body where `at` says where it starts, else through a parse. */
+function messageOf(body: string, at: number | null, ref?: number): string {
+  if (at !== null) return body.slice(at, -1);
+  const message = (JSON.parse(body) as { message?: unknown }).message;
+  if (message === undefined) throw new PionError(`The entry at row ${ref} is not a message`, "unknown_entry");
+  return JSON.stringify(message);
 }
 
 /**

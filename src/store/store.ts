@@ -9,6 +9,12 @@ export interface SessionCache {
   messageCount: number;
   model?: { provider: string; modelId: string };
   thinkingLevel?: string;
+  /**
+   * The context is the session's `message` entries in append order, system-role ones left out:
+   * a linear session without compactions, summaries, custom messages or edits (see
+   * `contextMessages`).
+   */
+  plainContext?: boolean;
 }
 
 export interface SessionMeta {
@@ -128,6 +134,11 @@ export interface SessionStore {
    * held whole). The session must exist when this is called.
    */
   bodies(sessionId: string): Iterable<string>;
+  /**
+   * The message JSON of every `message` entry but system-role ones, in append order, read as the
+   * caller iterates: the context of a session whose cache says `plainContext`.
+   */
+  contextMessages(sessionId: string): Iterable<string>;
   /** Every entry of the session as an IndexRow, in append order. */
   entryIndex(sessionId: string): IndexRow[];
   /**

@@ -75,6 +75,33 @@ describe.each([
     expect(await p.close()).toBe(0);
   });
 
+  test.concurrent("a linear file (read from its message rows) with a system message, tool calls and other kinds", async () => {
+    const { p, cwd } = open(extra);
+    const file = join(cwd, "linear.jsonl");
+    const usage = { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
+    const ts = (i: number) => `2026-01-01T00:00:${String(i).padStart(2, "0")}.000Z`;
+    const bodies: Rec[] = [
+      { type: "model_change", provider: "fake", modelId: "fake-model" },
+      { type: "message", message: { role: "system", content: "", timestamp: 1 } },
+      { type: "message", message: { role: "user", content: [{ type: "text", text: "read it ✓ 😀" }], timestamp: 2 } },
+      { type: "message", message: { role: "assistant", content: [{ type: "toolCall", id: "t1", name: "read", arguments: { path: "a" } }], api: "anthropic-messages", provider: "fake", model: "fake-model", usage, stopReason: "toolUse", timestamp: 3 } },
+      { type: "message", message: { role: "toolResult", toolCallId: "t1", toolName: "read", content: [{ type: "text", text: "x".repeat(5000) }], isError: false, timestamp: 4 } },
+      { type: "custom", customType: "ext", data: { n: 1 } },
+      { type: "label", targetId: "e0000003", label: "start" },
+      { type: "message", message: { role: "assistant", content: [{ type: "text", text: "done" }], api: "anthropic-messages", provider: "fake", model: "fake-model", usage, stopReason: "stop", timestamp: 5 } },
+    ];
+    const entries: Rec[] = bodies.map(({ type, ...rest }, i) => ({ type, id: `e000000${i}`, parentId: i === 0 ? null : `e000000${i - 1}`, timestamp: ts(i), ...rest }));
+    const head = { type: "session", version: 3, id: "0b5e55e0-0000-4000-8000-000000000002", timestamp: ts(0), cwd };
+    writeFileSync(file, `${[head, ...entries].map((r) => JSON.stringify(r)).join("\n")}\n`);
+    await p.request({ type: "switch_session", sessionPath: file });
+    const messages = (await p.request({ type: "get_messages" })).data.messages;
+    expect(messages).toEqual([2, 3, 4, 7].map((i) => entries[i]!.message));
+    expect((await p.request({ type: "get_state" })).data.messageCount).toBe(4);
+    await p.request({ type: "set_session_name", name: "read" }); // reads the entries
+    expect((await p.request({ type: "get_messages" })).data.messages).toEqual(messages);
+    expect(await p.close()).toBe(0);
+  });
+
   test.concurrent("a branched file with labels: the tree, the active branch's messages, and search", async () => {
     const { p, cwd } = open(extra);
     const file = join(cwd, "branched.jsonl");
@@ -90,7 +117,7 @@ describe.each([
             timestamp: t(s),
             message: { role, content: [{ type: "text", text }], api: "anthropic-messages", provider: "fake", model: "fake-model", usage, stopReason: "stop", timestamp: s },
           };
-    const rows = [
+    const rows: Rec[] = [
       { type: "session", version: 3, id: "0b5e55e0-0000-4000-8000-000000000001", timestamp: t(0), cwd },
       msg("a0000001", null, 1, "user", "first question about the walrus"),
       msg("a0000002", "a0000001", 2, "assistant", "first answer"),
