@@ -21,13 +21,17 @@ export function buildContext(path: readonly Entry[]): AgentMessage[] {
 }
 
 /**
- * True when the context of `path` is its `message` entries but system-role ones, in order, and
- * `path` is every entry of the session (`entryCount`): a linear session that no compaction,
- * summary, custom message or edit changes. Its context can then be read straight from the
- * store's message rows (SessionCache.plainContext).
+ * True when `path` is every entry of the session in append order (`all`: a linear session whose
+ * file lists parents first) and holds no compaction, summary, custom message or edit: its context
+ * is then its `message` entries but system-role ones, in append order, and can be read straight
+ * from the store's message rows (SessionCache.plainContext).
  */
-export function isPlainContext(path: readonly Pick<Entry, "type">[], entryCount: number): boolean {
-  return path.length === entryCount && path.every((e) => !SHAPING.has(e.type));
+export function isPlainContext(path: readonly Entry[], all: Iterable<Entry>): boolean {
+  let i = 0;
+  for (const e of all) {
+    if (path[i++] !== e || SHAPING.has(e.type)) return false;
+  }
+  return i === path.length;
 }
 const SHAPING = new Set(["compaction", "custom_message", "branch_summary", "context_edit"]);
 

@@ -48,7 +48,7 @@ export function locateSession(
     store.importSession(source.header, file, recorded(), () => {
       const branch = pathTo(light, leafId);
       const cache: SessionCache = { leafId, messageCount: buildContext(branch).length };
-      if (isPlainContext(branch, light.size)) cache.plainContext = true;
+      if (isPlainContext(branch, light.values())) cache.plainContext = true;
       for (const e of branch) {
         if (e.type === "model_change") cache.model = { provider: e.provider, modelId: e.modelId };
         else if (e.type === "thinking_level_change") cache.thinkingLevel = e.thinkingLevel;

@@ -127,7 +127,7 @@ export class SessionTree {
     if (!this.stored || !this.header) return;
     if (this.loaded) {
       const cache: SessionCache = { leafId: this.leafId, messageCount: this.messages().length, ...this.settings() };
-      if (isPlainContext(this.branchPath(), this.byId.size)) cache.plainContext = true;
+      if (isPlainContext(this.branchPath(), this.byId.values())) cache.plainContext = true;
       this.store.setSessionCache(this.header.id, cache);
     }
     this.store.releaseSession(this.header.id);

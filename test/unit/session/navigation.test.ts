@@ -28,6 +28,12 @@ test("an imported linear file is summarized as a plain context; one with a compa
   const b = locateSession(store, compacted, dir.path, () => undefined);
   expect(store.getSession(b)?.cache?.plainContext).toBeUndefined();
 
+  // Every entry on the path, but a child listed before its parent: the rows are not in path order.
+  const swapped = join(dir.path, "swapped.jsonl");
+  writeFileSync(swapped, `${[rows[0], rows[2], rows[1], rows[3]].map((r) => JSON.stringify({ ...r, id: r!.type === "session" ? "22222222-0000-4000-8000-000000000000" : r!.id })).join("\n")}\n`);
+  const c = locateSession(store, swapped, dir.path, () => undefined);
+  expect(store.getSession(c)?.cache).toEqual({ leafId: "c", messageCount: 1 });
+
   // A session pion wrote and left: the flag is recorded for the next opener as well.
   const tree = new SessionTree(store, dir.path, () => undefined, () => ({}));
   tree.openStored(a);
