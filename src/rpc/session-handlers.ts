@@ -4,8 +4,7 @@ import { RawJson } from "../protocol/responses.ts";
 import { locateSession, userEntryText } from "../session/navigation.ts";
 import type { AgentSession } from "../session/session.ts";
 import { sessionStats } from "../session/stats.ts";
-import { buildTree, collectLabels, serializeTree } from "../store/entries.ts";
-import type { Entry, SessionHeader } from "../store/entries.ts";
+import type { SessionHeader } from "../store/entries.ts";
 import type { ExtensionRunner } from "../extensions/types.ts";
 import type { SessionStore } from "../store/store.ts";
 import { PionError } from "../util/errors.ts";
@@ -112,22 +111,10 @@ export function sessionHandlers(ctx: SessionHandlerContext) {
         return { entries: r.entries, leafId, hasMore: r.hasMore };
       }
       // Stored bodies are passed on as they are, read while the answer is written.
-      const bodies = ctx.store.bodies(s().sessionId);
-      return RawJson.wrap('{"entries":[', commaJoined(bodies), `],"leafId":${JSON.stringify(leafId)}}`);
+      const rows = ctx.store.bodies(s().sessionId);
+      return RawJson.wrap('{"entries":[', commaJoined(bodiesOf(rows)), `],"leafId":${JSON.stringify(leafId)}}`);
     },
-    get_tree: () => {
-      const leaf = JSON.stringify(s().leaf);
-      if (!s().isStored) {
-        const entries = s().entries();
-        return RawJson.wrap('{"tree":', serializeTree(buildTree(entries, collectLabels(entries))), `,"leafId":${leaf}}`);
-      }
-      // The tree is built over the index; each entry's JSON is read as the answer is written.
-      const rows = ctx.store.entryIndex(s().sessionId);
-      const labels = collectLabels(rows.filter((r) => r.type === "label" && r.body !== null).map((r) => JSON.parse(r.body!) as Entry));
-      const body = ctx.store.bodyReader(s().sessionId);
-      const tree = serializeTree(buildTree(rows, labels), (r) => r.body ?? body(r.ref));
-      return RawJson.wrap('{"tree":', tree, `,"leafId":${leaf}}`);
-    },
+    get_tree: () => RawJson.wrap('{"tree":', s().treeJson(), `,"leafId":${JSON.stringify(s().leaf)}}`),
     get_messages: () => RawJson.wrap('{"messages":', s().messagesJson(), "}"),
     get_session_stats: () => {
       const stats = sessionStats(s().entries(), s().branchPath(), s().model);
@@ -170,6 +157,10 @@ export function sessionHandlers(ctx: SessionHandlerContext) {
       results: ctx.store.searchSessions({ query: c.query, cwd: c.cwd, limit: c.limit }),
     }),
   };
+}
+
+function* bodiesOf(rows: Iterable<{ body: string }>): Generator<string> {
+  for (const r of rows) yield r.body;
 }
 
 function page<T>(entries: T[], limit: number | undefined, leafId: string | null) {

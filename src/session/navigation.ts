@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import { readJsonl } from "../store/jsonl.ts";
 import { pathTo, type Entry, type SessionHeader } from "../store/entries.ts";
 import type { SessionCache, SessionStore, StoredEntry } from "../store/store.ts";
-import { buildContext, isPlainContext } from "./context.ts";
+import { buildContext, linearity } from "./context.ts";
 import { PionError } from "../util/errors.ts";
 
 /** Text of a user message entry, or undefined for anything else. */
@@ -48,7 +48,7 @@ export function locateSession(
     store.importSession(source.header, file, recorded(), () => {
       const branch = pathTo(light, leafId);
       const cache: SessionCache = { leafId, messageCount: buildContext(branch).length };
-      if (isPlainContext(branch, light.values())) cache.plainContext = true;
+      Object.assign(cache, linearity(branch, light.values()));
       for (const e of branch) {
         if (e.type === "model_change") cache.model = { provider: e.provider, modelId: e.modelId };
         else if (e.type === "thinking_level_change") cache.thinkingLevel = e.thinkingLevel;

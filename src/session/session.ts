@@ -260,6 +260,11 @@ export class AgentSession {
     return this.tree.messages();
   }
 
+  /** The tree as JSON text pieces, read from the store as they are written (see SessionTree). */
+  treeJson(): Iterable<string> {
+    return this.tree.treeJson();
+  }
+
   /** The context as JSON text pieces, read from the store as they are written (see SessionTree). */
   messagesJson(): Iterable<string> {
     return this.tree.messagesJson();

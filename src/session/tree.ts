@@ -1,8 +1,8 @@
-import { pathTo, type AgentMessage, type Entry, type SessionHeader } from "../store/entries.ts";
+import { buildTree, collectLabels, pathTo, serializeChain, serializeTree, type AgentMessage, type Entry, type SessionHeader } from "../store/entries.ts";
 import type { SessionCache, SessionStore } from "../store/store.ts";
 import { PionError } from "../util/errors.ts";
 import { shortId, uuid } from "../util/id.ts";
-import { buildContext, isPlainContext } from "./context.ts";
+import { buildContext, linearity } from "./context.ts";
 import { commaJoined } from "../util/json-pieces.ts";
 
 /** An entry before the tree gives it an id, parent and time. */
@@ -127,7 +127,7 @@ export class SessionTree {
     if (!this.stored || !this.header) return;
     if (this.loaded) {
       const cache: SessionCache = { leafId: this.leafId, messageCount: this.messages().length, ...this.settings() };
-      if (isPlainContext(this.branchPath(), this.byId.values())) cache.plainContext = true;
+      Object.assign(cache, linearity(this.branchPath(), this.byId.values()));
       this.store.setSessionCache(this.header.id, cache);
     }
     this.store.releaseSession(this.header.id);
@@ -209,6 +209,23 @@ export class SessionTree {
       const ref = refs.get(m);
       return ref === undefined ? JSON.stringify(m) : messageJson(ref);
     });
+  }
+
+  /**
+   * The session's tree as JSON text pieces (the `get_tree` answer). Stored entries are read as
+   * the answer is written: a linear session's rows in order, any other over the index (no
+   * bodies), each body read when its node is reached.
+   */
+  treeJson(): Iterable<string> {
+    if (!this.stored) {
+      const entries = this.entries();
+      return serializeTree(buildTree(entries, collectLabels(entries)));
+    }
+    if (!this.loaded && this.cache?.linear) return serializeChain(this.store.bodies(this.sessionId));
+    const rows = this.store.entryIndex(this.sessionId);
+    const labels = collectLabels(rows.filter((r) => r.type === "label" && r.body !== null).map((r) => JSON.parse(r.body!) as Entry));
+    const body = this.store.bodyReader(this.sessionId);
+    return serializeTree(buildTree(rows, labels), (r) => r.body ?? body(r.ref));
   }
 
   /** The context of the active branch; cached until the leaf moves (entries never change). */

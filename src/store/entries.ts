@@ -241,6 +241,39 @@ export function* serializeTree<T extends TreeItem = Entry>(nodes: readonly TreeN
   yield out.join("");
 }
 
+/**
+ * The JSON of a linear session's tree (every entry the child of the one before it) from its rows
+ * in append order, in pieces, as each row comes: the same text `serializeTree(buildTree(…))`
+ * gives, without holding the entries. Labels are known by the end, where the nodes close.
+ */
+export function* serializeChain(rows: Iterable<{ id: string; type: string; body: string }>): Generator<string> {
+  const ids: string[] = [];
+  const labels: Entry[] = [];
+  let out: string[] = ["["];
+  for (const row of rows) {
+    out.push('{"entry":', row.body, ',"children":[');
+    ids.push(row.id);
+    if (row.type === "label") labels.push(JSON.parse(row.body) as Entry);
+    if (out.length >= 3000) {
+      yield out.join("");
+      out = [];
+    }
+  }
+  const byTarget = collectLabels(labels);
+  for (let i = ids.length - 1; i >= 0; i--) {
+    out.push("]");
+    const l = byTarget.get(ids[i]!);
+    if (l) out.push(',"label":', JSON.stringify(l.label), ',"labelTimestamp":', JSON.stringify(l.timestamp));
+    out.push("}");
+    if (out.length >= 3000) {
+      yield out.join("");
+      out = [];
+    }
+  }
+  out.push("]");
+  yield out.join("");
+}
+
 /** Text blocks of a message's content joined by a space, as session lists show it. */
 export function contentText(content: unknown): string {
   if (typeof content === "string") return content;

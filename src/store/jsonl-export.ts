@@ -11,6 +11,7 @@ import type {
   SearchHit,
   SearchOptions,
   SessionList,
+  BodyRow,
   IndexRow,
   SessionCache,
   SessionMeta,
@@ -166,7 +167,7 @@ class JsonlExportStore implements SessionStore {
   getSession = (sessionId: string): SessionMeta | undefined => this.inner.getSession(sessionId);
   setSessionCache = (sessionId: string, cache: SessionCache): void => this.inner.setSessionCache(sessionId, cache);
   entries = (sessionId: string): Entry[] => this.inner.entries(sessionId);
-  bodies = (sessionId: string): Iterable<string> => this.inner.bodies(sessionId);
+  bodies = (sessionId: string): Iterable<BodyRow> => this.inner.bodies(sessionId);
   contextMessages = (sessionId: string): Iterable<string> => this.inner.contextMessages(sessionId);
   entryIndex = (sessionId: string): IndexRow[] => this.inner.entryIndex(sessionId);
   bodyReader = (sessionId: string): ((ref: number) => string) => this.inner.bodyReader(sessionId);

@@ -1,5 +1,5 @@
 import type { Entry, SessionHeader } from "./entries.ts";
-import type { EntryPage, IndexRow, ListSessionsOptions, SearchHit, SearchOptions, SessionCache, SessionList, SessionMeta, SessionStore, StoredEntry } from "./store.ts";
+import type { BodyRow, EntryPage, IndexRow, ListSessionsOptions, SearchHit, SearchOptions, SessionCache, SessionList, SessionMeta, SessionStore, StoredEntry } from "./store.ts";
 
 /**
  * A store opened on its first use. A new session writes nothing until its first entry, so a
@@ -36,7 +36,7 @@ export class LazyStore implements SessionStore {
   entries(sessionId: string): Entry[] {
     return this.s.entries(sessionId);
   }
-  bodies(sessionId: string): Iterable<string> {
+  bodies(sessionId: string): Iterable<BodyRow> {
     return this.s.bodies(sessionId);
   }
   contextMessages(sessionId: string): Iterable<string> {

@@ -17,6 +17,7 @@ import type {
   SessionStore,
   SessionSummary,
   StoredEntry,
+  BodyRow,
 } from "./store.ts";
 
 export interface SqliteStoreOptions {
@@ -41,7 +42,7 @@ interface SessionRow {
   entry_count: number;
   cache: string | null;
 }
-interface BodyRow {
+interface BodyOnly {
   body: string;
 }
 interface HitRow {
@@ -141,7 +142,8 @@ class SqliteStore implements SessionStore {
         "SELECT seq, body FROM entry WHERE seq > ?1 AND type = 'message' AND role IN ('user', 'assistant', 'bashExecution') ORDER BY seq",
       ),
       lastSeq: db.prepare<{ seq: number | null }, []>("SELECT max(seq) AS seq FROM entry"),
-      allBodies: db.prepare<BodyRow, [string]>("SELECT body FROM entry WHERE session_id = ?1 ORDER BY seq"),
+      allBodies: db.prepare<BodyOnly, [string]>("SELECT body FROM entry WHERE session_id = ?1 ORDER BY seq"),
+      bodyRows: db.prepare<BodyRow, [string]>("SELECT id, type, body FROM entry WHERE session_id = ?1 ORDER BY seq"),
       index: db.prepare<unknown, [string]>(
         `SELECT seq, id, parent_id, type, created_at, role, CASE WHEN type IN ('message', 'custom') THEN NULL ELSE body END
          FROM entry WHERE session_id = ?1 ORDER BY seq`,
@@ -154,10 +156,10 @@ class SqliteStore implements SessionStore {
         "SELECT seq, body, message_at FROM entry WHERE session_id = ?1 AND seq >= ?2 ORDER BY seq LIMIT ?3",
       ),
       seqOf: db.prepare<{ seq: number }, [string, string]>("SELECT seq FROM entry WHERE session_id = ?1 AND id = ?2"),
-      bodiesAfter: db.prepare<BodyRow, [string, number, number]>(
+      bodiesAfter: db.prepare<BodyOnly, [string, number, number]>(
         "SELECT body FROM entry WHERE session_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3",
       ),
-      entry: db.prepare<BodyRow, [string, string]>("SELECT body FROM entry WHERE session_id = ?1 AND id = ?2"),
+      entry: db.prepare<BodyOnly, [string, string]>("SELECT body FROM entry WHERE session_id = ?1 AND id = ?2"),
       setLeaf: db.prepare<void, [string, string | null]>("UPDATE session SET leaf_id = ?2 WHERE id = ?1"),
       list: db.prepare<SessionRow, Param[]>(
         `SELECT * FROM session
@@ -239,12 +241,12 @@ class SqliteStore implements SessionStore {
     return row ? toMeta(row) : undefined;
   }
 
-  bodies(sessionId: string): Iterable<string> {
+  bodies(sessionId: string): Iterable<BodyRow> {
     this.mustExist(sessionId);
-    const rows = this.q.allBodies;
+    const rows = this.q.bodyRows;
     return {
       *[Symbol.iterator]() {
-        for (const row of rows.iterate(sessionId)) yield row.body;
+        yield* rows.iterate(sessionId);
       },
     };
   }
@@ -506,7 +508,7 @@ const MESSAGE_KEYS = ["type", "id", "parentId", "timestamp", "message"];
 const PLAIN = /^[\w.:+-]*$/;
 
 // Bodies are JSON this store wrote from Entry values; they are not re-validated on the way out.
-const parseBody = (row: BodyRow): Entry => JSON.parse(row.body) as Entry;
+const parseBody = (row: BodyOnly): Entry => JSON.parse(row.body) as Entry;
 
 function toMeta(row: SessionRow): SessionMeta {
   return {

@@ -15,6 +15,8 @@ export interface SessionCache {
    * `contextMessages`).
    */
   plainContext?: boolean;
+  /** Every entry's parent is the entry appended before it: the tree is one chain in append order. */
+  linear?: boolean;
 }
 
 export interface SessionMeta {
@@ -24,6 +26,13 @@ export interface SessionMeta {
   file?: string;
   name?: string;
   leafId: string | null;
+}
+
+/** A stored entry's JSON with the fields an answer streamed from it needs. */
+export interface BodyRow {
+  id: string;
+  type: string;
+  body: string;
 }
 
 /** An entry with its JSON as it is to be stored (for an imported file, its line as written). */
@@ -133,7 +142,7 @@ export interface SessionStore {
    * Every entry's JSON in append order, read as the caller iterates (a large session is never
    * held whole). The session must exist when this is called.
    */
-  bodies(sessionId: string): Iterable<string>;
+  bodies(sessionId: string): Iterable<BodyRow>;
   /**
    * The message JSON of every `message` entry but system-role ones, in append order, read as the
    * caller iterates: the context of a session whose cache says `plainContext`.

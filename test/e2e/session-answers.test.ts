@@ -97,8 +97,13 @@ describe.each([
     const messages = (await p.request({ type: "get_messages" })).data.messages;
     expect(messages).toEqual([2, 3, 4, 7].map((i) => entries[i]!.message));
     expect((await p.request({ type: "get_state" })).data.messageCount).toBe(4);
+    const tree = (await p.request({ type: "get_tree" })).data.tree;
+    expect(flat(tree)).toEqual(entries.map((e) => [e.id, e.parentId]));
+    expect(tree[0].children[0].children[0].children[0].label).toBe("start");
     await p.request({ type: "set_session_name", name: "read" }); // reads the entries
     expect((await p.request({ type: "get_messages" })).data.messages).toEqual(messages);
+    const after = (await p.request({ type: "get_tree" })).data.tree;
+    expect(flat(after).slice(0, -1)).toEqual(flat(tree));
     expect(await p.close()).toBe(0);
   });
 

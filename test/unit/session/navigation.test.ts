@@ -20,12 +20,13 @@ test("an imported linear file is summarized as a plain context; one with a compa
   ];
   writeFileSync(linear, `${rows.map((r) => JSON.stringify(r)).join("\n")}\n`);
   const a = locateSession(store, linear, dir.path, () => undefined);
-  expect(store.getSession(a)?.cache).toEqual({ leafId: "c", messageCount: 1, plainContext: true });
+  expect(store.getSession(a)?.cache).toEqual({ leafId: "c", messageCount: 1, linear: true, plainContext: true });
   expect([...store.contextMessages(a)]).toEqual([JSON.stringify(rows[2]!.message)]);
 
   const compacted = join(dir.path, "compaction.jsonl");
   copyFileSync(join(FIXTURES, "reference-v3-compaction.jsonl"), compacted);
   const b = locateSession(store, compacted, dir.path, () => undefined);
+  expect(store.getSession(b)?.cache).toMatchObject({ linear: true });
   expect(store.getSession(b)?.cache?.plainContext).toBeUndefined();
 
   // Every entry on the path, but a child listed before its parent: the rows are not in path order.
@@ -39,6 +40,6 @@ test("an imported linear file is summarized as a plain context; one with a compa
   tree.openStored(a);
   tree.append({ type: "message", message: { role: "user", content: "more", timestamp: 3 } });
   tree.release();
-  expect(store.getSession(a)?.cache).toMatchObject({ messageCount: 2, plainContext: true });
+  expect(store.getSession(a)?.cache).toMatchObject({ messageCount: 2, linear: true, plainContext: true });
   store.close();
 });
