@@ -1,170 +1,179 @@
 /**
- * Large sessions: a v3 JSONL file of N message entries (user/assistant alternating, chained by
- * parentId) opened with `--session <file>`. For pion the first open imports the file into its
- * SQLite database (fresh PION_HOME); a second process on the same home reopens it from the
- * database. The reference reads the JSONL every time. Measured per size: spawn -> get_state
- * response, get_entries (all), get_entries with `since` 10 entries before the end, get_tree,
- * peak memory. Goals at 100k: open + get_state under 50 ms, `since` flat as size grows,
- * get_tree works, under 150 MB.
+ * Large sessions written by another tool: a v3 JSONL file in the reference's format (about 1 KB
+ * a line: user prompts, assistant replies with tool calls, tool results, and every 2,000 entries
+ * a 20 KB tool result) of 1k/10k/100k entries, opened with `switch_session` by a process started
+ * without a session file. Two paths, each agent side by side in one run:
+ *
+ * - persisted: `pion --mode rpc` on a fresh home; the first switch imports the file into the
+ *   database ("1st open"); a second process on the same home switches to it again ("reopen").
+ * - `--no-session`: nothing written to disk; every switch reads the file.
+ *
+ * Each process then sends get_state, get_messages, get_entries (all), get_entries since 10
+ * entries before the end, and get_tree, one after another; each is timed from the write of the
+ * command to its response line. Peak memory is the whole process's, over the whole sequence.
+ * Goals (issue #23): every figure at or below the reference's, peak memory under 400 MB at 100k.
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import {
-  type Agent,
-  agents,
-  copyInto,
-  header,
-  iterations,
-  MODEL_ARGS,
-  printTable,
-  type Row,
-  request,
-  sandbox,
-  spawnAgent,
-} from "./lib.ts";
+import { type Agent, agents, type Child, copyInto, header, iterations, MODEL_ARGS, printTable, type Row, request, sandbox, spawnAgent } from "./lib.ts";
 
 const SIZES = (process.env.BENCH_SESSION_SIZES ?? "1000,10000,100000").split(",").map(Number);
 const N = iterations(3);
 header("sessions", N);
 
 const idOf = (i: number) => (0x10000000 + i * 7919).toString(16).slice(-8);
+const filler = (i: number, bytes: number) => {
+  const words = `line ${i} of the module reads the configuration, checks each value and hands it to the next step; `;
+  return words.repeat(Math.ceil(bytes / words.length)).slice(0, bytes);
+};
 
-/** A v3 session file with `n` message entries; returns the id of the entry 10 before the end. */
-export function writeSession(path: string, n: number, cwd: string): string {
+/**
+ * A v3 session file with `n` entries, the reference's shapes: a model and thinking-level change,
+ * then turns of user → assistant (text + tool call) → tool result → assistant (text). Returns
+ * the id of the entry 10 before the end and the number of context messages.
+ */
+export function writeSession(path: string, n: number, cwd: string): { sinceId: string; messages: number } {
   const t = Date.parse("2026-01-01T00:00:00Z");
   const usage = {
-    input: 100,
-    output: 20,
-    cacheRead: 0,
+    input: 1200,
+    output: 180,
+    cacheRead: 800,
     cacheWrite: 0,
-    totalTokens: 120,
-    cost: { input: 0.0003, output: 0.0003, cacheRead: 0, cacheWrite: 0, total: 0.0006 },
+    totalTokens: 2180,
+    cost: { input: 0.0036, output: 0.0027, cacheRead: 0.00024, cacheWrite: 0, total: 0.00654, totalFromProvider: false },
+    cacheWrite1h: 0,
   };
-  const lines = [JSON.stringify({ type: "session", version: 3, id: crypto.randomUUID(), timestamp: new Date(t).toISOString(), cwd })];
+  const assistant = (i: number, ts: number, content: unknown[], stopReason: string) => ({
+    role: "assistant",
+    content,
+    api: "anthropic-messages",
+    provider: "fake",
+    model: "fake-model",
+    usage,
+    stopReason,
+    timestamp: ts,
+    responseId: `msg_${idOf(i)}`,
+    rawStopReason: stopReason === "toolUse" ? "tool_use" : "end_turn",
+    durationMs: 1800,
+    thinkingLevel: "medium",
+  });
+  const out: string[] = [JSON.stringify({ type: "session", version: 3, id: crypto.randomUUID(), timestamp: new Date(t).toISOString(), cwd })];
+  let messages = 0;
   for (let i = 0; i < n; i++) {
     const ts = t + i * 1000;
-    const message =
-      i % 2 === 0
-        ? { role: "user", content: [{ type: "text", text: `Question ${i}: what does line ${i} of the file do?` }], timestamp: ts }
-        : {
-            role: "assistant",
-            content: [{ type: "text", text: `Answer ${i}: it sets up the value used by the next step of the loop.` }],
-            api: "anthropic-messages",
-            provider: "fake",
-            model: "fake-model",
-            usage,
-            stopReason: "stop",
+    const base = { id: idOf(i), parentId: i === 0 ? null : idOf(i - 1), timestamp: new Date(ts).toISOString() };
+    let line: object;
+    if (i === 0) line = { type: "model_change", ...base, provider: "fake", modelId: "fake-model" };
+    else if (i === 1) line = { type: "thinking_level_change", ...base, thinkingLevel: "medium" };
+    else {
+      messages++;
+      const call = `toolu_${idOf(i - 1)}`;
+      let message: object;
+      switch ((i - 2) % 4) {
+        case 0:
+          message = { role: "user", content: [{ type: "text", text: `Question ${i}: ${filler(i, 500)}` }], timestamp: ts };
+          break;
+        case 1:
+          message = assistant(i, ts, [
+            { type: "text", text: `I will read the file first. ${filler(i, 300)}` },
+            { type: "toolCall", id: `toolu_${idOf(i)}`, name: "read", arguments: { path: `src/module-${i}.ts` } },
+          ], "toolUse");
+          break;
+        case 2:
+          message = {
+            role: "toolResult",
+            toolCallId: call,
+            toolName: "read",
+            content: [{ type: "text", text: filler(i, i % 2000 === 4 ? 20_000 : 700) }],
+            isError: false,
             timestamp: ts,
           };
-    lines.push(
-      JSON.stringify({ type: "message", id: idOf(i), parentId: i === 0 ? null : idOf(i - 1), timestamp: new Date(ts).toISOString(), message }),
-    );
+          break;
+        default:
+          message = assistant(i, ts, [{ type: "text", text: `Answer ${i}: ${filler(i, 650)}` }], "stop");
+      }
+      line = { type: "message", ...base, message };
+    }
+    out.push(JSON.stringify(line));
   }
-  writeFileSync(path, `${lines.join("\n")}\n`);
-  return idOf(n - 10);
+  writeFileSync(path, `${out.join("\n")}\n`);
+  return { sinceId: idOf(n - 10), messages };
 }
 
-interface Fig {
-  open: number[];
-  entries: number[];
-  since: number[];
-  tree: number[];
-  peak: number[];
-  open2: number[];
-  since2: number[];
-  peak2: number[];
-  peakOpen: number[];
-  treeNote?: string;
-  entriesNote?: string;
-  openNote?: string;
-}
-const newFig = (): Fig => ({ open: [], entries: [], since: [], tree: [], peak: [], open2: [], since2: [], peak2: [], peakOpen: [] });
+const STEPS = ["switch", "state", "messages", "entries", "since", "tree"] as const;
+type Step = (typeof STEPS)[number];
+type Run = Record<Step, number> & { peak: number; errors: string[] };
 
-/** full: every query; since: open and `since` only; open: nothing after get_state (the open's own memory). */
-async function openAndQuery(agent: Agent, box: ReturnType<typeof sandbox>, file: string, sinceId: string, mode: "full" | "since" | "open") {
-  const full = mode === "full";
-  const t0 = performance.now();
-  const child = spawnAgent(box, ["--mode", "rpc", ...MODEL_ARGS, "--session", file]);
-  child.send(`{"id":"s","type":"get_state"}\n`);
-  const st = await child.out.line(`"id":"s"`).catch(() => undefined);
-  const open = performance.now() - t0;
-  const out: { open: number; entries?: number; since?: number; tree?: number; errors: string[]; peak: number } = {
-    open,
-    errors: [],
-    peak: 0,
+/** One process: switch_session to `file`, then every query in turn. */
+async function openAndQuery(agent: Agent, box: ReturnType<typeof sandbox>, file: string, expect: { n: number; messages: number; sinceId: string }, noSession: boolean): Promise<Run> {
+  const child: Child = spawnAgent(box, ["--mode", "rpc", ...MODEL_ARGS, ...(noSession ? ["--no-session"] : [])], { keepLines: `"type":"response"` });
+  const run = { peak: 0, errors: [] as string[] } as unknown as Run;
+  for (const s of STEPS) run[s] = Number.NaN;
+  const ready = await request(child, { type: "get_state" }, "ready");
+  if (!ready.res.success) run.errors.push(`start: ${ready.res.error}; ${(await child.stderr).slice(0, 300)}`);
+  const step = async (name: Step, cmd: Record<string, unknown>, check: (data: any) => string | undefined) => {
+    const r = await request(child, cmd, name, 300_000);
+    const why = r.res.success ? check(r.res.data) : String(r.res.error);
+    if (why) run.errors.push(`${name}: ${why}`);
+    else run[name] = r.ms;
   };
-  const count = st ? (JSON.parse(st.line).data?.messageCount as number | undefined) : undefined;
-  if (!st) out.errors.push(`get_state: no response; ${(await child.stderr).slice(0, 200)}`);
-  out.open = st ? open : Number.NaN;
-  if (full) {
-    const e = await request(child, { type: "get_entries" }, "e");
-    if (e.res.success) out.entries = e.ms;
-    else out.errors.push(`get_entries: ${e.res.error}`);
-    const n = e.res.data?.entries?.length;
-    if (n !== undefined && count !== undefined && n < count) out.errors.push(`get_entries returned ${n} entries for ${count} messages`);
-  }
-  if (mode !== "open") {
-    const s = await request(child, { type: "get_entries", since: sinceId }, "since");
-    if (s.res.success && s.res.data?.entries?.length >= 9) out.since = s.ms;
-    else out.errors.push(`get_entries since: ${s.res.error ?? `${s.res.data?.entries?.length} entries`}`);
-  }
-  if (full) {
-    const tr = await request(child, { type: "get_tree" }, "tree");
-    if (tr.res.success) out.tree = tr.ms;
-    else out.errors.push(`get_tree: ${tr.res.error}`);
-  }
-  out.peak = (await child.finish()).peak;
-  if (out.errors.length) console.error(`${agent}: ${out.errors.join("; ")}`);
-  return out;
+  await step("switch", { type: "switch_session", sessionPath: file }, (d) => (d?.cancelled ? "cancelled" : undefined));
+  await step("state", { type: "get_state" }, (d) => (d?.messageCount === expect.messages ? undefined : `messageCount ${d?.messageCount}, expected ${expect.messages}`));
+  await step("messages", { type: "get_messages" }, (d) => (d?.messages?.length === expect.messages ? undefined : `${d?.messages?.length} messages`));
+  await step("entries", { type: "get_entries" }, (d) => (d?.entries?.length === expect.n ? undefined : `${d?.entries?.length} entries`));
+  await step("since", { type: "get_entries", since: expect.sinceId }, (d) => (d?.entries?.length === 9 ? undefined : `${d?.entries?.length} entries`));
+  await step("tree", { type: "get_tree" }, (d) => (Array.isArray(d?.tree) && d.tree.length > 0 ? undefined : "no tree"));
+  run.peak = (await child.finish(300_000)).peak;
+  if (run.errors.length) console.error(`${agent}${noSession ? " --no-session" : ""}: ${run.errors.join("; ")}`);
+  return run;
 }
+
+const PATHS = ["first", "reopen", "memory"] as const;
+type Path = (typeof PATHS)[number];
+const PATH_NAME: Record<Path, string> = { first: "persisted, 1st open", reopen: "persisted, reopen", memory: "--no-session" };
+const STEP_NAME: Record<Step, string> = {
+  switch: "switch_session",
+  state: "get_state",
+  messages: "get_messages",
+  entries: "get_entries (all)",
+  since: "get_entries since",
+  tree: "get_tree",
+};
 
 for (const size of SIZES) {
-  const figs: Record<string, Fig> = {};
+  const figs = new Map<string, number[]>();
+  const add = (agent: Agent, path: Path, what: string, x: number) => {
+    const k = `${agent}/${path}/${what}`;
+    figs.set(k, [...(figs.get(k) ?? []), x]);
+  };
   const gen = sandbox("pion");
   const src = join(gen.root, "src.jsonl");
   // The reference refuses a session whose cwd does not exist: both agents run in this folder.
-  const sinceId = writeSession(src, size, gen.cwd);
+  const { sinceId, messages } = writeSession(src, size, gen.cwd);
+  const expect = { n: size, messages, sinceId };
   const iters = size >= 100000 ? Math.max(1, Math.min(N, 2)) : N;
   for (let i = 0; i < iters; i++) {
     for (const agent of agents()) {
       const box = sandbox(agent);
       box.cwd = gen.cwd;
       const file = copyInto(src, join(box.root, "sessions"), "bench-session.jsonl");
-      const f = (figs[agent] ??= newFig());
-      const a = await openAndQuery(agent, box, file, sinceId, "full");
-      f.open.push(a.open);
-      if (a.entries !== undefined) f.entries.push(a.entries);
-      else f.entriesNote = "fails";
-      f.since.push(a.since ?? Number.NaN);
-      if (a.tree !== undefined) f.tree.push(a.tree);
-      else f.treeNote = "fails";
-      f.peak.push(a.peak);
-      const b = await openAndQuery(agent, box, file, sinceId, "since");
-      f.open2.push(b.open);
-      f.since2.push(b.since ?? Number.NaN);
-      f.peak2.push(b.peak);
+      for (const path of PATHS) {
+        const r = await openAndQuery(agent, box, file, expect, path === "memory");
+        for (const s of STEPS) add(agent, path, s, r[s]);
+        add(agent, path, "peak", r.peak);
+      }
       box.cleanup();
-      // The first open alone (pion's import into a fresh home), for its memory without the queries.
-      const fresh = sandbox(agent);
-      fresh.cwd = gen.cwd;
-      const c = await openAndQuery(agent, fresh, copyInto(src, join(fresh.root, "sessions"), "bench-session.jsonl"), sinceId, "open");
-      f.peakOpen.push(c.peak);
-      fresh.cleanup();
     }
   }
   gen.cleanup();
-  const p = figs.pion!;
-  const r = figs.ref;
   const k = `${size / 1000}k`;
-  const rows: Row[] = [
-    { metric: `${k}: open + get_state (1st open; pion imports)`, unit: "ms", pion: p.open, ref: r?.open },
-    { metric: `${k}: open + get_state (2nd open)`, unit: "ms", pion: p.open2, ref: r?.open2, goal: size === 100000 ? "< 50 ms" : undefined },
-    { metric: `${k}: get_entries (all)`, unit: "ms", pion: p.entries, ref: r?.entries, pionNote: p.entries.length ? undefined : "fails", refNote: r && !r.entries.length ? "fails" : undefined },
-    { metric: `${k}: get_entries since (1st / 2nd process)`, unit: "ms", pion: [...p.since, ...p.since2], ref: r ? [...r.since, ...r.since2] : undefined, goal: "flat" },
-    { metric: `${k}: get_tree`, unit: "ms", pion: p.tree, ref: r?.tree, pionNote: p.tree.length ? undefined : "fails", refNote: r && !r.tree.length ? "fails" : undefined, goal: size === 100000 ? "works" : undefined },
-    { metric: `${k}: peak RSS (1st open alone; pion imports)`, unit: "MB", pion: p.peakOpen, ref: r?.peakOpen },
-    { metric: `${k}: peak RSS (1st process: open, get_entries of everything, get_tree)`, unit: "MB", pion: p.peak, ref: r?.peak },
-    { metric: `${k}: peak RSS (2nd process)`, unit: "MB", pion: p.peak2, ref: r?.peak2 },
-  ];
+  const rows: Row[] = [];
+  for (const path of PATHS) {
+    const goal400 = size === 100000 ? "< 400 MB" : undefined;
+    for (const s of STEPS) {
+      rows.push({ metric: `${k} ${PATH_NAME[path]}: ${STEP_NAME[s]}`, unit: "ms", pion: figs.get(`pion/${path}/${s}`) ?? [], ref: figs.get(`ref/${path}/${s}`), goal: "≤ ref" });
+    }
+    rows.push({ metric: `${k} ${PATH_NAME[path]}: peak RSS (whole sequence)`, unit: "MB", pion: figs.get(`pion/${path}/peak`) ?? [], ref: figs.get(`ref/${path}/peak`), goal: goal400 ?? "≤ ref" });
+  }
   printTable(`Sessions: ${size.toLocaleString("en-US")} entries`, rows);
 }

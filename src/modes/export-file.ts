@@ -13,9 +13,9 @@ export function exportSessionFile(input: string, output: string | undefined, cwd
   const source = readJsonl(resolve(cwd, input));
   const byId = new Map<string, Entry>();
   let leaf: string | null = null;
-  for (const e of source.entries()) {
-    byId.set(e.id, e);
-    leaf = e.id;
+  for (const { entry } of source.entries()) {
+    byId.set(entry.id, entry);
+    leaf = entry.id;
   }
   const branch = pathTo(byId, leaf);
   let model: { provider: string; id: string } | undefined;

@@ -30,15 +30,31 @@ export function failure(id: string | undefined, command: string | undefined, err
   return r;
 }
 
-/** Response data already serialized (large or deeply nested trees that JSON.stringify cannot take). */
+/**
+ * Response data as JSON text, given in pieces that are produced while the response is written
+ * (a session's every entry is never built as one string). Their concatenation is one JSON value.
+ */
 export class RawJson {
-  constructor(readonly text: string) {}
+  constructor(readonly parts: Iterable<string>) {}
+
+  /** `head`, the pieces of `parts`, then `tail`. */
+  static wrap(head: string, parts: Iterable<string>, tail: string): RawJson {
+    return new RawJson(
+      (function* () {
+        yield head;
+        yield* parts;
+        yield tail;
+      })(),
+    );
+  }
 }
 
-/** The success line for data given as JSON text, with the same key order as `success`. */
-export function successLine(id: string | undefined, command: string, data: RawJson): string {
+/** The success line for data given as JSON text pieces, with the same key order as `success`. */
+export function* successLine(id: string | undefined, command: string, data: RawJson): Generator<string> {
   const head = id === undefined ? "" : `"id":${JSON.stringify(id)},`;
-  return `{${head}"type":"response","command":${JSON.stringify(command)},"success":true,"data":${data.text}}\n`;
+  yield `{${head}"type":"response","command":${JSON.stringify(command)},"success":true,"data":`;
+  yield* data.parts;
+  yield "}\n";
 }
 
 /**

@@ -43,7 +43,6 @@ export function createHandlers(ctx: HandlerContext): Handlers {
       return s().isBusy ? s().abort().then(start) : start();
     },
     get_state: () => getState(s(), ctx.projectTrust),
-    get_messages: () => ({ messages: s().messages() }),
     set_todos: (c) => ({ phases: s().setTodos(normalizeTodos(c.phases)) }),
     set_host_tools: (c) => ({ toolNames: ctx.hostTools.set(c.tools) }),
 

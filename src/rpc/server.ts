@@ -87,7 +87,9 @@ function dispatch(cmd: Command, writer: Writer, handlers: Handlers, outstanding:
   const id = "id" in cmd && !silent ? cmd.id : undefined;
   const respond = (data: unknown): Promise<void> | undefined => {
     if (silent) return undefined;
-    return data instanceof RawJson ? writer.writeLine(successLine(id, cmd.type, data)) : writer.write(success(id, cmd.type, data));
+    if (!(data instanceof RawJson)) return writer.write(success(id, cmd.type, data));
+    // A stream that fails midway has ended its line; the failure follows it, with the id.
+    return writer.writeStream(successLine(id, cmd.type, data))?.catch((err) => fail(err));
   };
   const fail = (err: unknown): Promise<void> | undefined => {
     if (!(err instanceof PionError)) log("rpc", `${cmd.type} failed`, { error: errorMessage(err) });

@@ -4,11 +4,11 @@ import { RawJson } from "../protocol/responses.ts";
 import { locateSession, userEntryText } from "../session/navigation.ts";
 import type { AgentSession } from "../session/session.ts";
 import { sessionStats } from "../session/stats.ts";
-import { buildTree, collectLabels, serializeTree } from "../store/entries.ts";
-import type { Entry, SessionHeader } from "../store/entries.ts";
+import type { SessionHeader } from "../store/entries.ts";
 import type { ExtensionRunner } from "../extensions/types.ts";
 import type { SessionStore } from "../store/store.ts";
 import { PionError } from "../util/errors.ts";
+import { commaJoined } from "../util/json-pieces.ts";
 
 export interface SessionHandlerContext {
   session: AgentSession;
@@ -110,21 +110,12 @@ export function sessionHandlers(ctx: SessionHandlerContext) {
         const r = ctx.store.entriesPage(s().sessionId, c.limit);
         return { entries: r.entries, leafId, hasMore: r.hasMore };
       }
-      // Stored bodies are passed on as they are: no parse and re-stringify of a big session.
-      const bodies = ctx.store.rawEntries(s().sessionId).map((r) => r.body);
-      return new RawJson(`{"entries":[${bodies.join(",")}],"leafId":${JSON.stringify(leafId)}}`);
+      // Stored bodies are passed on as they are, read while the answer is written.
+      const rows = ctx.store.bodies(s().sessionId);
+      return RawJson.wrap('{"entries":[', commaJoined(bodiesOf(rows)), `],"leafId":${JSON.stringify(leafId)}}`);
     },
-    get_tree: () => {
-      const leaf = JSON.stringify(s().leaf);
-      if (!s().isStored) {
-        const entries = s().entries();
-        return new RawJson(`{"tree":${serializeTree(buildTree(entries, collectLabels(entries)))},"leafId":${leaf}}`);
-      }
-      const rows = ctx.store.rawEntries(s().sessionId);
-      const labels = collectLabels(rows.filter((r) => r.type === "label").map((r) => JSON.parse(r.body) as Entry));
-      const tree = serializeTree(buildTree(rows, labels), (r) => r.body);
-      return new RawJson(`{"tree":${tree},"leafId":${leaf}}`);
-    },
+    get_tree: () => RawJson.wrap('{"tree":', s().treeJson(), `,"leafId":${JSON.stringify(s().leaf)}}`),
+    get_messages: () => RawJson.wrap('{"messages":', s().messagesJson(), "}"),
     get_session_stats: () => {
       const stats = sessionStats(s().entries(), s().branchPath(), s().model);
       const out: Record<string, unknown> = {};
@@ -166,6 +157,10 @@ export function sessionHandlers(ctx: SessionHandlerContext) {
       results: ctx.store.searchSessions({ query: c.query, cwd: c.cwd, limit: c.limit }),
     }),
   };
+}
+
+function* bodiesOf(rows: Iterable<{ body: string }>): Generator<string> {
+  for (const r of rows) yield r.body;
 }
 
 function page<T>(entries: T[], limit: number | undefined, leafId: string | null) {

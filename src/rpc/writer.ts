@@ -1,4 +1,5 @@
 import type { FileSink } from "bun";
+import { log } from "../util/log.ts";
 
 /**
  * The one stdout writer: each record is serialized to one line, in call order. Lines
@@ -16,11 +17,32 @@ export interface Writer {
   writeLine(line: string): Promise<void> | undefined;
   /** The same as bytes; copied before this returns, so the caller may reuse its buffer. */
   writeBytes(line: Uint8Array): Promise<void> | undefined;
+  /**
+   * One line given as pieces (their concatenation must be one JSON object ending in LF), taken
+   * from `parts` only as fast as stdout takes them, so a large answer is never built whole.
+   * Records written meanwhile wait and follow the line. A piece that throws ends the line
+   * where it is (a client sees one malformed line) and the error rejects the returned promise.
+   */
+  writeStream(parts: Iterable<string>): Promise<void> | undefined;
   /** Resolves once everything written so far has been handed to the OS. */
   drain(): Promise<void>;
 }
 
 const HIGH_WATER = 1 << 20;
+const GC_EVERY = 8 << 20;
+/**
+ * A streamed answer goes out in chunks of this size, one in flight while the next is made: a
+ * 10 MB answer is three waits for the reader, not ten (each wait is a wake-up of the event
+ * loop, which costs the most on a busy machine), and never more than two chunks are buffered.
+ */
+const STREAM_CHUNK = 4 << 20;
+
+type HeldItem = string | Uint8Array | { pieces: Iterable<string>; ok: () => void; no: (err: unknown) => void };
+interface Held {
+  items: HeldItem[];
+  /** Resolves once the streamed line and everything held behind it were handed over. */
+  done: Promise<void>;
+}
 
 export function createWriter(sink: FileSink): Writer {
   let parts: string[] = [];
@@ -52,7 +74,18 @@ export function createWriter(sink: FileSink): Writer {
     return undefined;
   };
 
+  /** Set while a streamed line is being written: what others write waits here, in order. */
+  let held: Held | undefined;
+
   const writeLine = (line: string): Promise<void> | undefined => {
+    if (held) {
+      held.items.push(line);
+      return held.done;
+    }
+    return append(line);
+  };
+
+  const append = (line: string): Promise<void> | undefined => {
     parts.push(line);
     size += line.length;
     if (size >= HIGH_WATER) return flush() ?? blocked;
@@ -64,6 +97,10 @@ export function createWriter(sink: FileSink): Writer {
   };
 
   const writeBytes = (line: Uint8Array): Promise<void> | undefined => {
+    if (held) {
+      held.items.push(Uint8Array.from(line));
+      return held.done;
+    }
     writeParts(); // keep the order of records
     sink.write(line);
     unflushed += line.length;
@@ -74,10 +111,90 @@ export function createWriter(sink: FileSink): Writer {
     }
     return blocked;
   };
+  const writeStream = (pieces: Iterable<string>): Promise<void> | undefined => {
+    if (held) {
+      let settle!: { ok: () => void; no: (err: unknown) => void };
+      const done = new Promise<void>((ok, no) => (settle = { ok, no }));
+      held.items.push({ pieces, ...settle });
+      return done;
+    }
+    const it = pieces[Symbol.iterator]();
+    let release!: () => void;
+    const mine: Held = { items: [], done: new Promise<void>((ok) => (release = ok)) };
+    held = mine;
+    const finish = (err?: unknown): Promise<void> | undefined => {
+      held = undefined;
+      if (err !== undefined) {
+        append("\n");
+        log("rpc", "a streamed response failed midway", { error: err instanceof Error ? err.message : String(err) });
+      }
+      // A large answer's garbage is collected once it is out (see GC_EVERY).
+      if (total >= GC_EVERY) Bun.gc(true);
+      const wait = writeHeld(mine.items);
+      release();
+      if (err !== undefined) return Promise.reject(err);
+      return wait;
+    };
+    let streamed = 0;
+    let total = 0;
+    const pump = (): Promise<void> | undefined => {
+      try {
+        for (let r = it.next(); !r.done; r = it.next()) {
+          // The pieces (rows read, JSON sliced from them) are garbage as soon as they are
+          // written; collect the young generation every few megabytes, or a 100 MB answer
+          // leaves its own size of it behind.
+          streamed += r.value.length;
+          total += r.value.length;
+          if (streamed >= GC_EVERY) {
+            streamed = 0;
+            Bun.gc(false);
+          }
+          parts.push(r.value);
+          size += r.value.length;
+          if (size < STREAM_CHUNK) continue;
+          // Wait for the flush before this one (see STREAM_CHUNK).
+          const previous = blocked;
+          flush();
+          if (previous) return previous.then(pump, finish);
+        }
+      } catch (err) {
+        return finish(err);
+      }
+      if (!scheduled && parts.length > 0) {
+        scheduled = true;
+        setImmediate(flush);
+      }
+      return finish();
+    };
+    return pump();
+  };
+
+  /** What waited behind a streamed line, in order; a stream among it holds the rest again. */
+  const writeHeld = (items: HeldItem[]): Promise<void> | undefined => {
+    let wait: Promise<void> | undefined;
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i]!;
+      if (held) {
+        held.items.push(...items.slice(i));
+        return held.done;
+      }
+      if (typeof item === "string") wait = writeLine(item);
+      else if (item instanceof Uint8Array) wait = writeBytes(item);
+      else {
+        const p = writeStream(item.pieces);
+        if (p) p.then(item.ok, item.no);
+        else item.ok();
+        wait = p;
+      }
+    }
+    return wait;
+  };
+
   return {
     write: (record) => writeLine(`${JSON.stringify(record)}\n`),
     writeLine,
     writeBytes,
+    writeStream,
     drain: async () => {
       await (flush() ?? blocked);
     },

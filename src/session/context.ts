@@ -20,6 +20,24 @@ export function buildContext(path: readonly Entry[]): AgentMessage[] {
   return kept;
 }
 
+/**
+ * `linear` when `path` (root to leaf) is every entry of the session in append order (`all`): the
+ * tree is one chain. `plain` when it also holds no compaction, summary, custom message or edit:
+ * the context is then its `message` entries but system-role ones, in append order, and can be
+ * read straight from the store's message rows (SessionCache.plainContext).
+ */
+export function linearity(path: readonly Entry[], all: Iterable<Entry>): { linear?: true; plainContext?: true } {
+  let i = 0;
+  let plain = true;
+  for (const e of all) {
+    if (path[i++] !== e) return {};
+    if (SHAPING.has(e.type)) plain = false;
+  }
+  if (i !== path.length) return {};
+  return plain ? { linear: true, plainContext: true } : { linear: true };
+}
+const SHAPING = new Set(["compaction", "custom_message", "branch_summary", "context_edit"]);
+
 type Collected = { id?: string; message: AgentMessage };
 
 function collect(path: readonly Entry[]): Collected[] {

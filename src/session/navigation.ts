@@ -2,8 +2,8 @@ import { existsSync, realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import { readJsonl } from "../store/jsonl.ts";
 import { pathTo, type Entry, type SessionHeader } from "../store/entries.ts";
-import type { SessionCache, SessionStore } from "../store/store.ts";
-import { buildContext } from "./context.ts";
+import type { SessionCache, SessionStore, StoredEntry } from "../store/store.ts";
+import { buildContext, linearity } from "./context.ts";
 import { PionError } from "../util/errors.ts";
 
 /** Text of a user message entry, or undefined for anything else. */
@@ -38,16 +38,17 @@ export function locateSession(
     // summary that lets the session open without reading them back.
     const light = new Map<string, Entry>();
     let leafId: string | null = null;
-    function* recorded(): Generator<Entry> {
-      for (const e of source.entries()) {
-        light.set(e.id, lightEntry(e));
-        leafId = e.id;
-        yield e;
+    function* recorded(): Generator<StoredEntry> {
+      for (const row of source.entries()) {
+        light.set(row.entry.id, lightEntry(row.entry));
+        leafId = row.entry.id;
+        yield row;
       }
     }
     store.importSession(source.header, file, recorded(), () => {
       const branch = pathTo(light, leafId);
       const cache: SessionCache = { leafId, messageCount: buildContext(branch).length };
+      Object.assign(cache, linearity(branch, light.values()));
       for (const e of branch) {
         if (e.type === "model_change") cache.model = { provider: e.provider, modelId: e.modelId };
         else if (e.type === "thinking_level_change") cache.thinkingLevel = e.thinkingLevel;

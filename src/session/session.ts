@@ -260,6 +260,16 @@ export class AgentSession {
     return this.tree.messages();
   }
 
+  /** The tree as JSON text pieces, read from the store as they are written (see SessionTree). */
+  treeJson(): Iterable<string> {
+    return this.tree.treeJson();
+  }
+
+  /** The context as JSON text pieces, read from the store as they are written (see SessionTree). */
+  messagesJson(): Iterable<string> {
+    return this.tree.messagesJson();
+  }
+
   lastAssistantText(): string | null {
     const msgs = this.messages();
     for (let i = msgs.length - 1; i >= 0; i--) {

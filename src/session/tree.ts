@@ -1,8 +1,9 @@
-import { pathTo, type AgentMessage, type Entry, type SessionHeader } from "../store/entries.ts";
+import { buildTree, collectLabels, pathTo, serializeChain, serializeTree, type AgentMessage, type Entry, type SessionHeader } from "../store/entries.ts";
 import type { SessionCache, SessionStore } from "../store/store.ts";
 import { PionError } from "../util/errors.ts";
 import { shortId, uuid } from "../util/id.ts";
-import { buildContext } from "./context.ts";
+import { buildContext, linearity } from "./context.ts";
+import { commaJoined } from "../util/json-pieces.ts";
 
 /** An entry before the tree gives it an id, parent and time. */
 export type EntryInput = Entry extends infer E ? (E extends Entry ? Omit<E, "id" | "parentId" | "timestamp"> : never) : never;
@@ -125,7 +126,9 @@ export class SessionTree {
   release(): void {
     if (!this.stored || !this.header) return;
     if (this.loaded) {
-      this.store.setSessionCache(this.header.id, { leafId: this.leafId, messageCount: this.messages().length, ...this.settings() });
+      const cache: SessionCache = { leafId: this.leafId, messageCount: this.messages().length, ...this.settings() };
+      Object.assign(cache, linearity(this.branchPath(), this.byId.values()));
+      this.store.setSessionCache(this.header.id, cache);
     }
     this.store.releaseSession(this.header.id);
   }
@@ -147,7 +150,9 @@ export class SessionTree {
 
   append(partial: EntryInput): Entry {
     this.load();
-    const entry = { ...partial, id: shortId(this.byId), parentId: this.leafId, timestamp: new Date().toISOString() } as Entry;
+    // The reference's field order: the common fields first, so a message's JSON is the body's tail.
+    const { type, ...rest } = partial;
+    const entry = { type, id: shortId(this.byId), parentId: this.leafId, timestamp: new Date().toISOString(), ...rest } as Entry;
     const store = this.store;
     if (this.stored) store.append(this.sessionId, entry);
     else if (entry.type === "model_change" || entry.type === "thinking_level_change") this.pending.push(entry);
@@ -175,6 +180,54 @@ export class SessionTree {
     return pathTo(this.byId, this.leafId);
   }
 
+  /**
+   * The active branch's context as JSON text pieces (the `get_messages` answer). A stored
+   * session whose entries are not read yet is answered from the store without reading them:
+   * the context is built over the index (messages by role only), and each message's JSON is
+   * taken from its row as the answer is written. Everything that can fail happens before this
+   * returns.
+   */
+  messagesJson(): Iterable<string> {
+    if (this.loaded || !this.stored) return jsonArray(this.messages(), (m) => JSON.stringify(m));
+    // A linear session without context-shaping entries: its message rows are the context.
+    if (this.cache?.plainContext) return bracketed(commaJoined(this.store.contextMessages(this.sessionId)));
+    const refs = new Map<object, number>();
+    const byId = new Map<string, Entry>();
+    for (const row of this.store.entryIndex(this.sessionId)) {
+      const base = { id: row.id, parentId: row.parentId, timestamp: row.timestamp };
+      let e: Entry;
+      if (row.type === "message") {
+        const message = { role: row.role };
+        refs.set(message, row.ref);
+        e = { type: "message", ...base, message } as Entry;
+      } else e = (row.body !== null ? JSON.parse(row.body) : { type: row.type, ...base }) as Entry;
+      byId.set(row.id, e);
+    }
+    const messages = buildContext(pathTo(byId, this.leafId));
+    const messageJson = this.store.messageReader(this.sessionId);
+    return jsonArray(messages, (m) => {
+      const ref = refs.get(m);
+      return ref === undefined ? JSON.stringify(m) : messageJson(ref);
+    });
+  }
+
+  /**
+   * The session's tree as JSON text pieces (the `get_tree` answer). Stored entries are read as
+   * the answer is written: a linear session's rows in order, any other over the index (no
+   * bodies), each body read when its node is reached.
+   */
+  treeJson(): Iterable<string> {
+    if (!this.stored) {
+      const entries = this.entries();
+      return serializeTree(buildTree(entries, collectLabels(entries)));
+    }
+    if (!this.loaded && this.cache?.linear) return serializeChain(this.store.bodies(this.sessionId));
+    const rows = this.store.entryIndex(this.sessionId);
+    const labels = collectLabels(rows.filter((r) => r.type === "label" && r.body !== null).map((r) => JSON.parse(r.body!) as Entry));
+    const body = this.store.bodyReader(this.sessionId);
+    return serializeTree(buildTree(rows, labels), (r) => r.body ?? body(r.ref));
+  }
+
   /** The context of the active branch; cached until the leaf moves (entries never change). */
   messages(): AgentMessage[] {
     this.load();
@@ -183,4 +236,19 @@ export class SessionTree {
     }
     return this.contextCache.messages;
   }
+}
+
+/** `[a,b,…]` in pieces, each item's JSON made when it is reached. */
+function jsonArray<T>(items: readonly T[], json: (item: T) => string): Iterable<string> {
+  return bracketed(commaJoined(lazyMap(items, json)));
+}
+
+function* lazyMap<T>(items: readonly T[], json: (item: T) => string): Generator<string> {
+  for (const item of items) yield json(item);
+}
+
+function* bracketed(parts: Iterable<string>): Generator<string> {
+  yield "[";
+  yield* parts;
+  yield "]";
 }

@@ -205,16 +205,17 @@ export function buildTree<T extends TreeItem = Entry>(
 }
 
 /**
- * JSON text of `nodes`, equal to `JSON.stringify(nodes)` but with an explicit stack, because the
- * engine's JSON.stringify throws on trees deeper than about 20k levels.
+ * JSON text of `nodes` in pieces, together equal to `JSON.stringify(nodes)`, but with an explicit
+ * stack, because the engine's JSON.stringify throws on trees deeper than about 20k levels, and
+ * produced as they are asked for, so a large tree is never one string.
  */
-export function serializeTree<T extends TreeItem = Entry>(nodes: readonly TreeNode<T>[], entryJson: (e: T) => string = (e) => JSON.stringify(e)): string {
+export function* serializeTree<T extends TreeItem = Entry>(nodes: readonly TreeNode<T>[], entryJson: (e: T) => string = (e) => JSON.stringify(e)): Generator<string> {
   interface Frame {
     node: TreeNode<T> | undefined;
     children: readonly TreeNode<T>[];
     next: number;
   }
-  const out: string[] = ["["];
+  let out: string[] = ["["];
   const stack: Frame[] = [{ node: undefined, children: nodes, next: 0 }];
   while (stack.length > 0) {
     const top = stack[stack.length - 1]!;
@@ -223,6 +224,10 @@ export function serializeTree<T extends TreeItem = Entry>(nodes: readonly TreeNo
       const child = top.children[top.next++]!;
       out.push('{"entry":', entryJson(child.entry), ',"children":[');
       stack.push({ node: child, children: child.children, next: 0 });
+      if (out.length >= 3000) {
+        yield out.join("");
+        out = [];
+      }
       continue;
     }
     stack.pop();
@@ -233,7 +238,40 @@ export function serializeTree<T extends TreeItem = Entry>(nodes: readonly TreeNo
     if (n.labelTimestamp !== undefined) out.push(',"labelTimestamp":', JSON.stringify(n.labelTimestamp));
     out.push("}");
   }
-  return out.join("");
+  yield out.join("");
+}
+
+/**
+ * The JSON of a linear session's tree (every entry the child of the one before it) from its rows
+ * in append order, in pieces, as each row comes: the same text `serializeTree(buildTree(…))`
+ * gives, without holding the entries. Labels are known by the end, where the nodes close.
+ */
+export function* serializeChain(rows: Iterable<{ id: string; type: string; body: string }>): Generator<string> {
+  const ids: string[] = [];
+  const labels: Entry[] = [];
+  let out: string[] = ["["];
+  for (const row of rows) {
+    out.push('{"entry":', row.body, ',"children":[');
+    ids.push(row.id);
+    if (row.type === "label") labels.push(JSON.parse(row.body) as Entry);
+    if (out.length >= 3000) {
+      yield out.join("");
+      out = [];
+    }
+  }
+  const byTarget = collectLabels(labels);
+  for (let i = ids.length - 1; i >= 0; i--) {
+    out.push("]");
+    const l = byTarget.get(ids[i]!);
+    if (l) out.push(',"label":', JSON.stringify(l.label), ',"labelTimestamp":', JSON.stringify(l.timestamp));
+    out.push("}");
+    if (out.length >= 3000) {
+      yield out.join("");
+      out = [];
+    }
+  }
+  out.push("]");
+  yield out.join("");
 }
 
 /** Text blocks of a message's content joined by a space, as session lists show it. */

@@ -11,10 +11,12 @@ import type {
   SearchHit,
   SearchOptions,
   SessionList,
-  RawEntry,
+  BodyRow,
+  IndexRow,
   SessionCache,
   SessionMeta,
   SessionStore,
+  StoredEntry,
 } from "./store.ts";
 
 /** Appends lines to one session's JSONL file, created 0600 (folders 0700). */
@@ -118,21 +120,6 @@ function appendAll(out: JsonlAppender, store: SessionStore, sessionId: string): 
   }
 }
 
-/** Writes a complete v3 file for the session at `path`, which must not exist yet. */
-export function exportJsonl(store: SessionStore, sessionId: string, path: string): void {
-  const meta = store.getSession(sessionId);
-  if (!meta) throw new PionError(`Unknown session ${sessionId}`, "unknown_session");
-  ensurePrivateDir(dirname(path));
-  const fd = openSync(path, "wx", 0o600);
-  try {
-    const out = new JsonlAppender(fd);
-    out.write(headerLine(meta.header));
-    appendAll(out, store, sessionId);
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /**
  * `store` plus the JSONL export: after each commit the new entries are appended to the
  * session's file (the first write in a process completes a file left behind by a crash).
@@ -162,7 +149,7 @@ class JsonlExportStore implements SessionStore {
   }
 
   /** A file being imported in place is already complete; a new one is written from the database. */
-  importSession(header: SessionHeader, file: string | undefined, entries: Iterable<Entry>, cache: () => SessionCache): void {
+  importSession(header: SessionHeader, file: string | undefined, entries: Iterable<StoredEntry>, cache: () => SessionCache): void {
     this.inner.importSession(header, file, entries, cache);
     if (file !== undefined && (!existsSync(file) || statSync(file).size === 0)) this.exported(header.id, []);
   }
@@ -180,7 +167,11 @@ class JsonlExportStore implements SessionStore {
   getSession = (sessionId: string): SessionMeta | undefined => this.inner.getSession(sessionId);
   setSessionCache = (sessionId: string, cache: SessionCache): void => this.inner.setSessionCache(sessionId, cache);
   entries = (sessionId: string): Entry[] => this.inner.entries(sessionId);
-  rawEntries = (sessionId: string): RawEntry[] => this.inner.rawEntries(sessionId);
+  bodies = (sessionId: string): Iterable<BodyRow> => this.inner.bodies(sessionId);
+  contextMessages = (sessionId: string): Iterable<string> => this.inner.contextMessages(sessionId);
+  entryIndex = (sessionId: string): IndexRow[] => this.inner.entryIndex(sessionId);
+  bodyReader = (sessionId: string): ((ref: number) => string) => this.inner.bodyReader(sessionId);
+  messageReader = (sessionId: string): ((ref: number) => string) => this.inner.messageReader(sessionId);
   entriesSince = (sessionId: string, sinceId: string, limit?: number): EntryPage =>
     this.inner.entriesSince(sessionId, sinceId, limit);
   entriesPage = (sessionId: string, limit: number): EntryPage => this.inner.entriesPage(sessionId, limit);

@@ -1,7 +1,8 @@
-import { readFileSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import * as v from "valibot";
 import { PionError } from "../util/errors.ts";
 import { type Entry, newEntryId, type SessionHeader } from "./entries.ts";
+import type { StoredEntry } from "./store.ts";
 
 /*
  * The reference agent's session file: a header line, then one entry per line.
@@ -13,26 +14,13 @@ import { type Entry, newEntryId, type SessionHeader } from "./entries.ts";
 
 export const JSONL_VERSION = 3;
 
-export interface ImportedSession {
-  /** Normalized to the v3 header; fields older versions kept in it are dropped. */
-  header: SessionHeader;
-  /** Migrated to v3, in file order. */
-  entries: Entry[];
-  /** The last entry's id, as the reference resumes; null when there is none. */
-  leafId: string | null;
-  /** The version the file was written in. */
-  version: number;
-  /** A last line that was not complete JSON (a crash mid-write) and was skipped. */
-  tornTail: boolean;
-}
-
 export const headerLine = (header: SessionHeader): string => `${JSON.stringify(header)}\n`;
 export const entryLine = (entry: Entry): string => `${JSON.stringify(entry)}\n`;
 
 /**
- * A session file being read: the header is checked at once; `entries()` parses, validates
- * and migrates the entries one line at a time, so a large file is never held as objects
- * all at once (the import writes them to the store as they come).
+ * A session file being read: the header is checked at once; `entries()` reads the file again a
+ * window at a time and parses, checks and migrates one line at a time, so a large file is never
+ * held in memory, as text or as objects (the import writes each entry to the store as it comes).
  */
 export interface JsonlSource {
   header: SessionHeader;
@@ -40,30 +28,18 @@ export interface JsonlSource {
   version: number;
   /** A last line that was not complete JSON (a crash mid-write); it is skipped. */
   tornTail: boolean;
-  /** Migrated to v3, in file order; throws naming the line of an invalid one. */
-  entries(): Generator<Entry>;
+  /**
+   * Migrated to v3, in file order, each with its JSON: the line as written when migration left
+   * it unchanged. Throws naming the line of an invalid one.
+   */
+  entries(): Generator<StoredEntry>;
 }
 
-/** Reads and migrates a session file written by the reference agent or by pion. */
-export function importJsonl(path: string): ImportedSession {
-  return collect(readJsonl(path));
-}
-
-/** `source` names the file in errors. */
-export function parseJsonl(text: string, source = "session file"): ImportedSession {
-  return collect(scanJsonl(text, source));
-}
-
-function collect(src: JsonlSource): ImportedSession {
-  const entries = [...src.entries()];
-  return { header: src.header, entries, leafId: entries.at(-1)?.id ?? null, version: src.version, tornTail: src.tornTail };
-}
-
-/** Opens a session file for a streaming read (see JsonlSource). */
+/** Opens a session file written by the reference agent or by pion, for a streaming read (see JsonlSource). */
 export function readJsonl(path: string): JsonlSource {
-  let text: string;
+  let fd: number;
   try {
-    text = readFileSync(path, "utf8");
+    fd = openSync(path, "r");
   } catch (err) {
     const missing = err instanceof Error && "code" in err && err.code === "ENOENT";
     throw new PionError(
@@ -71,7 +47,55 @@ export function readJsonl(path: string): JsonlSource {
       missing ? "session_not_found" : "invalid_jsonl",
     );
   }
-  return scanJsonl(text, path);
+  let stopAt: number;
+  let tornTail: boolean;
+  let first: RawRecord | undefined;
+  try {
+    ({ stopAt, torn: tornTail } = completeEnd(fd));
+    first = records(fd, stopAt, path).next().value;
+  } finally {
+    closeSync(fd);
+  }
+  const parsedHeader = v.safeParse(HeaderRecord, first?.value);
+  if (!first || !parsedHeader.success) {
+    throw new PionError(`${path} is not a session file: its first line is not a session header`, "invalid_jsonl");
+  }
+  const h = parsedHeader.output;
+  const version = h.version ?? 1;
+  if (version > JSONL_VERSION) {
+    throw new PionError(`${path} is session format v${version}; this pion reads up to v${JSONL_VERSION}`, "invalid_jsonl");
+  }
+  const header: SessionHeader = {
+    type: "session",
+    version: JSONL_VERSION,
+    id: h.id,
+    timestamp: h.timestamp,
+    cwd: h.cwd ?? "",
+    ...(h.parentSession !== undefined ? { parentSession: h.parentSession } : {}),
+  };
+  function* entries(): Generator<StoredEntry> {
+    const fd = openSync(path, "r");
+    try {
+      const lines = records(fd, stopAt, path);
+      lines.next(); // the header
+      if (version < 2) {
+        // v1 files (no ids) come from old versions and are small: migrated as a whole.
+        for (const e of migrateV1([...lines], first!, path)) {
+          migrateV2(e);
+          yield { entry: e as unknown as Entry, body: JSON.stringify(e) };
+        }
+        return;
+      }
+      for (const r of lines) {
+        const e = checkTree(r, path);
+        const changed = version < 3 && migrateV2(e);
+        yield { entry: e as unknown as Entry, body: changed ? JSON.stringify(e) : r.text };
+      }
+    } finally {
+      closeSync(fd);
+    }
+  }
+  return { header, version, tornTail, entries };
 }
 
 const HeaderRecord = v.looseObject({
@@ -88,115 +112,98 @@ const V1Record = v.looseObject({
   timestamp: v.string(),
   message: v.optional(MessageBody),
 });
-const TreeRecord = v.looseObject({
-  type: v.string(),
-  id: v.string(),
-  parentId: v.nullable(v.string()),
-  timestamp: v.string(),
-  message: v.optional(MessageBody),
-});
 type Loose = Record<string, unknown>;
-
-/** `source` names the file in errors. */
-export function scanJsonl(text: string, source = "session file"): JsonlSource {
-  const lines = new LineReader(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, source);
-  const first = lines.next();
-  const parsedHeader = v.safeParse(HeaderRecord, first?.value);
-  if (!first || !parsedHeader.success) {
-    throw new PionError(`${source} is not a session file: its first line is not a session header`, "invalid_jsonl");
-  }
-  const h = parsedHeader.output;
-  const version = h.version ?? 1;
-  if (version > JSONL_VERSION) {
-    throw new PionError(`${source} is session format v${version}; this pion reads up to v${JSONL_VERSION}`, "invalid_jsonl");
-  }
-  const header: SessionHeader = {
-    type: "session",
-    version: JSONL_VERSION,
-    id: h.id,
-    timestamp: h.timestamp,
-    cwd: h.cwd ?? "",
-    ...(h.parentSession !== undefined ? { parentSession: h.parentSession } : {}),
-  };
-  function* entries(): Generator<Entry> {
-    // Validated to carry the fields every entry has; kind-specific fields are kept as written.
-    if (version < 2) {
-      // v1 files (no ids) come from old versions and are small: migrated as a whole.
-      for (const e of migrateV1(lines.rest(), first!, source)) {
-        migrateV2(e);
-        yield e as unknown as Entry;
-      }
-      return;
-    }
-    for (const r of lines) {
-      const e = checkTree(r, source);
-      if (version < 3) migrateV2(e);
-      yield e as unknown as Entry;
-    }
-  }
-  return { header, version, tornTail: lines.tornTail, entries };
-}
 
 interface RawRecord {
   line: number;
   value: unknown;
+  /** The line as written (without its line break). */
+  text: string;
+}
+
+const WINDOW = 1 << 20;
+
+/**
+ * The non-blank lines before byte `stopAt` of the file, parsed one at a time; the file is read
+ * a window at a time, and a line is decoded only once it is complete. A line that is not JSON
+ * is an error naming it.
+ */
+function* records(fd: number, stopAt: number, source: string): Generator<RawRecord> {
+  const buf = Buffer.allocUnsafe(WINDOW);
+  let carry: Buffer[] = [];
+  let lineNo = 0;
+  let bom = true;
+  const record = (bytes: Buffer): RawRecord | undefined => {
+    lineNo++;
+    let end = bytes.length;
+    if (end > 0 && bytes[end - 1] === 13) end--;
+    let start = 0;
+    if (bom) {
+      bom = false;
+      if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) start = 3;
+    }
+    const text = bytes.toString("utf8", start, end);
+    if (text.trim() === "") return undefined;
+    try {
+      return { line: lineNo, value: JSON.parse(text), text };
+    } catch {
+      throw new PionError(`${source}:${lineNo}: not a JSON line`, "invalid_jsonl");
+    }
+  };
+  for (let pos = 0; pos < stopAt; ) {
+    const n = readSync(fd, buf, 0, Math.min(WINDOW, stopAt - pos), pos);
+    if (n === 0) break;
+    pos += n;
+    const chunk = buf.subarray(0, n);
+    let start = 0;
+    for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, start)) {
+      const piece = chunk.subarray(start, nl);
+      const r = record(carry.length ? Buffer.concat([...carry, piece]) : piece);
+      carry = [];
+      start = nl + 1;
+      if (r) yield r;
+    }
+    // The window is reused: keep a copy of the unfinished line.
+    if (start < n) carry.push(Buffer.from(chunk.subarray(start)));
+  }
+  if (carry.length) {
+    const r = record(Buffer.concat(carry));
+    if (r) yield r;
+  }
 }
 
 /**
- * The non-blank lines of a JSONL text parsed one at a time. A last line that is not JSON is a
- * write cut short by a crash (everything before it is intact): it is skipped and reported as
- * `tornTail`, known before the first line is read. Any other line that is not JSON is an error.
+ * Where the file's complete lines end. A last line that is not JSON is a write cut short by a
+ * crash (everything before it is intact): it is left out. Reads the file's tail only.
  */
-class LineReader implements Iterable<RawRecord> {
-  private pos = 0;
-  private lineNo = 0;
-  /** Where the last non-blank line starts. */
-  private readonly lastStart: number;
-  readonly tornTail: boolean;
-
-  constructor(
-    private readonly text: string,
-    private readonly source: string,
-  ) {
-    let end = text.length;
-    while (end > 0 && isSpace(text.charCodeAt(end - 1))) end--;
-    this.lastStart = text.lastIndexOf("\n", end - 1) + 1;
-    this.tornTail = end > 0 && !parses(text.slice(this.lastStart, end));
-  }
-
-  next(): RawRecord | undefined {
-    const text = this.text;
-    while (this.pos < text.length) {
-      const start = this.pos;
-      const nl = text.indexOf("\n", start);
-      const end = nl === -1 ? text.length : nl;
-      this.pos = end + 1;
-      this.lineNo++;
-      if (start === this.lastStart && this.tornTail) {
-        this.pos = text.length;
-        return undefined;
-      }
-      const line = text.slice(start, end > start && text.charCodeAt(end - 1) === 13 ? end - 1 : end);
-      if (line.trim() === "") continue;
-      try {
-        return { line: this.lineNo, value: JSON.parse(line) };
-      } catch {
-        throw new PionError(`${this.source}:${this.lineNo}: not a JSON line`, "invalid_jsonl");
+function completeEnd(fd: number): { stopAt: number; torn: boolean } {
+  const size = fstatSync(fd).size;
+  const TAIL = 1 << 16;
+  const buf = Buffer.allocUnsafe(TAIL);
+  // Skip trailing whitespace, then find the start of the last line.
+  let end = size;
+  let start = -1;
+  const parts: Buffer[] = [];
+  for (let pos = size; pos > 0 && start < 0; ) {
+    const from = Math.max(0, pos - TAIL);
+    const n = readSync(fd, buf, 0, pos - from, from);
+    let i = n - 1;
+    if (end === pos) {
+      while (i >= 0 && isSpace(buf[i]!)) i--;
+      end = from + i + 1;
+      if (i < 0) {
+        pos = from;
+        continue;
       }
     }
-    return undefined;
+    const nl = buf.lastIndexOf(10, i);
+    if (nl !== -1) start = from + nl + 1;
+    else if (from === 0) start = 0;
+    parts.unshift(Buffer.from(buf.subarray(nl + 1, i + 1)));
+    pos = from;
   }
-
-  /** Every record left, at once. */
-  rest(): RawRecord[] {
-    const out: RawRecord[] = [];
-    for (let r = this.next(); r; r = this.next()) out.push(r);
-    return out;
-  }
-
-  *[Symbol.iterator](): Iterator<RawRecord> {
-    for (let r = this.next(); r; r = this.next()) yield r;
-  }
+  if (start < 0 || end <= start || parses(Buffer.concat(parts).toString("utf8"))) return { stopAt: size, torn: false };
+  return { stopAt: start, torn: true };
 }
 
 const isSpace = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
@@ -210,10 +217,28 @@ function parses(line: string): boolean {
   }
 }
 
+/**
+ * The fields every tree entry has (kind-specific fields are kept as written). Checked by hand,
+ * not with a schema: it runs once per line of a file that may hold 100k of them.
+ */
 function checkTree(r: RawRecord, source: string): Loose {
-  const parsed = v.safeParse(TreeRecord, r.value);
-  if (!parsed.success) throw invalidEntry(source, r.line, parsed.issues);
-  return r.value as Loose; // the parsed original, so key order and every field survive
+  const e = r.value as Loose;
+  const why =
+    typeof e !== "object" || e === null || Array.isArray(e)
+      ? "not an object"
+      : typeof e.type !== "string"
+        ? "type must be a string"
+        : typeof e.id !== "string"
+          ? "id must be a string"
+          : e.parentId !== null && typeof e.parentId !== "string"
+            ? "parentId must be a string or null"
+            : typeof e.timestamp !== "string"
+              ? "timestamp must be a string"
+              : e.message !== undefined && (typeof e.message !== "object" || e.message === null || typeof (e.message as Loose).role !== "string")
+                ? "message.role must be a string"
+                : undefined;
+  if (why) throw new PionError(`${source}:${r.line}: not a session entry: ${why}`, "invalid_jsonl");
+  return e; // the parsed original, so key order and every field survive
 }
 
 /** v1 → v2: fresh ids chained in file order; a compaction's record index (the header is 0) becomes an entry id. */
@@ -243,12 +268,14 @@ function migrateV1(rest: readonly RawRecord[], header: RawRecord, source: string
   return out;
 }
 
-/** v2 → v3: the `hookMessage` role is now `custom`. */
-function migrateV2(e: Loose): void {
+/** v2 → v3: the `hookMessage` role is now `custom`. True when `e` changed. */
+function migrateV2(e: Loose): boolean {
   const m = e.message;
   if (e.type === "message" && typeof m === "object" && m !== null && "role" in m && m.role === "hookMessage") {
     (m as Loose).role = "custom";
+    return true;
   }
+  return false;
 }
 
 type Issues = [v.BaseIssue<unknown>, ...v.BaseIssue<unknown>[]];

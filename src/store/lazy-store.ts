@@ -1,5 +1,5 @@
 import type { Entry, SessionHeader } from "./entries.ts";
-import type { EntryPage, ListSessionsOptions, RawEntry, SearchHit, SearchOptions, SessionCache, SessionList, SessionMeta, SessionStore } from "./store.ts";
+import type { BodyRow, EntryPage, IndexRow, ListSessionsOptions, SearchHit, SearchOptions, SessionCache, SessionList, SessionMeta, SessionStore, StoredEntry } from "./store.ts";
 
 /**
  * A store opened on its first use. A new session writes nothing until its first entry, so a
@@ -21,7 +21,7 @@ export class LazyStore implements SessionStore {
   createSession(header: SessionHeader, file?: string): void {
     this.s.createSession(header, file);
   }
-  importSession(header: SessionHeader, file: string | undefined, entries: Iterable<Entry>, cache: () => SessionCache): void {
+  importSession(header: SessionHeader, file: string | undefined, entries: Iterable<StoredEntry>, cache: () => SessionCache): void {
     this.s.importSession(header, file, entries, cache);
   }
   getSession(sessionId: string): SessionMeta | undefined {
@@ -36,8 +36,20 @@ export class LazyStore implements SessionStore {
   entries(sessionId: string): Entry[] {
     return this.s.entries(sessionId);
   }
-  rawEntries(sessionId: string): RawEntry[] {
-    return this.s.rawEntries(sessionId);
+  bodies(sessionId: string): Iterable<BodyRow> {
+    return this.s.bodies(sessionId);
+  }
+  contextMessages(sessionId: string): Iterable<string> {
+    return this.s.contextMessages(sessionId);
+  }
+  entryIndex(sessionId: string): IndexRow[] {
+    return this.s.entryIndex(sessionId);
+  }
+  bodyReader(sessionId: string): (ref: number) => string {
+    return this.s.bodyReader(sessionId);
+  }
+  messageReader(sessionId: string): (ref: number) => string {
+    return this.s.messageReader(sessionId);
   }
   entriesSince(sessionId: string, sinceId: string, limit?: number): EntryPage {
     return this.s.entriesSince(sessionId, sinceId, limit);

@@ -50,6 +50,18 @@ const MIGRATIONS: ReadonlyArray<(db: Database) => void> = [
     // session does not have to read its entries to answer get_state.
     db.run("ALTER TABLE session ADD COLUMN cache TEXT");
   },
+  (db) => {
+    // A message entry's role, so the tree and the context can be built without reading bodies;
+    // where its message is the body's last field, the offset (in UTF-16 units) where the
+    // message's JSON starts: it runs to the body's closing brace and is answered without a parse.
+    db.run("ALTER TABLE entry ADD COLUMN role TEXT");
+    db.run("ALTER TABLE entry ADD COLUMN message_at INTEGER");
+    db.run("UPDATE entry SET role = body ->> '$.message.role' WHERE type = 'message'");
+    // The full-text index is brought up to date before each search (imports and appends skip
+    // it): `upto` is the last entry.seq indexed. Everything written so far already is.
+    db.run("CREATE TABLE fts_state (upto INTEGER NOT NULL)");
+    db.run("INSERT INTO fts_state SELECT coalesce(max(seq), 0) FROM entry");
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -11,11 +11,13 @@ import type {
   SearchHit,
   SearchOptions,
   SessionList,
-  RawEntry,
+  IndexRow,
   SessionCache,
   SessionMeta,
   SessionStore,
   SessionSummary,
+  StoredEntry,
+  BodyRow,
 } from "./store.ts";
 
 export interface SqliteStoreOptions {
@@ -40,7 +42,7 @@ interface SessionRow {
   entry_count: number;
   cache: string | null;
 }
-interface BodyRow {
+interface BodyOnly {
   body: string;
 }
 interface HitRow {
@@ -56,6 +58,8 @@ interface LockRow {
   start: string;
 }
 type Param = string | number | null;
+/** seq, body, message_at */
+type WindowRow = [number, string, number | null];
 
 const NO_LIMIT = -1;
 
@@ -75,6 +79,10 @@ export function openSqliteStore(dbPath: string, options: SqliteStoreOptions = {}
     closeSync(openSync(dbPath, "a", 0o600));
   }
   const db = new Database(dbPath, { create: true, readwrite: true, strict: true });
+  // In memory, where no commit writes a page to disk: entries are about 1 KB, and 4 KB pages
+  // leave a fifth of every page empty; 64 KB pages hold 60 of them (a 100k-entry session: 125 MB
+  // instead of 150). On disk every commit writes its changed pages to the WAL, so they stay 4 KB.
+  if (dbPath === ":memory:") db.run("PRAGMA page_size = 65536");
   // busy_timeout first: switching to WAL and migrating already take locks another process may hold.
   db.run(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 10_000))}`);
   // Switching to WAL (and the first migration) may report SQLITE_BUSY at once, without the
@@ -125,18 +133,33 @@ class SqliteStore implements SessionStore {
          WHERE id = ?1`,
       ),
       insertEntry: db.prepare<void, Param[]>(
-        "INSERT INTO entry (session_id, id, parent_id, type, created_at, body) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        "INSERT INTO entry (session_id, id, parent_id, type, created_at, body, role, message_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
       ),
       insertFts: db.prepare<void, Param[]>("INSERT INTO entry_fts (rowid, text, role) VALUES (?1, ?2, ?3)"),
-      allBodies: db.prepare<BodyRow, [string]>("SELECT body FROM entry WHERE session_id = ?1 ORDER BY seq"),
-      allRaw: db.prepare<{ id: string; parent_id: string | null; type: string; created_at: string; body: string }, [string]>(
-        "SELECT id, parent_id, type, created_at, body FROM entry WHERE session_id = ?1 ORDER BY seq",
+      ftsUpto: db.prepare<{ upto: number }, []>("SELECT upto FROM fts_state"),
+      setFtsUpto: db.prepare<void, [number]>("UPDATE fts_state SET upto = ?1"),
+      unindexed: db.prepare<{ seq: number; body: string }, [number]>(
+        "SELECT seq, body FROM entry WHERE seq > ?1 AND type = 'message' AND role IN ('user', 'assistant', 'bashExecution') ORDER BY seq",
+      ),
+      lastSeq: db.prepare<{ seq: number | null }, []>("SELECT max(seq) AS seq FROM entry"),
+      allBodies: db.prepare<BodyOnly, [string]>("SELECT body FROM entry WHERE session_id = ?1 ORDER BY seq"),
+      bodyRows: db.prepare<BodyRow, [string]>("SELECT id, type, body FROM entry WHERE session_id = ?1 ORDER BY seq"),
+      index: db.prepare<unknown, [string]>(
+        `SELECT seq, id, parent_id, type, created_at, role, CASE WHEN type IN ('message', 'custom') THEN NULL ELSE body END
+         FROM entry WHERE session_id = ?1 ORDER BY seq`,
+      ),
+      contextMessages: db.prepare<unknown, [string, number, number]>(
+        `SELECT seq, body, message_at FROM entry WHERE session_id = ?1 AND seq > ?2 AND type = 'message' AND role IS NOT 'system'
+         ORDER BY seq LIMIT ?3`,
+      ),
+      window: db.prepare<unknown, [string, number, number]>(
+        "SELECT seq, body, message_at FROM entry WHERE session_id = ?1 AND seq >= ?2 ORDER BY seq LIMIT ?3",
       ),
       seqOf: db.prepare<{ seq: number }, [string, string]>("SELECT seq FROM entry WHERE session_id = ?1 AND id = ?2"),
-      bodiesAfter: db.prepare<BodyRow, [string, number, number]>(
+      bodiesAfter: db.prepare<BodyOnly, [string, number, number]>(
         "SELECT body FROM entry WHERE session_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3",
       ),
-      entry: db.prepare<BodyRow, [string, string]>("SELECT body FROM entry WHERE session_id = ?1 AND id = ?2"),
+      entry: db.prepare<BodyOnly, [string, string]>("SELECT body FROM entry WHERE session_id = ?1 AND id = ?2"),
       setLeaf: db.prepare<void, [string, string | null]>("UPDATE session SET leaf_id = ?2 WHERE id = ?1"),
       list: db.prepare<SessionRow, Param[]>(
         `SELECT * FROM session
@@ -187,13 +210,13 @@ class SqliteStore implements SessionStore {
     }
   }
 
-  importSession(header: SessionHeader, file: string | undefined, entries: Iterable<Entry>, cache: () => SessionCache): void {
+  importSession(header: SessionHeader, file: string | undefined, entries: Iterable<StoredEntry>, cache: () => SessionCache): void {
     const BATCH = 1000;
+    let batches = 0;
     this.db
       .transaction(() => {
         this.createSession(header, file);
-        let batch: Entry[] = [];
-        let batches = 0;
+        let batch: StoredEntry[] = [];
         for (const entry of entries) {
           batch.push(entry);
           if (batch.length < BATCH) continue;
@@ -207,6 +230,10 @@ class SqliteStore implements SessionStore {
         this.setSessionCache(header.id, cache());
       })
       .immediate();
+    // What the parse of a large file left behind is garbage now: collect it before the session
+    // is used, so the next answers reuse that memory instead of growing the process further
+    // (50k entries and more; below that the collector's own schedule keeps up).
+    if (batches >= 50) Bun.gc(true);
   }
 
   getSession(sessionId: string): SessionMeta | undefined {
@@ -214,9 +241,64 @@ class SqliteStore implements SessionStore {
     return row ? toMeta(row) : undefined;
   }
 
-  rawEntries(sessionId: string): RawEntry[] {
+  bodies(sessionId: string): Iterable<BodyRow> {
     this.mustExist(sessionId);
-    return this.q.allRaw.all(sessionId).map((r) => ({ id: r.id, parentId: r.parent_id, type: r.type, timestamp: r.created_at, body: r.body }));
+    const rows = this.q.bodyRows;
+    return {
+      *[Symbol.iterator]() {
+        yield* rows.iterate(sessionId);
+      },
+    };
+  }
+
+  contextMessages(sessionId: string): Iterable<string> {
+    this.mustExist(sessionId);
+    const rows = this.q.contextMessages;
+    return {
+      // A window of rows at a time: the bodies of a large session are never all in memory.
+      *[Symbol.iterator]() {
+        for (let after = 0; ; ) {
+          const page = rows.values(sessionId, after, 512) as unknown as WindowRow[];
+          for (const [, body, at] of page) yield messageOf(body, at);
+          if (page.length < 512) return;
+          after = page[page.length - 1]![0];
+        }
+      },
+    };
+  }
+
+  entryIndex(sessionId: string): IndexRow[] {
+    this.mustExist(sessionId);
+    type Row = [number, string, string | null, string, string, string | null, string | null];
+    return (this.q.index.values(sessionId) as unknown as Row[]).map(([ref, id, parentId, type, timestamp, role, body]) => ({ ref, id, parentId, type, timestamp, role, body }));
+  }
+
+  bodyReader(sessionId: string): (ref: number) => string {
+    const row = this.windowReader(sessionId);
+    return (ref) => row(ref)[1];
+  }
+
+  messageReader(sessionId: string): (ref: number) => string {
+    const row = this.windowReader(sessionId);
+    return (ref) => {
+      const [, body, at] = row(ref);
+      return messageOf(body, at, ref);
+    };
+  }
+
+  /** Rows by seq, read WINDOW at a time from the first one not at hand. */
+  private windowReader(sessionId: string): (ref: number) => WindowRow {
+    const WINDOW = 512;
+    let rows = new Map<number, WindowRow>();
+    return (ref) => {
+      let row = rows.get(ref);
+      if (row) return row;
+      rows = new Map();
+      for (const r of this.q.window.values(sessionId, ref, WINDOW) as unknown as WindowRow[]) rows.set(r[0], r);
+      row = rows.get(ref);
+      if (!row) throw new PionError(`No entry at row ${ref} in session ${sessionId}`, "unknown_entry");
+      return row;
+    };
   }
 
   setSessionCache(sessionId: string, cache: SessionCache): void {
@@ -235,7 +317,8 @@ class SqliteStore implements SessionStore {
 
   appendMany(sessionId: string, entries: readonly Entry[]): void {
     if (entries.length === 0) return;
-    this.db.transaction(() => this.insertAll(sessionId, entries)).immediate();
+    const rows = entries.map((entry) => ({ entry, body: JSON.stringify(entry) }));
+    this.db.transaction(() => this.insertAll(sessionId, rows)).immediate();
   }
 
   entries(sessionId: string): Entry[] {
@@ -287,6 +370,7 @@ class SqliteStore implements SessionStore {
   searchSessions(options: SearchOptions): SearchHit[] {
     const match = ftsQuery(options.query);
     if (!match) return [];
+    this.indexForSearch();
     return this.q.search.all(match, options.cwd ?? null, positiveLimit(options.limit, 20)).map((r) => ({
       sessionId: r.session_id,
       sessionFile: r.file ?? undefined,
@@ -324,17 +408,37 @@ class SqliteStore implements SessionStore {
     this.db.close();
   }
 
-  private insertAll(sessionId: string, entries: readonly Entry[]): void {
+  /**
+   * Brings the full-text index up to date: appends and imports leave it behind (a 100k-entry
+   * import would spend a third of its time there), so the first search after them indexes
+   * what they wrote, once, for every process sharing the database.
+   */
+  private indexForSearch(): void {
+    const upto = this.q.ftsUpto.get()?.upto ?? 0;
+    if ((this.q.lastSeq.get()?.seq ?? 0) <= upto) return;
+    this.db
+      .transaction(() => {
+        const from = this.q.ftsUpto.get()?.upto ?? 0; // another process may have indexed meanwhile
+        const last = this.q.lastSeq.get()?.seq ?? 0;
+        for (const row of this.q.unindexed.iterate(from)) {
+          if (row.seq > last) break;
+          const indexed = searchableText(parseBody(row));
+          if (indexed) this.q.insertFts.run(row.seq, indexed.text, indexed.role);
+        }
+        this.q.setFtsUpto.run(last);
+      })
+      .immediate();
+  }
+
+  private insertAll(sessionId: string, entries: readonly StoredEntry[]): void {
     this.mustExist(sessionId);
     let updatedAt = "";
     let messages = 0;
     let firstUser: string | null = null;
     let renamed = false;
     let name: string | null = null;
-    for (const entry of entries) {
-      const seq = this.insertEntry(sessionId, entry);
-      const indexed = searchableText(entry);
-      if (indexed) this.q.insertFts.run(seq, indexed.text, indexed.role);
+    for (const { entry, body } of entries) {
+      this.insertEntry(sessionId, entry, body);
       if (entry.timestamp > updatedAt) updatedAt = entry.timestamp;
       if (entry.type === "message") messages++;
       firstUser ??= userText(entry) ?? null;
@@ -343,16 +447,14 @@ class SqliteStore implements SessionStore {
         name = entry.name?.trim() || null;
       }
     }
-    const leaf = entries[entries.length - 1]!.id;
+    const leaf = entries[entries.length - 1]!.entry.id;
     this.q.afterAppend.run(sessionId, leaf, updatedAt, entries.length, messages, firstUser, renamed ? 1 : 0, name);
   }
 
-  private insertEntry(sessionId: string, entry: Entry): number {
+  private insertEntry(sessionId: string, entry: Entry, body: string): void {
     try {
-      const body = JSON.stringify(entry);
-      return Number(
-        this.q.insertEntry.run(sessionId, entry.id, entry.parentId, entry.type, entry.timestamp, body).lastInsertRowid,
-      );
+      const role = entry.type === "message" ? ((entry.message as { role?: unknown }).role as string) : null;
+      this.q.insertEntry.run(sessionId, entry.id, entry.parentId, entry.type, entry.timestamp, body, role, role === null ? null : messageAt(entry, body));
     } catch (err) {
       if (err instanceof SQLiteError && err.code === "SQLITE_CONSTRAINT_UNIQUE") {
         throw new PionError(`Entry id ${entry.id} already exists in session ${sessionId}`, "duplicate_entry");
@@ -375,8 +477,38 @@ class SqliteStore implements SessionStore {
   }
 }
 
+/** The message's JSON: a slice of the body where `at` says where it starts, else through a parse. */
+function messageOf(body: string, at: number | null, ref?: number): string {
+  if (at !== null) return body.slice(at, -1);
+  const message = (JSON.parse(body) as { message?: unknown }).message;
+  if (message === undefined) throw new PionError(`The entry at row ${ref} is not a message`, "unknown_entry");
+  return JSON.stringify(message);
+}
+
+/**
+ * Where the message's JSON starts in `body`, when the body is `{"type":"message","id":…,
+ * "parentId":…,"timestamp":…,"message":<message>}` exactly (the reference's layout and pion's):
+ * the message then runs from there to the closing brace. Null for any other layout.
+ */
+function messageAt(entry: Entry, body: string): number | null {
+  let n = 0;
+  for (const key in entry) {
+    if (key !== MESSAGE_KEYS[n++]) return null;
+  }
+  if (n !== MESSAGE_KEYS.length) return null;
+  const { id, parentId, timestamp } = entry;
+  // Ids and timestamps need no escaping as a rule; JSON.stringify only for those that do.
+  const plain = PLAIN.test(id) && (parentId === null || PLAIN.test(parentId)) && PLAIN.test(timestamp);
+  const head = plain
+    ? `{"type":"message","id":"${id}","parentId":${parentId === null ? "null" : `"${parentId}"`},"timestamp":"${timestamp}","message":`
+    : `{"type":"message","id":${JSON.stringify(id)},"parentId":${JSON.stringify(parentId)},"timestamp":${JSON.stringify(timestamp)},"message":`;
+  return body.startsWith(head) && body.endsWith("}") ? head.length : null;
+}
+const MESSAGE_KEYS = ["type", "id", "parentId", "timestamp", "message"];
+const PLAIN = /^[\w.:+-]*$/;
+
 // Bodies are JSON this store wrote from Entry values; they are not re-validated on the way out.
-const parseBody = (row: BodyRow): Entry => JSON.parse(row.body) as Entry;
+const parseBody = (row: BodyOnly): Entry => JSON.parse(row.body) as Entry;
 
 function toMeta(row: SessionRow): SessionMeta {
   return {

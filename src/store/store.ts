@@ -9,6 +9,14 @@ export interface SessionCache {
   messageCount: number;
   model?: { provider: string; modelId: string };
   thinkingLevel?: string;
+  /**
+   * The context is the session's `message` entries in append order, system-role ones left out:
+   * a linear session without compactions, summaries, custom messages or edits (see
+   * `contextMessages`).
+   */
+  plainContext?: boolean;
+  /** Every entry's parent is the entry appended before it: the tree is one chain in append order. */
+  linear?: boolean;
 }
 
 export interface SessionMeta {
@@ -20,14 +28,34 @@ export interface SessionMeta {
   leafId: string | null;
 }
 
-/** A stored entry as its row: the JSON body unparsed (for answers that only pass it on). */
-export interface RawEntry {
+/** A stored entry's JSON with the fields an answer streamed from it needs. */
+export interface BodyRow {
+  id: string;
+  type: string;
+  body: string;
+}
+
+/** An entry with its JSON as it is to be stored (for an imported file, its line as written). */
+export interface StoredEntry {
+  entry: Entry;
+  body: string;
+}
+
+/**
+ * What the tree and context need of a stored entry, without reading its content: message
+ * entries carry their role only; other kinds their JSON, except extension data (`custom`).
+ */
+export interface IndexRow {
+  /** The row's place in this store, for `entryBody` and `messageJson`. */
+  ref: number;
   id: string;
   parentId: string | null;
   type: string;
   timestamp: string;
-  /** The entry's JSON, byte-for-byte its JSONL line. */
-  body: string;
+  /** The message's role, for `message` entries. */
+  role: string | null;
+  /** The JSON body, for entries other than `message` and `custom`. */
+  body: string | null;
 }
 
 /** A slice of a session's entries in append order. */
@@ -102,7 +130,7 @@ export interface SessionStore {
    * holds every entry at once; `cache` is asked for once they are all written. The leaf is the
    * last entry.
    */
-  importSession(header: SessionHeader, file: string | undefined, entries: Iterable<Entry>, cache: () => SessionCache): void;
+  importSession(header: SessionHeader, file: string | undefined, entries: Iterable<StoredEntry>, cache: () => SessionCache): void;
   getSession(sessionId: string): SessionMeta | undefined;
   /** Appends one entry and moves the leaf to it. */
   append(sessionId: string, entry: Entry): void;
@@ -110,8 +138,26 @@ export interface SessionStore {
   appendMany(sessionId: string, entries: readonly Entry[]): void;
   /** All entries in append order. */
   entries(sessionId: string): Entry[];
-  /** All entries in append order, unparsed. */
-  rawEntries(sessionId: string): RawEntry[];
+  /**
+   * Every entry's JSON in append order, read as the caller iterates (a large session is never
+   * held whole). The session must exist when this is called.
+   */
+  bodies(sessionId: string): Iterable<BodyRow>;
+  /**
+   * The message JSON of every `message` entry but system-role ones, in append order, read as the
+   * caller iterates: the context of a session whose cache says `plainContext`.
+   */
+  contextMessages(sessionId: string): Iterable<string>;
+  /** Every entry of the session as an IndexRow, in append order. */
+  entryIndex(sessionId: string): IndexRow[];
+  /**
+   * Reads entries' JSON by `ref` (an IndexRow's) for one answer. Rows are read a window at a
+   * time ahead of the asked one, so asking in about append order (a tree walked depth first,
+   * a branch root to leaf) costs one query per window, not one per entry.
+   */
+  bodyReader(sessionId: string): (ref: number) => string;
+  /** The same for the message of a `message` entry: its JSON, taken from the body without a parse where the layout allows. */
+  messageReader(sessionId: string): (ref: number) => string;
   /** Entries strictly after `sinceId` in append order; `unknown_entry` when `sinceId` is not in the session. */
   entriesSince(sessionId: string, sinceId: string, limit?: number): EntryPage;
   /** The first `limit` entries; continue with `entriesSince(lastId)`. */

@@ -1,7 +1,32 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Entry, MessageEntry, SessionHeader } from "../../../src/store/entries.ts";
+import { readJsonl } from "../../../src/store/jsonl.ts";
+import type { StoredEntry } from "../../../src/store/store.ts";
+
+/** An entry as the store is given it by an import. */
+export const stored = (entry: Entry): StoredEntry => ({ entry, body: JSON.stringify(entry) });
+
+/** A session file read whole: what an import would write. */
+export function importJsonl(path: string) {
+  const src = readJsonl(path);
+  const rows = [...src.entries()];
+  const entries = rows.map((r) => r.entry);
+  return { header: src.header, entries, bodies: rows.map((r) => r.body), leafId: entries.at(-1)?.id ?? null, version: src.version, tornTail: src.tornTail };
+}
+
+/** The same for `text` written to a file named `name` in a temp folder (errors name that path). */
+export function parseJsonl(text: string, name = "session.jsonl") {
+  const dir = mkdtempSync(join(tmpdir(), "pion-jsonl-"));
+  try {
+    const path = join(dir, name);
+    writeFileSync(path, text);
+    return importJsonl(path);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 /** A temp folder removed on dispose: `using dir = tempDir()`. */
 export function tempDir(): { path: string; [Symbol.dispose](): void } {

@@ -1,11 +1,10 @@
 import { expect, test } from "bun:test";
 import { join } from "node:path";
 import { syncJsonl, withJsonlExport } from "../../../src/store/jsonl-export.ts";
-import { importJsonl } from "../../../src/store/jsonl.ts";
 import { processOwner } from "../../../src/store/owner.ts";
 import { openSqliteStore } from "../../../src/store/sqlite-store.ts";
 import { PionError } from "../../../src/util/errors.ts";
-import { header, tempDir, user } from "./helpers.ts";
+import { header, importJsonl, tempDir, user } from "./helpers.ts";
 
 const worker = join(import.meta.dir, "append-worker.ts");
 

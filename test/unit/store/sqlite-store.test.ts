@@ -59,6 +59,49 @@ describe("sqlite store on disk", () => {
     store.close();
   });
 
+  test.concurrent("a schema-2 database gains roles, message offsets and the search watermark; nothing is lost", () => {
+    using dir = tempDir();
+    const dbPath = join(dir.path, "pion.db");
+    // Schema 2 as shipped (migrations are never edited, so this stays what older pions wrote).
+    const old = new Database(dbPath, { create: true });
+    old.run("PRAGMA journal_mode = WAL");
+    old.run(`CREATE TABLE session (id TEXT PRIMARY KEY, cwd TEXT NOT NULL, name TEXT, parent_session TEXT, file TEXT UNIQUE, leaf_id TEXT,
+      created_at TEXT NOT NULL, updated_at TEXT NOT NULL, header TEXT NOT NULL, first_message TEXT,
+      message_count INTEGER NOT NULL DEFAULT 0, entry_count INTEGER NOT NULL DEFAULT 0, cache TEXT)`);
+    old.run(`CREATE TABLE entry (seq INTEGER PRIMARY KEY, session_id TEXT NOT NULL REFERENCES session (id), id TEXT NOT NULL, parent_id TEXT,
+      type TEXT NOT NULL, created_at TEXT NOT NULL, body TEXT NOT NULL, UNIQUE (session_id, id))`);
+    old.run("CREATE INDEX entry_session_seq ON entry (session_id, seq)");
+    old.run("CREATE VIRTUAL TABLE entry_fts USING fts5 (text, role UNINDEXED, tokenize = 'unicode61 remove_diacritics 2')");
+    old.run("CREATE TABLE lock (session_id TEXT PRIMARY KEY, pid INTEGER NOT NULL, start TEXT NOT NULL, acquired_at TEXT NOT NULL)");
+    const h = header("s1");
+    old.run("INSERT INTO session (id, cwd, created_at, updated_at, header, leaf_id, entry_count) VALUES (?, ?, ?, ?, ?, 'b', 2)", [h.id, h.cwd, h.timestamp, h.timestamp, JSON.stringify(h)]);
+    // Schema 2 wrote pion's entries with the message before the common fields.
+    const a = { type: "message", message: { role: "user", content: [{ type: "text", text: "old walrus" }], timestamp: 1 }, id: "a", parentId: null, timestamp: h.timestamp };
+    const b = assistant("b", "a", "old reply");
+    for (const e of [a, b]) old.run("INSERT INTO entry (session_id, id, parent_id, type, created_at, body) VALUES ('s1', ?, ?, 'message', ?, ?)", [e.id, e.parentId, e.timestamp, JSON.stringify(e)]);
+    old.run("INSERT INTO entry_fts (rowid, text, role) VALUES (1, 'old walrus', 'user')");
+    old.run("PRAGMA user_version = 2");
+    old.close();
+
+    const store = openSqliteStore(dbPath);
+    const index = store.entryIndex("s1");
+    expect(index.map((r) => [r.id, r.role])).toEqual([["a", "user"], ["b", "assistant"]]);
+    const message = store.messageReader("s1");
+    expect(JSON.parse(message(index[0]!.ref))).toEqual(a.message);
+    expect(JSON.parse(message(index[1]!.ref))).toEqual(b.message);
+    // Already indexed rows are not indexed twice; new ones are, on the next search.
+    store.append("s1", user("c", "b", "new walrus"));
+    expect(store.searchSessions({ query: "walrus" }).map((x) => x.entryId).sort()).toEqual(["a", "c"]);
+    store.close();
+    const raw = new Database(dbPath, { readonly: true });
+    expect(raw.query("SELECT id, message_at IS NOT NULL AS sliced FROM entry ORDER BY seq").all()).toEqual([
+      { id: "a", sliced: 0 },
+      { id: "b", sliced: 0 },
+      { id: "c", sliced: 1 },
+    ]);
+    raw.close();
+  });
+
   test.concurrent("a database from a newer pion is refused", () => {
     using dir = tempDir();
     const dbPath = join(dir.path, "pion.db");

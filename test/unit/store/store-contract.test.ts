@@ -1,13 +1,20 @@
-import { describe, expect, test } from "bun:test";
-import { MemoryStore } from "../../../src/store/memory-store.ts";
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { openSqliteStore } from "../../../src/store/sqlite-store.ts";
+import type { Entry } from "../../../src/store/entries.ts";
 import type { SessionStore } from "../../../src/store/store.ts";
 import { PionError } from "../../../src/util/errors.ts";
-import { assistant, bash, chain, header, ids, user } from "./helpers.ts";
+import { assistant, bash, chain, header, ids, stored, user } from "./helpers.ts";
 
+// The one store pion has, on disk (WAL, as sessions are kept) and in memory (as --no-session keeps them).
+const dir = mkdtempSync(join(tmpdir(), "pion-store-contract-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let dbs = 0;
 const stores: [string, () => SessionStore][] = [
-  ["sqlite", () => openSqliteStore(":memory:")],
-  ["memory", () => new MemoryStore()],
+  ["sqlite on disk", () => openSqliteStore(join(dir, `${++dbs}.db`))],
+  ["sqlite :memory:", () => openSqliteStore(":memory:")],
 ];
 
 function code(fn: () => unknown): string | undefined {
@@ -59,7 +66,7 @@ describe.each(stores)("%s store", (_name, open) => {
     function* lazily() {
       for (const e of chain(2500)) {
         pulled++;
-        yield e;
+        yield stored(e);
       }
     }
     s.importSession(header("s1"), "/tmp/imported.jsonl", lazily(), () => ({ leafId: "never-read", messageCount: pulled }));
@@ -71,14 +78,14 @@ describe.each(stores)("%s store", (_name, open) => {
     expect(s.findSessionByFile("/tmp/imported.jsonl")?.header.id).toBe("s1");
 
     function* failing() {
-      yield* chain(1500);
+      yield* chain(1500).map(stored);
       throw new Error("line 1502: not a JSON line");
     }
     expect(() => s.importSession(header("s2"), "/tmp/broken.jsonl", failing(), () => ({ leafId: null, messageCount: 0 }))).toThrow("line 1502");
     expect(s.getSession("s2")).toBeUndefined();
     expect(s.findSessionByFile("/tmp/broken.jsonl")).toBeUndefined();
     // A duplicate id inside the import fails it as a whole too.
-    const dup = [user("a", null, "x"), user("a", null, "y")];
+    const dup = [user("a", null, "x"), user("a", null, "y")].map(stored);
     expect(code(() => s.importSession(header("s3"), undefined, dup, () => ({ leafId: "a", messageCount: 2 })))).toBe("duplicate_entry");
     expect(s.getSession("s3")).toBeUndefined();
     s.close();
@@ -153,6 +160,40 @@ describe.each(stores)("%s store", (_name, open) => {
     expect(s.searchSessions({ query: "tokenizer", cwd: "/b" }).map((h) => h.entryId)).toEqual(["b1"]);
     expect(s.searchSessions({ query: "tokenizer", limit: 1 })).toHaveLength(1);
     expect(s.searchSessions({ query: "   " })).toEqual([]);
+    // Entries written after a search (appended or imported) are found by the next one.
+    s.append("s2", user("u3", "u2", "the tokenizer again"));
+    s.importSession(header("s3"), undefined, [stored(user("i1", null, "imported tokenizer notes"))], () => ({ leafId: "i1", messageCount: 1 }));
+    expect(s.searchSessions({ query: "tokenizer" }).map((h) => h.entryId).sort()).toEqual(["a1", "b1", "i1", "u1", "u3"]);
+    s.close();
+  });
+
+  test("the index, bodies and readers answer without parsing entries, in append order", () => {
+    const s = open();
+    s.createSession(header("s1"));
+    const entries = chain(1200);
+    s.appendMany("s1", entries);
+    // A foreign layout (message not last) and a non-message kind, through an import.
+    const moved = { message: { role: "user", content: "moved", timestamp: 1 }, type: "message", id: "m1", parentId: null, timestamp: "2026-03-01T00:00:00.000Z" };
+    const label = { type: "label", id: "l1", parentId: "m1", timestamp: "2026-03-01T00:00:01.000Z", targetId: "m1", label: "here" };
+    s.importSession(header("s2"), undefined, [moved, label].map((e) => ({ entry: e as unknown as Entry, body: JSON.stringify(e) })), () => ({ leafId: "l1", messageCount: 1 }));
+
+    expect([...s.bodies("s1")]).toEqual(entries.map((e) => ({ id: e.id, type: e.type, body: JSON.stringify(e) })));
+    const index = s.entryIndex("s1");
+    expect(index.map((r) => [r.id, r.parentId, r.type, r.timestamp, r.role, r.body])).toEqual(
+      entries.map((e) => [e.id, e.parentId, "message", e.timestamp, e.type === "message" ? e.message.role : null, null]),
+    );
+    const body = s.bodyReader("s1");
+    const message = s.messageReader("s1");
+    // Out of order too: a window is read from each row not at hand.
+    for (const i of [0, 1, 700, 3, 1199, 512]) {
+      expect(body(index[i]!.ref)).toBe(JSON.stringify(entries[i]));
+      expect(JSON.parse(message(index[i]!.ref))).toEqual((entries[i] as { message: unknown }).message);
+    }
+    const other = s.entryIndex("s2");
+    expect(other.map((r) => [r.id, r.role, r.body])).toEqual([["m1", "user", null], ["l1", null, JSON.stringify(label)]]);
+    expect(s.messageReader("s2")(other[0]!.ref)).toBe(JSON.stringify(moved.message));
+    expect(() => s.messageReader("s2")(other[1]!.ref)).toThrow(PionError);
+    expect(() => body(other[0]!.ref)).toThrow(PionError); // a row of another session
     s.close();
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { buildTree, collectLabels, type Entry, newEntryId, serializeTree, type TreeNode } from "../../../src/store/entries.ts";
+import { buildTree, collectLabels, type Entry, newEntryId, serializeChain, serializeTree, type TreeNode } from "../../../src/store/entries.ts";
 import { assistant, chain, user } from "./helpers.ts";
 
 const shape = (nodes: readonly TreeNode[]): unknown =>
@@ -47,8 +47,8 @@ describe("buildTree", () => {
     ]);
     expect(tree[0]!.children[0]!.labelTimestamp).toBe(t(6));
     expect(collectLabels(entries)).toEqual(new Map([["b", { label: "checkpoint", timestamp: t(6) }]]));
-    expect(serializeTree(tree)).toBe(JSON.stringify(tree));
-    expect(serializeTree([])).toBe("[]");
+    expect([...serializeTree(tree)].join("")).toBe(JSON.stringify(tree));
+    expect([...serializeTree([])].join("")).toBe("[]");
   });
 
   test("a 100k-deep linear session builds and serializes without recursion", () => {
@@ -62,7 +62,7 @@ describe("buildTree", () => {
       depth++;
     }
     expect(depth).toBe(100_000);
-    const text = serializeTree(tree);
+    const text = [...serializeTree(tree)].join("");
     expect(text.startsWith(`[{"entry":${JSON.stringify(entries[0])},"children":[{"entry":`)).toBe(true);
     // Outer "[", "{" and "[" per ancestor, the deepest node's "{", then its entry, message, content and text block.
     expect(jsonDepth(text)).toBe(1 + 2 * 99_999 + 1 + 4);
@@ -70,7 +70,7 @@ describe("buildTree", () => {
 
   test("30k deep: the text parses back to the same chain", () => {
     const entries = chain(30_000);
-    const parsed = JSON.parse(serializeTree(buildTree(entries))) as TreeNode[];
+    const parsed = JSON.parse([...serializeTree(buildTree(entries))].join("")) as TreeNode[];
     const seen: string[] = [];
     for (let n: TreeNode | undefined = parsed[0]; n; n = n.children[0]) seen.push(n.entry.id);
     expect(seen).toEqual(entries.map((e) => e.id));
@@ -85,4 +85,16 @@ test("newEntryId gives 8 hex chars not yet used", () => {
     taken.add(id);
   }
   expect([...taken].every((id) => /^[0-9a-f]{8}$/.test(id))).toBe(true);
+});
+
+test("serializeChain gives a linear session's tree text, labels included, from its rows in order", () => {
+  const entries: Entry[] = chain(2500);
+  const at = (i: number) => entries[i]!;
+  const t = (n: number) => new Date(Date.parse("2026-03-01T00:00:00.000Z") + n).toISOString();
+  entries.push({ type: "label", id: "l0000001", parentId: at(2499).id, timestamp: t(1), targetId: at(3).id, label: "three" });
+  entries.push({ type: "label", id: "l0000002", parentId: "l0000001", timestamp: t(2), targetId: at(4).id, label: "four" });
+  entries.push({ type: "label", id: "l0000003", parentId: "l0000002", timestamp: t(3), targetId: at(4).id, label: undefined });
+  const rows = entries.map((e) => ({ id: e.id, type: e.type, body: JSON.stringify(e) }));
+  expect([...serializeChain(rows)].join("")).toBe([...serializeTree(buildTree(entries))].join(""));
+  expect([...serializeChain([])].join("")).toBe("[]");
 });

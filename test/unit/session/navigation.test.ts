@@ -1,0 +1,45 @@
+import { expect, test } from "bun:test";
+import { copyFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { locateSession } from "../../../src/session/navigation.ts";
+import { SessionTree } from "../../../src/session/tree.ts";
+import { openSqliteStore } from "../../../src/store/sqlite-store.ts";
+import { tempDir } from "../store/helpers.ts";
+
+const FIXTURES = resolve(import.meta.dir, "../../fixtures");
+
+test("an imported linear file is summarized as a plain context; one with a compaction is not", () => {
+  using dir = tempDir();
+  const store = openSqliteStore(":memory:");
+  const linear = join(dir.path, "linear.jsonl");
+  const rows = [
+    { type: "session", version: 3, id: "11111111-0000-4000-8000-000000000000", timestamp: "2026-01-01T00:00:00.000Z", cwd: dir.path },
+    { type: "message", id: "a", parentId: null, timestamp: "2026-01-01T00:00:01.000Z", message: { role: "system", content: "", timestamp: 1 } },
+    { type: "message", id: "b", parentId: "a", timestamp: "2026-01-01T00:00:02.000Z", message: { role: "user", content: "hi", timestamp: 2 } },
+    { type: "label", id: "c", parentId: "b", timestamp: "2026-01-01T00:00:03.000Z", targetId: "b", label: "x" },
+  ];
+  writeFileSync(linear, `${rows.map((r) => JSON.stringify(r)).join("\n")}\n`);
+  const a = locateSession(store, linear, dir.path, () => undefined);
+  expect(store.getSession(a)?.cache).toEqual({ leafId: "c", messageCount: 1, linear: true, plainContext: true });
+  expect([...store.contextMessages(a)]).toEqual([JSON.stringify(rows[2]!.message)]);
+
+  const compacted = join(dir.path, "compaction.jsonl");
+  copyFileSync(join(FIXTURES, "reference-v3-compaction.jsonl"), compacted);
+  const b = locateSession(store, compacted, dir.path, () => undefined);
+  expect(store.getSession(b)?.cache).toMatchObject({ linear: true });
+  expect(store.getSession(b)?.cache?.plainContext).toBeUndefined();
+
+  // Every entry on the path, but a child listed before its parent: the rows are not in path order.
+  const swapped = join(dir.path, "swapped.jsonl");
+  writeFileSync(swapped, `${[rows[0], rows[2], rows[1], rows[3]].map((r) => JSON.stringify({ ...r, id: r!.type === "session" ? "22222222-0000-4000-8000-000000000000" : r!.id })).join("\n")}\n`);
+  const c = locateSession(store, swapped, dir.path, () => undefined);
+  expect(store.getSession(c)?.cache).toEqual({ leafId: "c", messageCount: 1 });
+
+  // A session pion wrote and left: the flag is recorded for the next opener as well.
+  const tree = new SessionTree(store, dir.path, () => undefined, () => ({}));
+  tree.openStored(a);
+  tree.append({ type: "message", message: { role: "user", content: "more", timestamp: 3 } });
+  tree.release();
+  expect(store.getSession(a)?.cache).toMatchObject({ messageCount: 2, linear: true, plainContext: true });
+  store.close();
+});
