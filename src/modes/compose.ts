@@ -1,6 +1,6 @@
 import { accessSync, constants, existsSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { loadSettings, loadUserSettings } from "../config.ts";
+import { loadSettings, loadUserSettings, type Settings } from "../config.ts";
 import { createCredentialGuard, type CredentialGuard } from "../credentials/guard.ts";
 import { toolMasker } from "../credentials/mask-tools.ts";
 import { loadModels, resolveModel, type ModelRegistry } from "../providers/models.ts";
@@ -34,6 +34,8 @@ import type { McpManager } from "../mcp/manager.ts";
 import { splitMcpToolSpec } from "../mcp/select.ts";
 import type { Tool } from "../tools/tool.ts";
 import { decideProjectTrust, skippedNotice, type ProjectTrust } from "../trust/project-trust.ts";
+import type { PermissionGate } from "../permissions/gate.ts";
+import type { PermissionMode } from "../permissions/rules.ts";
 
 export interface CliOptions {
   cwd: string;
@@ -85,6 +87,11 @@ export interface CliOptions {
    * are loaded with the flags they registered; returns their values or throws (a usage error).
    */
   resolveExtensionFlags?: (registered: RegisteredFlag[]) => Record<string, boolean | string>;
+  /** Overrides settings `permissions.mode`. */
+  permissionMode?: PermissionMode;
+  /** --allow / --deny rules, added to the settings' rules. */
+  allow?: string[];
+  deny?: string[];
 }
 
 export interface Composed {
@@ -96,6 +103,8 @@ export interface Composed {
   hostTools: HostTools;
   commands: () => unknown[];
   extensions?: ExtensionRunner;
+  /** Tool permissions; absent in auto mode without rules (everything runs, nothing to check). */
+  permissions?: PermissionGate;
   /** Aborted when an extension asks pion to shut down. */
   shutdown: AbortSignal;
   /** Whether the cwd's own resources loaded; MCP and any later project resource ask `projectTrust.trusted`. */
@@ -342,8 +351,11 @@ export async function composeSession(opts: CliOptions): Promise<Composed> {
   const store = new LazyStore(() => (o.noSession ? openSqliteStore(":memory:") : withJsonlExport(openSqliteStore(databasePath(base)))));
   const fileFor = o.noSession ? () => undefined : (h: SessionHeader) => sessionFilePath(base, h.cwd, h.timestamp, h.id);
 
+  const permissions = await composePermissions(o, settings, () => session);
+
   const session = new AgentSession({
     store,
+    gate: permissions ? (call, args, tool, signal) => permissions.check(call, args, tool, signal) : undefined,
     stream,
     models: registry,
     tools,
@@ -422,6 +434,7 @@ export async function composeSession(opts: CliOptions): Promise<Composed> {
     hostTools,
     commands,
     extensions: hasExtensions ? extensions : undefined,
+    permissions,
     shutdown: shutdown.signal,
     projectTrust,
     guard,
@@ -482,4 +495,21 @@ async function startMcp(o: CliOptions, projectTrusted: boolean, childEnv: () => 
   };
   if (config) await state.ensure();
   return state;
+}
+
+/** The permission gate, loaded only when a mode other than auto or a rule is configured. */
+async function composePermissions(o: CliOptions, settings: Settings, session: () => AgentSession): Promise<PermissionGate | undefined> {
+  const user = settings.permissions;
+  const configured =
+    (o.permissionMode ?? user?.mode ?? "auto") !== "auto" ||
+    [user?.allow, user?.ask, user?.deny, settings.projectDeny, o.allow, o.deny].some((list) => (list?.length ?? 0) > 0);
+  if (!configured) return undefined;
+  const [{ PermissionGate }, { permissionConfig }] = await Promise.all([import("../permissions/gate.ts"), import("../permissions/config.ts")]);
+  const config = permissionConfig(user, settings.projectDeny, { mode: o.permissionMode, allow: o.allow, deny: o.deny });
+  return new PermissionGate(config, {
+    cwd: o.cwd,
+    sessionId: () => session().sessionId,
+    entries: () => session().entries(),
+    record: async (entry) => void (await session().record(entry)),
+  });
 }

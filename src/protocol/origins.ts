@@ -64,6 +64,7 @@ export const COMMAND_ORIGIN: Record<CommandType, Origin> = {
   extension_ui_response: "000",
   host_tool_update: "002",
   host_tool_result: "002",
+  tool_approval_response: "pion",
 };
 
 export const EVENT_ORIGIN: Record<EventType, Origin> = {
@@ -94,6 +95,7 @@ export const EVENT_ORIGIN: Record<EventType, Origin> = {
   mcp_status: "pion",
   host_tool_call: "002",
   host_tool_cancel: "002",
+  tool_approval_request: "pion",
   prompt_result: "pion",
   extension_error: "000",
   extension_ui_request: "000",
@@ -109,6 +111,7 @@ export const PION_FIELDS: Readonly<Record<string, Readonly<Record<string, string
     queuedMessageCount: "Spec 002's name for pendingMessageCount (same value), for hosts written against that document.",
     projectTrust:
       "Whether the cwd's own .pion/ resources (settings, extensions, skills, prompt templates) loaded: \"trusted\", \"untrusted\" (skipped), or \"none\" when the folder has none. Decided once at start-up.",
+    permissionMode: "How tool calls are approved: auto, ask or read-only (settings permissions.mode, --permission-mode).",
   },
   "response get_entries": { hasMore: "True when entries after the last returned one exist (only when limit was given)." },
   "event message_end": { entryId: "Id of the entry the message was committed as, before the event was written." },
