@@ -391,6 +391,11 @@ describe("permissions without anyone to ask", () => {
       ["j3", "rule"],
     ]);
     expect(recs.some((r) => r.type === "message_end" && r.message.role === "assistant" && text(r.message) === "carried on")).toBe(true);
+    // the session browser shows each decision: who, what, when
+    const shown = await runPion(["sessions", "show", recs[0]!.id], dirs);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toMatch(/permission: deny bash "touch j.txt" by unavailable at \d{4}-/);
+    expect(shown.stdout).toContain('permission: deny bash "echo allowed but denied" by rule (deny bash(echo allowed but*))');
     await fake.stop();
   });
 });
