@@ -76,12 +76,14 @@ export class PermissionGate {
       }
       return { allow: true };
     }
-    const answer = await this.ask({ toolCallId: call.id, toolName: call.name, args, reason: verdict.reason, options: [...APPROVAL_OPTIONS] }, signal);
+    // An ask rule outranks allow rules, so an allow_always answer could not stop it asking: not offered then.
+    const options = verdict.rule ? APPROVAL_OPTIONS.filter((o) => o !== "allow_always") : [...APPROVAL_OPTIONS];
+    const answer = await this.ask({ toolCallId: call.id, toolName: call.name, args, reason: verdict.reason, options }, signal);
     if ("refused" in answer) {
       await this.host.record({ ...base, decision: "deny", by: answer.by, reason: answer.refused, ...(answer.message ? { message: answer.message } : {}) });
       return { allow: false, reason: answer.refused };
     }
-    const added = answer.decision === "allow_always" ? alwaysRulesFor(call.name, args) : [];
+    const added = answer.decision === "allow_always" && options.includes("allow_always") ? alwaysRulesFor(call.name, args) : [];
     for (const text of added) this.sessionRules().push(parseRule("allow", text, "session"));
     await this.host.record({
       ...base,

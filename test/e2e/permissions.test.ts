@@ -4,6 +4,9 @@ import { join } from "node:path";
 import { startFakeProvider, type FakeBlock } from "../support/fake-provider.ts";
 import { Pion, runPion, tempDirs, writeFakeModels, writeSettings, type Rec } from "../support/pion.ts";
 
+/** Each test spawns pion and waits on its events; on a loaded machine that takes a while. */
+const SLOW = { timeout: 60000 };
+
 function setup(args: string[] = [], settings?: Record<string, unknown>) {
   const fake = startFakeProvider();
   const dirs = tempDirs();
@@ -58,7 +61,7 @@ describe("tool permissions through the binary", () => {
     expect(entries.filter((e) => e.type === "permission").map((e) => e.decision)).toEqual(["allow"]);
     await p.close();
     await fake.stop();
-  });
+  }, SLOW);
 
   test.concurrent("a host's deny (with a message), an unknown and a repeated id: nothing runs, the model reads who refused", async () => {
     const { fake, p, dirs } = setup(["--permission-mode", "ask"]);
@@ -83,7 +86,7 @@ describe("tool permissions through the binary", () => {
     expect((await p.request({ type: "get_state" })).success).toBe(true);
     await p.close();
     await fake.stop();
-  });
+  }, SLOW);
 
   test.concurrent("read-only mode refuses bash and write with a message for the model; read and ls run; nothing is asked", async () => {
     const { fake, p, dirs } = setup(["--permission-mode", "read-only", "--tools", "read,bash,edit,write,grep,find,ls"]);
@@ -116,7 +119,7 @@ describe("tool permissions through the binary", () => {
     ]);
     await p.close();
     await fake.stop();
-  });
+  }, SLOW);
 
   test.concurrent("auto mode with deny rules: a compound command is denied when any part matches; paths match relative to the cwd and ~", async () => {
     const { fake, p, dirs } = setup(["--deny", "bash(rm *)", "--deny", "write(src/**)", "--deny", "read(~/.ssh/**)"]);
@@ -155,7 +158,7 @@ describe("tool permissions through the binary", () => {
     ]);
     await p.close();
     await fake.stop();
-  }, { timeout: 20000 });
+  }, SLOW);
 
   test.concurrent("allow rules spare a request only when every part of a command matches; an ask rule wins over allow", async () => {
     const { fake, p, dirs } = setup(["--permission-mode", "ask", "--allow", "bash(echo *)"], { permissions: { ask: ["bash(echo secret*)"] } });
@@ -174,6 +177,9 @@ describe("tool permissions through the binary", () => {
     expect(asked).toEqual(["and", "sub", "asked"]);
     const req = p.records.find((r) => r.type === "tool_approval_request" && r.toolCallId === "asked")!;
     expect(req.reason).toContain('"ask bash(echo secret*)"');
+    // allow_always could not outrank the ask rule, so it is not offered
+    expect(req.options).toEqual(["allow", "deny"]);
+    expect(p.records.find((r) => r.type === "tool_approval_request" && r.toolCallId === "and")!.options).toEqual(["allow", "allow_always", "deny"]);
     expect(toolResults(p).map((m) => [m.toolCallId, m.isError])).toEqual([
       ["ok", false],
       ["and", true],
@@ -185,7 +191,7 @@ describe("tool permissions through the binary", () => {
     expect(decisions(p)[0]).toMatchObject({ toolCallId: "ok", decision: "allow", by: "rule", rule: "allow bash(echo *)" });
     await p.close();
     await fake.stop();
-  });
+  }, SLOW);
 
   test.concurrent("parallel calls ask one at a time in call order; abort denies the pending request and the process goes on", async () => {
     const { fake, p } = setup(["--permission-mode", "ask"]);
@@ -223,7 +229,7 @@ describe("tool permissions through the binary", () => {
     expect(p.records.some((r) => r.type === "message_end" && r.message.role === "assistant" && text(r.message) === "after abort")).toBe(true);
     await p.close();
     await fake.stop();
-  });
+  }, SLOW);
 
   test.concurrent("permissions.timeoutMs denies a request nobody answers", async () => {
     const { fake, p } = setup(["--permission-mode", "ask"], { permissions: { timeoutMs: 50 } });
@@ -240,7 +246,7 @@ describe("tool permissions through the binary", () => {
     expect((await p.request({ type: "get_state" })).data.isStreaming).toBe(false);
     await p.close();
     await fake.stop();
-  });
+  }, SLOW);
 
   test.concurrent("allow_always adds a session rule: the same command runs unasked later, and after reopening the session", async () => {
     const fake = startFakeProvider();
@@ -279,7 +285,7 @@ describe("tool permissions through the binary", () => {
     expect(q.records.filter((r) => r.type === "tool_approval_request").length).toBe(1);
     await q.close();
     await fake.stop();
-  }, { timeout: 30000 });
+  }, SLOW);
 
   test.concurrent("host tools: one marked readOnlyHint runs in ask mode without a request, one not marked asks", async () => {
     const { fake, p } = setup(["--permission-mode", "ask"]);
@@ -308,7 +314,7 @@ describe("tool permissions through the binary", () => {
     ]);
     await p.close();
     await fake.stop();
-  });
+  }, SLOW);
 
   test.concurrent("extension tools: readOnlyHint runs unasked in ask mode; tool_call hooks run after approval and can still block; a denied call never reaches them", async () => {
     const ext = new URL("../fixtures/extensions/permissions.ts", import.meta.url).pathname;
@@ -340,7 +346,7 @@ describe("tool permissions through the binary", () => {
     expect(seen).toEqual(["e1", "e2"]);
     await p.close();
     await fake.stop();
-  });
+  }, SLOW);
 
   test.concurrent("get_capabilities lists the approval frames; bad --permission-mode and rules fail at start-up", async () => {
     const { fake, p, dirs } = setup();
@@ -357,7 +363,7 @@ describe("tool permissions through the binary", () => {
     expect(badRule.code).toBe(1);
     expect(badRule.stderr).toContain('Invalid permission rule "bash("');
     await fake.stop();
-  });
+  }, SLOW);
 });
 
 describe("permissions without anyone to ask", () => {
@@ -397,5 +403,19 @@ describe("permissions without anyone to ask", () => {
     expect(shown.stdout).toMatch(/permission: deny bash "touch j.txt" by unavailable at \d{4}-/);
     expect(shown.stdout).toContain('permission: deny bash "echo allowed but denied" by rule (deny bash(echo allowed but*))');
     await fake.stop();
-  });
+  }, SLOW);
+
+  test.concurrent("print mode in read-only: the refused call goes back to the model, its final answer is printed, exit 0", async () => {
+    const fake = startFakeProvider();
+    const dirs = tempDirs();
+    writeFakeModels(dirs.home, fake.url);
+    fake.enqueue({ blocks: [bash("p1", "touch p.txt")] });
+    fake.enqueue({ blocks: [{ type: "text", text: "I could not run it." }] });
+    const run = await runPion(["-p", "--model", "fake/fake-model", "--permission-mode", "read-only", "make a file"], dirs);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe("I could not run it.\n");
+    expect(existsSync(join(dirs.cwd, "p.txt"))).toBe(false);
+    expect(JSON.stringify(fake.requests[1]!.body)).toContain("read-only permission mode");
+    await fake.stop();
+  }, SLOW);
 });
