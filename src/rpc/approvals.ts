@@ -1,7 +1,5 @@
 import type { ApprovalAnswer, ApprovalDecision, ApprovalPort, ApprovalRequest } from "../permissions/port.ts";
-
-/** The frame RPC mode writes for one request; `tool_approval_response` answers it by `id`. */
-export type ApprovalRequestFrame = { type: "tool_approval_request"; id: string } & ApprovalRequest;
+import type { ApprovalRequestFrame } from "../session/session.ts";
 
 /**
  * The approval port of RPC mode: a request is a `tool_approval_request` frame, answered

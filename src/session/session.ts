@@ -43,8 +43,10 @@ export type SessionEvent =
   | CompactionEvent
   | ExtensionFrame
   | HostToolFrame
-  /** Written by the wire layer that asks the host (rpc); `id` matches the answer. */
-  | ({ type: "tool_approval_request"; id: string } & ApprovalRequest);
+  | ApprovalRequestFrame;
+
+/** An approval request as the wire layer that asks the host (rpc) writes it; `id` matches the answer. */
+export type ApprovalRequestFrame = { type: "tool_approval_request"; id: string } & ApprovalRequest;
 
 /** extension_ui_request / extension_error frames, written as the extension runner built them. */
 export interface ExtensionFrame {
