@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeProvider, type FakeBlock } from "../support/fake-provider.ts";
-import { Pion, runPion, tempDirs, writeFakeModels, writeSettings, type Rec } from "../support/pion.ts";
+import { BINARY, Pion, runPion, tempDirs, writeFakeModels, writeSettings, type Rec } from "../support/pion.ts";
 
 /** Each test spawns pion and waits on its events; on a loaded machine that takes a while. */
 const SLOW = { timeout: 60000 };
@@ -416,6 +416,28 @@ describe("permissions without anyone to ask", () => {
     expect(run.stdout).toBe("I could not run it.\n");
     expect(existsSync(join(dirs.cwd, "p.txt"))).toBe(false);
     expect(JSON.stringify(fake.requests[1]!.body)).toContain("read-only permission mode");
+    await fake.stop();
+  }, SLOW);
+});
+
+describe("permissions in the compiled binary", () => {
+  const built = existsSync(BINARY);
+  // CI builds the binary before the tests; locally it may be missing.
+  test.skipIf(!built && !process.env.CI)("dist/pion loads the permission modules on first use: asks, takes the answer, records it", async () => {
+    expect(built).toBe(true);
+    const fake = startFakeProvider();
+    const dirs = tempDirs();
+    writeFakeModels(dirs.home, fake.url);
+    const p = new Pion({ ...dirs, binary: true, args: ["--mode", "rpc", "--model", "fake/fake-model", "--permission-mode", "ask"] });
+    fake.enqueue({ blocks: [bash("d1", "touch bin.txt")] });
+    fake.enqueue({ blocks: [{ type: "text", text: "ok" }] });
+    await p.request({ type: "prompt", message: "go" });
+    const req = await p.waitFor("tool_approval_request");
+    p.send({ type: "tool_approval_response", id: req.id, decision: "allow" });
+    await p.waitFor("agent_settled");
+    expect(existsSync(join(dirs.cwd, "bin.txt"))).toBe(true);
+    expect(decisions(p)).toEqual([expect.objectContaining({ toolCallId: "d1", decision: "allow", by: "host" })]);
+    await p.close();
     await fake.stop();
   }, SLOW);
 });
