@@ -18,6 +18,8 @@ export interface Rule {
   /** The argument glob as written, when the rule has one. */
   pattern?: string;
   source: RuleSource;
+  /** The pattern compiled for commands, and for paths under one cwd (built on first use). */
+  compiled?: { command?: RegExp; path?: { cwd: string; re: RegExp } };
 }
 
 /**
@@ -73,11 +75,11 @@ export function ruleMatches(rule: Rule, toolName: string, subject: Subject | und
   if (rule.pattern === undefined) return true;
   if (!subject) return false;
   if (subject.kind === "command") {
-    const re = globToRegExp(rule.pattern, false);
+    const re = commandPattern(rule);
     if (re.test(subject.command.trim())) return true;
     return (commandParts(subject.command) ?? []).some((p) => re.test(p));
   }
-  const re = pathPattern(rule.pattern, cwd);
+  const re = pathPattern(rule, cwd);
   return subject.paths.some((p) => re.test(p));
 }
 
@@ -96,21 +98,28 @@ export function allowedByRules(rules: readonly Rule[], toolName: string, subject
     if (!parts || parts.length === 0) return undefined;
     let first: Rule | undefined;
     for (const part of parts) {
-      const r = mine.find((rule) => globToRegExp(rule.pattern!, false).test(part));
+      const r = mine.find((rule) => commandPattern(rule).test(part));
       if (!r) return undefined;
       first ??= r;
     }
     return first;
   }
   return mine.find((r) => {
-    const re = pathPattern(r.pattern!, cwd);
+    const re = pathPattern(r, cwd);
     return subject.paths.every((p) => re.test(p));
   });
 }
 
-/** A path pattern as an absolute glob: relative to the cwd, `~` is the home folder. */
-function pathPattern(pattern: string, cwd: string): RegExp {
-  return globToRegExp(resolveToolPath(pattern, cwd), true);
+function commandPattern(rule: Rule): RegExp {
+  const c = (rule.compiled ??= {});
+  return (c.command ??= globToRegExp(rule.pattern!, false));
+}
+
+/** The rule's pattern as an absolute path glob: relative to the cwd, `~` is the home folder. */
+function pathPattern(rule: Rule, cwd: string): RegExp {
+  const c = (rule.compiled ??= {});
+  if (c.path?.cwd !== cwd) c.path = { cwd, re: globToRegExp(resolveToolPath(rule.pattern!, cwd), true) };
+  return c.path.re;
 }
 
 /**
