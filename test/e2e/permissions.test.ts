@@ -206,6 +206,8 @@ describe("tool permissions through the binary", () => {
     expect(p.records.filter((r) => r.type === "tool_approval_request").map((r) => r.toolCallId)).toEqual(["p1"]);
     p.send({ type: "tool_approval_response", id: first.id, decision: "allow" });
     const second = await p.waitFor((r) => r.type === "tool_approval_request" && r.toolCallId === "p2");
+    // p1 runs meanwhile; let it finish so the abort meets only the waiting calls
+    await p.waitFor((r) => r.type === "tool_execution_end" && r.toolCallId === "p1");
     expect((await p.request({ type: "abort" })).success).toBe(true);
     await p.waitFor("agent_settled");
     // a late answer to the withdrawn request is ignored
