@@ -318,6 +318,37 @@ describe("tool permissions through the binary", () => {
     await fake.stop();
   }, SLOW);
 
+  test.concurrent("MCP tools: one the server annotates readOnlyHint runs in ask mode without a request, one not annotated asks", async () => {
+    const server = new URL("../fixtures/mcp/dynamic-server.ts", import.meta.url).pathname;
+    const fake = startFakeProvider();
+    const dirs = tempDirs();
+    writeFakeModels(dirs.home, fake.url);
+    writeFileSync(join(dirs.home, "mcp.json"), JSON.stringify({ mcpServers: { dynamic: { command: process.execPath, args: [server] } } }));
+    const p = new Pion({ ...dirs, args: ["--mode", "rpc", "--model", "fake/fake-model", "--permission-mode", "ask"] });
+    expect((await p.waitFor((r) => r.type === "mcp_status" && r.name === "dynamic" && r.state !== "connecting", 0, 30000)).state).toBe("connected");
+    fake.enqueue({
+      blocks: [
+        { type: "toolCall", id: "m1", name: "mcp__dynamic__fail", arguments: {} },
+        { type: "toolCall", id: "m2", name: "mcp__dynamic__unlock", arguments: {} },
+      ],
+    });
+    fake.enqueue({ blocks: [{ type: "text", text: "ok" }] });
+    await p.request({ type: "prompt", message: "go" });
+    const req = await p.waitFor("tool_approval_request");
+    expect(req).toMatchObject({ toolCallId: "m2", toolName: "mcp__dynamic__unlock" });
+    p.send({ type: "tool_approval_response", id: req.id, decision: "deny" });
+    await p.waitFor("agent_settled");
+    const results = toolResults(p);
+    // the read-only tool ran: its text is the server's own (it always answers an error result)
+    expect(results.map((m) => [m.toolCallId, text(m)])).toEqual([
+      ["m1", "it went wrong"],
+      ["m2", "Tool call denied by the user. Nothing ran."],
+    ]);
+    expect(p.records.filter((r) => r.type === "tool_approval_request").length).toBe(1);
+    await p.close();
+    await fake.stop();
+  }, SLOW);
+
   test.concurrent("extension tools: readOnlyHint runs unasked in ask mode; tool_call hooks run after approval and can still block; a denied call never reaches them", async () => {
     const ext = new URL("../fixtures/extensions/permissions.ts", import.meta.url).pathname;
     const { fake, p } = setup(["--permission-mode", "ask", "--deny", "bash(rm *)", "-e", ext]);
@@ -379,7 +410,8 @@ describe("permissions without anyone to ask", () => {
     writeFileSync(join(dirs.cwd, ".pion", "settings.json"), JSON.stringify({ permissions: { mode: "auto", allow: ["bash"], deny: ["bash(echo allowed but*)"] } }));
     fake.enqueue({ blocks: [bash("j1", "touch j.txt"), bash("j2", "echo allowed"), bash("j3", "echo allowed but denied")] });
     fake.enqueue({ blocks: [{ type: "text", text: "carried on" }] });
-    const run = await runPion(["--mode", "json", "--model", "fake/fake-model", "do it"], dirs);
+    // --approve: a project's settings load only in a trusted folder
+    const run = await runPion(["--mode", "json", "--model", "fake/fake-model", "--approve", "do it"], dirs);
     expect(run.code).toBe(0);
     expect(run.stderr).toContain("ignored: permissions.mode, permissions.allow");
     const recs = run.stdout.trim().split("\n").map((l) => JSON.parse(l) as Rec);
