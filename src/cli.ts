@@ -113,6 +113,10 @@ async function run(argv: string[]): Promise<number> {
   } catch (err) {
     return usageError(err);
   }
+  const permissionMode = a["permission-mode"];
+  if (permissionMode !== undefined && !["auto", "ask", "read-only"].includes(permissionMode)) {
+    return usageError(new UsageError(`unknown permission mode "${permissionMode}": expected auto, ask or read-only`));
+  }
   const opts = cliOptions(a, mode as "rpc" | "json" | "print" | "acp");
   if (parsed.pending.length > 0) {
     // Options no built-in flag knows: decided once the extensions have registered theirs.
@@ -188,6 +192,9 @@ function cliOptions(a: ParsedArgs["values"], mode: "rpc" | "json" | "print" | "a
     appendSystemPrompt: a["append-system-prompt"] ?? [],
     noMcp: a["no-mcp"] === true,
     approve: a["no-approve"] ? false : a.approve ? true : undefined,
+    permissionMode: a["permission-mode"] as CliOptions["permissionMode"],
+    allow: a.allow ?? [],
+    deny: a.deny ?? [],
     offline: isOffline(a.offline === true, env),
     verbose: a.verbose === true,
   };

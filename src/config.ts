@@ -47,8 +47,20 @@ const SettingsSchema = v.looseObject({
       keepRecentTokens: v.optional(v.number()),
     }),
   ),
+  permissions: v.optional(
+    v.looseObject({
+      mode: v.optional(v.picklist(["auto", "ask", "read-only"])),
+      allow: v.optional(v.array(v.string())),
+      ask: v.optional(v.array(v.string())),
+      deny: v.optional(v.array(v.string())),
+      timeoutMs: v.optional(v.pipe(v.number(), v.minValue(0))),
+    }),
+  ),
 });
-export type Settings = v.InferOutput<typeof SettingsSchema>;
+export type Settings = v.InferOutput<typeof SettingsSchema> & {
+  /** The project's `permissions.deny` rules: the only permissions a project's settings may set. */
+  projectDeny?: string[];
+};
 
 function readSettingsFile(path: string): Settings {
   const raw = readJsonFile(path);
@@ -74,6 +86,7 @@ export function loadSettings(home: string, cwd: string, projectTrusted: boolean,
   if (defaultProjectTrust !== undefined) warn(`ignoring defaultProjectTrust in ${file}: only ${join(home, "settings.json")} can set it`);
   const merged: Record<string, unknown> = { ...user };
   for (const [k, val] of Object.entries(project)) {
+    if (k === "permissions") continue;
     const prev = merged[k];
     merged[k] =
       val && typeof val === "object" && !Array.isArray(val) && prev && typeof prev === "object" && !Array.isArray(prev)
@@ -82,6 +95,13 @@ export function loadSettings(home: string, cwd: string, projectTrusted: boolean,
   }
   const shellEnv = projectShellEnv(user.shellEnv, project.shellEnv);
   if (shellEnv) merged.shellEnv = shellEnv;
+  // A folder may tighten what runs, never loosen it: only its deny rules count.
+  const own = project.permissions;
+  if (own) {
+    const ignored = Object.keys(own).filter((key) => key !== "deny");
+    if (ignored.length > 0) warn(`the project's settings may only add permissions.deny rules; ignored: permissions.${ignored.join(", permissions.")}`);
+    if (own.deny?.length) (merged as Settings).projectDeny = own.deny;
+  }
   return merged as Settings;
 }
 

@@ -2,7 +2,8 @@
 """A minimal pion RPC client using only the standard library.
 
 Sends one prompt, prints the assistant's text as it streams, answers extension UI
-dialogs with a default, and exits when the prompt's `prompt_result` arrives.
+dialogs with a default, denies tool approvals (under --permission-mode ask; this
+example has no one to ask), and exits when the prompt's `prompt_result` arrives.
 
     python3 docs/examples/client.py "Say hello" -- --provider scripted --model docs/examples/scripted-hello.json
 
@@ -102,6 +103,9 @@ def main():
             print(f"[tool] {rec['toolName']} {json.dumps(rec['args'])}", file=sys.stderr)
         elif kind == "extension_ui_request" and rec.get("method") in DIALOGS:
             send({"type": "extension_ui_response", "id": rec["id"], **default_answer(rec)})
+        elif kind == "tool_approval_request":
+            print(f"[denied] {rec['toolName']}: {rec['reason']}", file=sys.stderr)
+            send({"type": "tool_approval_response", "id": rec["id"], "decision": "deny", "message": "the example client approves nothing"})
         elif kind == "prompt_result" and rec.get("id") == "p1":
             result = rec
             break

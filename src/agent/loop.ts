@@ -11,6 +11,12 @@ export interface LoopDeps {
   emit: (event: AgentEvent) => void | Promise<void>;
   /** The request for the next model call, built from everything the run has so far. */
   buildRequest: (context: readonly AgentMessage[]) => LlmRequest | Promise<LlmRequest>;
+  /**
+   * Whether a validated call may run (permissions); a refusal's reason goes back to the
+   * model as the call's error result. Runs before `beforeToolCall`, for one call at a time
+   * in call order, also when the calls then run in parallel.
+   */
+  gate?: (call: ToolCall, args: Record<string, unknown>, tool: Tool, signal: AbortSignal) => Promise<{ allow: true } | { allow: false; reason: string }>;
   /** May block a validated call (the reason goes back to the model) or change its input. */
   beforeToolCall?: (call: ToolCall, args: Record<string, unknown>) => Promise<{ block: true; reason: string } | { block: false; input: Record<string, unknown> }>;
   /** May change a tool's result before it is recorded. */
@@ -136,13 +142,35 @@ async function runToolCalls(
         out.push(await finish(call, { content: [{ type: "text", text: reason }], isError: true }, 0, emit));
         continue;
       }
-      out.push(await runOne(call, tools, deps, emit, signal));
+      out.push(await runOne(call, tools, deps, emit, signal, FREE_TURN));
     }
     return out;
   }
-  const running = calls.map((call) => runOne(call, tools, deps, emit, signal));
+  // Each call's gate waits for the previous call's: approvals are asked in call order.
+  let previous: Promise<void> = Promise.resolve();
+  const running = calls.map((call) => {
+    const turn = gateTurn(previous);
+    previous = turn.passed;
+    return runOne(call, tools, deps, emit, signal, turn);
+  });
   for (const r of running) out.push(await r);
   return out;
+}
+
+/** A call's place in the gate order: `wait` for the calls before it, then `pass` (idempotent). */
+interface GateTurn {
+  wait: Promise<void>;
+  pass: () => void;
+  passed: Promise<void>;
+}
+
+const FREE_TURN: GateTurn = { wait: Promise.resolve(), pass: () => {}, passed: Promise.resolve() };
+
+function gateTurn(wait: Promise<void>): GateTurn {
+  let pass!: () => void;
+  const own = new Promise<void>((r) => (pass = r));
+  // A call that passes early (unknown tool, bad arguments) still keeps the calls after it behind the ones before.
+  return { wait, pass, passed: Promise.all([wait, own]).then(() => undefined) };
 }
 
 async function runOne(
@@ -151,10 +179,16 @@ async function runOne(
   deps: LoopDeps,
   emit: (e: AgentEvent) => Promise<void>,
   signal: AbortSignal,
+  turn: GateTurn,
 ): Promise<ToolResultMessage> {
   const started = performance.now();
-  await emit({ type: "tool_execution_start", toolCallId: call.id, toolName: call.name, args: call.arguments });
-  const result = await execute(call, tools, deps, emit, signal);
+  let result: ToolResult;
+  try {
+    await emit({ type: "tool_execution_start", toolCallId: call.id, toolName: call.name, args: call.arguments });
+    result = await execute(call, tools, deps, emit, signal, turn);
+  } finally {
+    turn.pass();
+  }
   return finish(call, result, performance.now() - started, emit);
 }
 
@@ -194,6 +228,7 @@ async function execute(
   deps: LoopDeps,
   emit: (e: AgentEvent) => Promise<void>,
   signal: AbortSignal,
+  turn: GateTurn,
 ): Promise<ToolResult> {
   const tool = tools.get(call.name);
   if (!tool) return errorResult(`Tool "${call.name}" not found. Available tools: ${[...tools.keys()].join(", ") || "none"}.`);
@@ -207,6 +242,17 @@ async function execute(
     const why = err instanceof ToolArgumentError || err instanceof Error ? err.message : String(err);
     return errorResult(`Invalid arguments for tool "${call.name}": ${why}. Fix the arguments and call the tool again.`);
   }
+  if (deps.gate) {
+    await turn.wait;
+    let verdict: Awaited<ReturnType<NonNullable<LoopDeps["gate"]>>>;
+    try {
+      verdict = await deps.gate(call, args as Record<string, unknown>, tool, signal);
+    } finally {
+      turn.pass();
+    }
+    if (!verdict.allow) return errorResult(verdict.reason);
+  }
+  turn.pass();
   if (deps.beforeToolCall) {
     const decision = await deps.beforeToolCall(call, args as Record<string, unknown>);
     if (decision.block) return errorResult(decision.reason);

@@ -42,6 +42,8 @@ export type HostToolCall = EventOf<"host_tool_call">;
 export type ToolResultPayload = CommandOf<"host_tool_result">["result"];
 export type UiDialogRequest = Extract<ExtensionUiRequest, { method: (typeof UI_DIALOG_METHODS)[number] }>;
 export type UiAnswer = Omit<CommandOf<"extension_ui_response">, "type" | "id">;
+export type ToolApprovalRequest = EventOf<"tool_approval_request">;
+export type ToolApprovalAnswer = Omit<CommandOf<"tool_approval_response">, "type" | "id">;
 type ImageInput = NonNullable<CommandOf<"prompt">["images"]>[number];
 
 /** What `promptAndWait` resolves with: the prompt's result and the messages of the run that delivered it. */
@@ -88,6 +90,7 @@ export class PionClient {
   private readonly hostTools = new Map<string, (args: unknown, ctx: HostToolContext) => ToolResultPayload | Promise<ToolResultPayload>>();
   private readonly hostCalls = new Map<string, AbortController>();
   private uiHandler: ((req: UiDialogRequest) => UiAnswer | undefined | Promise<UiAnswer | undefined>) | undefined;
+  private approvalHandler: ((req: ToolApprovalRequest) => ToolApprovalAnswer | Promise<ToolApprovalAnswer>) | undefined;
   private runMessages: WireAgentMessage[] = [];
   private runOpen = false;
   private runsSettled = 0;
@@ -160,6 +163,17 @@ export class PionClient {
     this.uiHandler = handler;
     return () => {
       if (this.uiHandler === handler) this.uiHandler = undefined;
+    };
+  }
+
+  /**
+   * Answer tool approvals (`--permission-mode ask`, ask rules). A handler that throws
+   * denies the call with the error's message; without a handler requests stay unanswered.
+   */
+  onToolApproval(handler: (req: ToolApprovalRequest) => ToolApprovalAnswer | Promise<ToolApprovalAnswer>): () => void {
+    this.approvalHandler = handler;
+    return () => {
+      if (this.approvalHandler === handler) this.approvalHandler = undefined;
     };
   }
 
@@ -384,7 +398,25 @@ export class PionClient {
       case "extension_ui_request":
         if (isDialog(e)) this.answerUi(e);
         break;
+      case "tool_approval_request":
+        this.answerApproval(e);
+        break;
     }
+  }
+
+  private answerApproval(req: ToolApprovalRequest): void {
+    const handler = this.approvalHandler;
+    if (!handler) return;
+    void (async () => {
+      let answer: ToolApprovalAnswer;
+      try {
+        answer = await handler(req);
+      } catch (err) {
+        answer = { decision: "deny", message: err instanceof Error ? err.message : String(err) };
+      }
+      const frame: CommandOf<"tool_approval_response"> = { type: "tool_approval_response", id: req.id, ...answer };
+      if (!this.closed) this.write(frame);
+    })();
   }
 
   private answerHostTool(call: HostToolCall): void {

@@ -176,6 +176,12 @@ function renderEntry(entry: Entry, label: string | undefined): SafeHtml {
       return entry.replacement
         ? note(html`Message <code>${entry.targetId}</code> was replaced in the model's context by a retry`)
         : note(html`Message <code>${entry.targetId}</code> was removed from the model's context by a retry`);
+    case "permission": {
+      const who = entry.by === "host" ? "the user" : entry.by === "rule" ? `rule ${entry.rule ?? ""}` : entry.by;
+      const what = entry.subject === undefined ? html`` : html` <code>${entry.subject}</code>`;
+      const verb = entry.decision === "allow" ? "allowed" : "denied";
+      return note(html`Tool call <code>${entry.toolName}</code>${what} ${verb} by ${who}${entry.message ? html`: ${entry.message}` : html``}`);
+    }
     case "custom":
     case "label":
       return html``;

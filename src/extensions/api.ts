@@ -6,6 +6,7 @@
  */
 import { errorMessage } from "../util/errors.ts";
 import { compileJsonSchema } from "../util/json-schema.ts";
+import type { ToolAnnotations } from "../tools/tool.ts";
 import type { ExecOptions, ExecResult } from "./exec.ts";
 import { TUI_API_STAND_INS } from "./tui-stand-ins.ts";
 import { toJsonSchema } from "./type-builder.ts";
@@ -44,6 +45,8 @@ export interface ToolDefinition {
   parameters?: unknown;
   promptSnippet?: string;
   promptGuidelines?: string[];
+  /** MCP's tool annotations; `readOnlyHint: true` spares the tool approval in ask mode and lets it run in read-only mode. */
+  annotations?: ToolAnnotations;
   prepareArguments?(args: unknown): unknown;
   execute(
     toolCallId: string,

@@ -1,4 +1,4 @@
-import type { ToolResult, Tool } from "../tools/tool.ts";
+import type { ToolAnnotations, ToolResult, Tool } from "../tools/tool.ts";
 import { ToolArgumentError } from "../tools/tool.ts";
 import { PionError } from "../util/errors.ts";
 import { compileJsonSchema, JsonSchemaError, type JsonSchema, type SchemaCheck } from "../util/json-schema.ts";
@@ -8,6 +8,7 @@ export interface HostToolDef {
   label?: string;
   description: string;
   parameters: JsonSchema;
+  annotations?: ToolAnnotations;
 }
 
 /** Frames pion writes for the host tool sub-protocol (spec 002). */
@@ -69,6 +70,7 @@ export class HostTools {
     return {
       name: def.name,
       label: def.label,
+      ...(def.annotations ? { annotations: def.annotations } : {}),
       description: def.description,
       parameters: def.parameters,
       parse: async (args) => {

@@ -5,7 +5,7 @@
  * message into an error result for the model.
  */
 import type { ImageContent, TextContent } from "../providers/types.ts";
-import { ToolArgumentError, type ToolResult } from "../tools/tool.ts";
+import { ToolArgumentError, type ToolAnnotations, type ToolResult } from "../tools/tool.ts";
 import { compileJsonSchema } from "../util/json-schema.ts";
 import type { ExtensionContext, ToolDefinition } from "./api.ts";
 import { toJsonSchema } from "./type-builder.ts";
@@ -17,6 +17,7 @@ export function adaptTool(def: ToolDefinition, extensionPath: string, context: (
   return {
     name: def.name,
     label: def.label,
+    ...(isAnnotations(def.annotations) ? { annotations: def.annotations } : {}),
     description: typeof def.description === "string" ? def.description : "",
     parameters,
     extensionPath,
@@ -40,6 +41,10 @@ export function adaptTool(def: ToolDefinition, extensionPath: string, context: (
       return toToolResult(result, def.name);
     },
   };
+}
+
+function isAnnotations(a: unknown): a is ToolAnnotations {
+  return typeof a === "object" && a !== null && !Array.isArray(a);
 }
 
 /** Normalize what an extension returned; a bare string is accepted as text. */

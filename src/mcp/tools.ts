@@ -63,6 +63,8 @@ function adaptTool(conn: McpConnection, info: McpToolInfo, name: string): McpToo
     server: conn.config.name,
     mcpName: info.name,
     readOnly: info.annotations?.readOnlyHint === true,
+    // The server's hints, as every tool carries them: permissions read readOnlyHint.
+    ...(info.annotations ? { annotations: info.annotations } : {}),
     async parse(args) {
       const value = args ?? {};
       const err = schema ? await schema.check(value) : undefined;

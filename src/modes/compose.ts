@@ -1,6 +1,6 @@
 import { accessSync, constants, existsSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { loadSettings, loadUserSettings } from "../config.ts";
+import { loadSettings, loadUserSettings, type Settings } from "../config.ts";
 import { createCredentialGuard, type CredentialGuard } from "../credentials/guard.ts";
 import { toolMasker } from "../credentials/mask-tools.ts";
 import { loadModels, resolveModel, type ModelRegistry } from "../providers/models.ts";
@@ -35,6 +35,8 @@ import { splitMcpToolSpec } from "../mcp/select.ts";
 import type { TextFileOps } from "../tools/file-ops.ts";
 import type { Tool } from "../tools/tool.ts";
 import { decideProjectTrust, skippedNotice, type ProjectTrust } from "../trust/project-trust.ts";
+import type { PermissionGate } from "../permissions/gate.ts";
+import type { PermissionMode } from "../permissions/rules.ts";
 
 export interface CliOptions {
   cwd: string;
@@ -86,6 +88,11 @@ export interface CliOptions {
    * are loaded with the flags they registered; returns their values or throws (a usage error).
    */
   resolveExtensionFlags?: (registered: RegisteredFlag[]) => Record<string, boolean | string>;
+  /** Overrides settings `permissions.mode`. */
+  permissionMode?: PermissionMode;
+  /** --allow / --deny rules, added to the settings' rules. */
+  allow?: string[];
+  deny?: string[];
 }
 
 /** What a wire layer that serves several sessions (ACP) gives each one beyond its options. */
@@ -105,6 +112,8 @@ export interface Composed {
   hostTools: HostTools;
   commands: () => unknown[];
   extensions?: ExtensionRunner;
+  /** Tool permissions; absent in auto mode without rules (everything runs, nothing to check). */
+  permissions?: PermissionGate;
   /** Aborted when an extension asks pion to shut down. */
   shutdown: AbortSignal;
   /** Whether the cwd's own resources loaded; MCP and any later project resource ask `projectTrust.trusted`. */
@@ -365,8 +374,11 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
   const append = o.appendSystemPrompt?.length ? o.appendSystemPrompt.map((t) => textOrFile(t, o.cwd)).join("\n\n") : undefined;
   const { store, fileFor } = hooks.store ? { store: hooks.store, fileFor: sessionFiles(o) } : sessionStorage(o);
 
+  const permissions = await composePermissions(o, settings, () => session);
+
   const session = new AgentSession({
     store,
+    gate: permissions ? (call, args, tool, signal) => permissions.check(call, args, tool, signal) : undefined,
     stream,
     models: registry,
     tools,
@@ -445,6 +457,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
     hostTools,
     commands,
     extensions: hasExtensions ? extensions : undefined,
+    permissions,
     shutdown: shutdown.signal,
     projectTrust,
     guard,
@@ -505,4 +518,21 @@ async function startMcp(o: CliOptions, projectTrusted: boolean, childEnv: () => 
   };
   if (config) await state.ensure();
   return state;
+}
+
+/** The permission gate, loaded only when a mode other than auto or a rule is configured. */
+async function composePermissions(o: CliOptions, settings: Settings, session: () => AgentSession): Promise<PermissionGate | undefined> {
+  const user = settings.permissions;
+  const configured =
+    (o.permissionMode ?? user?.mode ?? "auto") !== "auto" ||
+    [user?.allow, user?.ask, user?.deny, settings.projectDeny, o.allow, o.deny].some((list) => (list?.length ?? 0) > 0);
+  if (!configured) return undefined;
+  const [{ PermissionGate }, { permissionConfig }] = await Promise.all([import("../permissions/gate.ts"), import("../permissions/config.ts")]);
+  const config = permissionConfig(user, settings.projectDeny, { mode: o.permissionMode, allow: o.allow, deny: o.deny });
+  return new PermissionGate(config, {
+    cwd: o.cwd,
+    sessionId: () => session().sessionId,
+    entries: () => session().entries(),
+    record: async (entry) => void (await session().record(entry)),
+  });
 }

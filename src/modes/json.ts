@@ -1,3 +1,4 @@
+import { unavailablePort } from "../permissions/port.ts";
 import { createWriter } from "../rpc/writer.ts";
 import { EncodedEvent } from "../util/json-bytes.ts";
 import type { TextContent } from "../providers/types.ts";
@@ -20,6 +21,8 @@ export async function runJsonMode(composed: Composed, prompts: string[], mode: "
     process.stderr.write(`pion: no prompt given (pass it as an argument or on stdin)\n`);
     return 2;
   }
+  // Nobody to ask: a call that needs approval is denied unless a rule allows it, and the run goes on.
+  if (composed.permissions) composed.permissions.port = unavailablePort(`pion runs in ${mode} mode, where nobody can approve tool calls`);
   const writer = createWriter(Bun.stdout.writer());
   if (mode === "json") {
     writer.write(session.header);

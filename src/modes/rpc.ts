@@ -1,3 +1,4 @@
+import { RpcApprovals } from "../rpc/approvals.ts";
 import { createHandlers } from "../rpc/handlers.ts";
 import { serveRpc } from "../rpc/server.ts";
 import { createWriter } from "../rpc/writer.ts";
@@ -33,7 +34,13 @@ export async function runRpcMode(composed: Composed): Promise<number> {
     process.exit(0);
   });
 
-  await serveRpc(Bun.stdin.stream(), writer, createHandlers(composed));
+  // Approvals are asked on stdout and answered on stdin (tool_approval_request / _response).
+  const approvals = composed.permissions ? new RpcApprovals((frame) => session.publish(frame)) : undefined;
+  if (approvals) composed.permissions!.port = approvals;
+
+  await serveRpc(Bun.stdin.stream(), writer, createHandlers({ ...composed, approvals }));
+  // Nobody can answer any more: a run waiting for approval is denied and goes on to its end.
+  approvals?.close();
   await session.idle();
   await writer.drain();
   composed.session.release();

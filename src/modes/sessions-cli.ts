@@ -85,6 +85,11 @@ function show(store: SessionStore, target: string, o: SessionsCliOptions, base: 
 }
 
 function describe(e: Entry): string {
+  if (e.type === "permission") {
+    const what = e.subject === undefined ? e.toolName : `${e.toolName} ${JSON.stringify(e.subject)}`;
+    const added = e.addedRules ? `, always: ${e.addedRules.join(" ")}` : "";
+    return `[${e.id}] permission: ${e.decision} ${what} by ${e.by}${e.rule ? ` (${e.rule})` : ""}${added} at ${e.timestamp}`;
+  }
   if (e.type !== "message") return `[${e.id}] ${e.type}`;
   const m = e.message;
   const user = userEntryText(e);

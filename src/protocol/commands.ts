@@ -30,11 +30,20 @@ export const TodoPhaseSchema = v.object({
   tasks: v.array(TodoTaskSchema),
 });
 
+/** MCP's tool annotations; `readOnlyHint: true` lets the tool run without approval in ask mode and in read-only mode. */
+export const ToolAnnotationsSchema = v.object({
+  readOnlyHint: v.optional(v.boolean()),
+  destructiveHint: v.optional(v.boolean()),
+  idempotentHint: v.optional(v.boolean()),
+  openWorldHint: v.optional(v.boolean()),
+});
+
 const HostToolSchema = v.object({
   name: nonEmpty,
   label: v.optional(v.string()),
   description: v.string(),
   parameters: v.record(v.string(), v.unknown()),
+  annotations: v.optional(ToolAnnotationsSchema),
 });
 
 const ToolResultPayload = v.object({
@@ -124,6 +133,12 @@ export const COMMAND_SCHEMAS = {
     result: ToolResultPayload,
     isError: v.optional(v.boolean()),
   }),
+  tool_approval_response: v.object({
+    type: v.literal("tool_approval_response"),
+    id: v.string(),
+    decision: v.picklist(["allow", "allow_always", "deny"]),
+    message: v.optional(v.string()),
+  }),
 } as const;
 
 export type CommandType = keyof typeof COMMAND_SCHEMAS;
@@ -133,6 +148,6 @@ export type ImageInput = v.InferOutput<typeof ImageContentSchema>;
 export type TodoPhaseInput = v.InferOutput<typeof TodoPhaseSchema>;
 
 /** Frames that answer a sub-protocol request: they get no response record. */
-export const SILENT_FRAMES: ReadonlySet<string> = new Set(["extension_ui_response", "host_tool_update", "host_tool_result"]);
+export const SILENT_FRAMES: ReadonlySet<string> = new Set(["extension_ui_response", "host_tool_update", "host_tool_result", "tool_approval_response"]);
 
 export const isCommandType = (t: string): t is CommandType => Object.hasOwn(COMMAND_SCHEMAS, t);

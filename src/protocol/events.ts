@@ -132,6 +132,14 @@ export const EVENT_SCHEMAS = {
   mcp_status: ev("mcp_status", McpServerStatusSchema.entries),
   host_tool_call: ev("host_tool_call", { id: v.string(), toolCallId: v.string(), toolName: v.string(), arguments: v.unknown() }),
   host_tool_cancel: ev("host_tool_cancel", { id: v.string(), targetId: v.string() }),
+  tool_approval_request: ev("tool_approval_request", {
+    id: v.string(),
+    toolCallId: v.string(),
+    toolName: v.string(),
+    args: v.record(v.string(), v.unknown()),
+    reason: v.string(),
+    options: v.array(v.picklist(["allow", "allow_always", "deny"])),
+  }),
   prompt_result: ev("prompt_result", {
     id: v.string(),
     stopReason: v.picklist(["stop", "length", "toolUse", "error", "aborted"]),

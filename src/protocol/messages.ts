@@ -157,6 +157,19 @@ export const EntrySchema = v.variant("type", [
   entry("label", { targetId: v.string(), label: v.optional(v.string()) }),
   entry("session_info", { name: v.optional(v.string()) }),
   entry("context_edit", { targetId: v.string(), replacement: v.nullable(AgentMessageSchema) }),
+  // A permission decision about one tool call (pion's own).
+  entry("permission", {
+    toolCallId: v.string(),
+    toolName: v.string(),
+    subject: v.optional(v.string()),
+    decision: v.picklist(["allow", "deny"]),
+    by: v.picklist(["mode", "rule", "host", "timeout", "abort", "unavailable"]),
+    mode: v.string(),
+    rule: v.optional(v.string()),
+    reason: v.string(),
+    message: v.optional(v.string()),
+    addedRules: v.optional(v.array(v.string())),
+  }),
   // Written by the reference agent; kept as imported.
   entry("usage", {}),
 ]);

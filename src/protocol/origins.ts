@@ -64,6 +64,7 @@ export const COMMAND_ORIGIN: Record<CommandType, Origin> = {
   extension_ui_response: "000",
   host_tool_update: "002",
   host_tool_result: "002",
+  tool_approval_response: "pion",
 };
 
 export const EVENT_ORIGIN: Record<EventType, Origin> = {
@@ -94,6 +95,7 @@ export const EVENT_ORIGIN: Record<EventType, Origin> = {
   mcp_status: "pion",
   host_tool_call: "002",
   host_tool_cancel: "002",
+  tool_approval_request: "pion",
   prompt_result: "pion",
   extension_error: "000",
   extension_ui_request: "000",
@@ -109,8 +111,18 @@ export const PION_FIELDS: Readonly<Record<string, Readonly<Record<string, string
     queuedMessageCount: "Spec 002's name for pendingMessageCount (same value), for hosts written against that document.",
     projectTrust:
       "Whether the cwd's own .pion/ resources (settings, extensions, skills, prompt templates) loaded: \"trusted\", \"untrusted\" (skipped), or \"none\" when the folder has none. Decided once at start-up.",
+    permissionMode: "How tool calls are approved: auto, ask or read-only (settings permissions.mode, --permission-mode).",
   },
   "response get_entries": { hasMore: "True when entries after the last returned one exist (only when limit was given)." },
+  "command tool_approval_response": {
+    decision: "allow runs the call; allow_always also allows it (each command of a bash line, or the path) for the rest of the session; deny refuses it.",
+    message: "Shown to the model with a deny; recorded with the decision.",
+  },
+  "event tool_approval_request": {
+    id: "Echoed by the tool_approval_response that answers it; an unknown or repeated id is ignored.",
+    reason: "Why approval is needed: ask mode, or the ask rule that matched.",
+    options: "The decisions the host may answer with.",
+  },
   "event message_end": { entryId: "Id of the entry the message was committed as, before the event was written." },
   "event session_info_changed": { entryId: "Id of the session_info entry." },
   "event tool_execution_end": { durationMs: "Wall time of the tool call." },

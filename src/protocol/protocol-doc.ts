@@ -172,7 +172,7 @@ export function renderProtocolDoc(docs: { commands: SchemaDocument; responses: S
     "",
     "## Responses",
     "",
-    "Each command gets exactly one `response` record (`extension_ui_response` and `host_tool_*` frames get none).",
+    "Each command gets exactly one `response` record (`extension_ui_response`, `host_tool_*` and `tool_approval_response` frames get none).",
     'A success is `{id?, type: "response", command, success: true, data?}`; the `data` of each command is listed under it below.',
     "",
     "A failure:",

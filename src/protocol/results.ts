@@ -70,6 +70,7 @@ export const StateSchema = v.strictObject({
   todoPhases: v.array(TodoPhaseOutSchema),
   /** pion: whether the cwd's own .pion/ resources loaded; "none" when it has none. */
   projectTrust: v.picklist(["trusted", "untrusted", "none"]),
+  permissionMode: v.picklist(["auto", "ask", "read-only"]),
 });
 
 export const SessionStatsSchema = v.strictObject({
@@ -169,7 +170,7 @@ export const RESULT_SCHEMAS = {
   get_mcp_status: v.strictObject({ servers: v.array(McpServerStatusSchema) }),
   list_sessions: v.strictObject({ sessions: v.array(SessionSummarySchema), nextCursor: v.optional(v.string()) }),
   search_sessions: v.strictObject({ results: v.array(SearchHitSchema) }),
-} as const satisfies Record<Exclude<CommandType, "extension_ui_response" | "host_tool_update" | "host_tool_result">, v.GenericSchema | undefined>;
+} as const satisfies Record<Exclude<CommandType, "extension_ui_response" | "host_tool_update" | "host_tool_result" | "tool_approval_response">, v.GenericSchema | undefined>;
 
 export type RequestType = keyof typeof RESULT_SCHEMAS;
 type ResultSchemaOf<T extends RequestType> = (typeof RESULT_SCHEMAS)[T];

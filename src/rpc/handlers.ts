@@ -1,6 +1,8 @@
 import { VERSION } from "../config.ts";
 import type { HostTools } from "../extensions/host-tools.ts";
 import type { ProjectTrust } from "../trust/project-trust.ts";
+import type { PermissionGate } from "../permissions/gate.ts";
+import type { RpcApprovals } from "./approvals.ts";
 import type { ExtensionRunner } from "../extensions/types.ts";
 import type { ImageContent } from "../providers/types.ts";
 import type { Disposition } from "../session/session.ts";
@@ -25,6 +27,9 @@ export interface HandlerContext extends SessionHandlerContext {
   projectTrust: ProjectTrust;
   /** Each MCP server's state (get_mcp_status). */
   mcpStatus?: () => unknown[];
+  permissions?: PermissionGate;
+  /** Answers tool_approval_request frames; absent when nothing can ask (auto mode, no rules). */
+  approvals?: RpcApprovals;
 }
 
 /** One small function per command; each returns the response's `data` or throws. */
@@ -42,7 +47,8 @@ export function createHandlers(ctx: HandlerContext): Handlers {
       const start = () => ({ disposition: s().prompt(c.message, c.images, undefined, c.id) });
       return s().isBusy ? s().abort().then(start) : start();
     },
-    get_state: () => getState(s(), ctx.projectTrust),
+    get_state: () => getState(s(), ctx.projectTrust, ctx.permissions),
+    get_messages: () => ({ messages: s().messages() }),
     set_todos: (c) => ({ phases: s().setTodos(normalizeTodos(c.phases)) }),
     set_host_tools: (c) => ({ toolNames: ctx.hostTools.set(c.tools) }),
 
@@ -129,10 +135,11 @@ export function createHandlers(ctx: HandlerContext): Handlers {
     extension_ui_response: (c) => ctx.extensions?.handleUiResponse(c),
     host_tool_update: (c) => ctx.hostTools.update(c.id, c.partialResult),
     host_tool_result: (c) => ctx.hostTools.result(c.id, c.result, c.isError),
+    tool_approval_response: (c) => ctx.approvals?.respond(c),
   };
 }
 
-function getState(s: AgentSession, trust: ProjectTrust) {
+function getState(s: AgentSession, trust: ProjectTrust, permissions: PermissionGate | undefined) {
   const state: Record<string, unknown> = {
     model: s.model ?? null,
     thinkingLevel: s.thinkingLevel,
@@ -152,6 +159,7 @@ function getState(s: AgentSession, trust: ProjectTrust) {
   state.interruptMode = s.interruptMode;
   state.todoPhases = s.todos;
   state.projectTrust = trust.state;
+  state.permissionMode = permissions?.mode ?? "auto";
   return state;
 }
 
@@ -216,6 +224,7 @@ function capabilities(events: string[]) {
       shellEnv: true,
       // Known credential values are masked in tool results, events, sessions and exports.
       secretMasking: true,
+      toolApprovals: true,
     },
   };
 }

@@ -18,6 +18,7 @@ const BYPASS: ReadonlySet<string> = new Set([
   "extension_ui_response",
   "host_tool_update",
   "host_tool_result",
+  "tool_approval_response",
 ]);
 
 /**

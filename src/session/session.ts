@@ -1,5 +1,6 @@
 import type { AgentEvent } from "../agent/events.ts";
-import { runAgent } from "../agent/loop.ts";
+import { runAgent, type LoopDeps } from "../agent/loop.ts";
+import type { ApprovalRequest } from "../permissions/port.ts";
 import type { ModelRegistry } from "../providers/models.ts";
 import { clampThinkingLevel, thinkingLevelsFor } from "../providers/thinking.ts";
 import { addUsage, emptyUsage } from "../providers/event-stream.ts";
@@ -41,7 +42,11 @@ export type SessionEvent =
   | { type: "entry_appended"; entry: Entry }
   | CompactionEvent
   | ExtensionFrame
-  | HostToolFrame;
+  | HostToolFrame
+  | ApprovalRequestFrame;
+
+/** An approval request as the wire layer that asks the host (rpc) writes it; `id` matches the answer. */
+export type ApprovalRequestFrame = { type: "tool_approval_request"; id: string } & ApprovalRequest;
 
 /** extension_ui_request / extension_error frames, written as the extension runner built them. */
 export interface ExtensionFrame {
@@ -59,6 +64,8 @@ export interface SessionOptions {
   systemPrompt: (tools: readonly Tool[]) => string;
   /** Loaded extensions, whose hooks the session calls. */
   extensions?: ExtensionRunner;
+  /** Permissions: whether a validated tool call may run (before extension hooks). */
+  gate?: LoopDeps["gate"];
   /** Expands /skill:name and /template commands in prompts, steers and follow-ups. */
   expand?: (text: string) => string;
   cwd: string;
@@ -585,6 +592,13 @@ export class AgentSession {
     }
   }
 
+  /** Commit an entry of pion's own bookkeeping (a permission decision), then announce it. */
+  async record(partial: EntryInput): Promise<Entry> {
+    const entry = this.append(partial);
+    await this.emit({ type: "entry_appended", entry });
+    return entry;
+  }
+
   /** An extension's own entry (not part of the context). */
   appendCustom(customType: string, data?: unknown): void {
     this.append({ type: "custom", customType, data });
@@ -603,6 +617,7 @@ export class AgentSession {
   private loopDeps(signal: AbortSignal) {
     const ext = this.opts.extensions;
     return {
+      gate: this.opts.gate,
       beforeToolCall: ext
         ? (call: ToolCall, input: Record<string, unknown>) => ext.onToolCall({ toolCallId: call.id, toolName: call.name, input })
         : undefined,

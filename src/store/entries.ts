@@ -112,8 +112,33 @@ export interface ContextEditEntry extends EntryBase {
   replacement: AgentMessage | null;
 }
 
+/**
+ * A permission decision about one tool call (pion's own entry kind): who decided, what,
+ * when (the entry's timestamp). Written only for real decisions: a refusal, an answer
+ * to a request, or an allow rule that spared a request; the mode's default allow is not one.
+ */
+export interface PermissionEntry extends EntryBase {
+  type: "permission";
+  toolCallId: string;
+  toolName: string;
+  /** The bash command or the path as the call gave it, when the rules looked at one. */
+  subject?: string;
+  decision: "allow" | "deny";
+  by: "mode" | "rule" | "host" | "timeout" | "abort" | "unavailable";
+  mode: string;
+  /** The rule that decided or asked, as `kind pattern` (`deny bash(rm *)`). */
+  rule?: string;
+  /** Why: the text the model got for a refusal, or why approval was asked. */
+  reason: string;
+  /** The host's message with its answer. */
+  message?: string;
+  /** Allow rules an `allow_always` answer added for the rest of the session. */
+  addedRules?: string[];
+}
+
 export type Entry =
   | ContextEditEntry
+  | PermissionEntry
   | MessageEntry
   | ModelChangeEntry
   | ThinkingLevelChangeEntry

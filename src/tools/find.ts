@@ -3,7 +3,7 @@ import * as v from "valibot";
 import DESCRIPTION from "./descriptions/find.md" with { type: "text" };
 import { defineParams, positiveInt } from "./params.ts";
 import { resolveToolPath, withFsErrors } from "./path.ts";
-import type { Tool } from "./tool.ts";
+import { READ_ONLY, type Tool } from "./tool.ts";
 import { truncateHead, type Truncation } from "./truncate.ts";
 import { walk } from "./walk.ts";
 
@@ -30,6 +30,7 @@ export function createFindTool(options: FindToolOptions = {}): Tool<FindArgs> {
   const { parameters, parse } = defineParams(Params);
   return {
     name: "find",
+    annotations: READ_ONLY,
     label: "Find",
     description: DESCRIPTION,
     parameters,

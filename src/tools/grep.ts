@@ -5,7 +5,7 @@ import DESCRIPTION from "./descriptions/grep.md" with { type: "text" };
 import { sniffFile } from "./file-kind.ts";
 import { defineParams, positiveInt } from "./params.ts";
 import { resolveToolPath, withFsErrors } from "./path.ts";
-import type { Tool } from "./tool.ts";
+import { READ_ONLY, type Tool } from "./tool.ts";
 import { DEFAULT_MAX_BYTES, formatSize, splitLines, truncateHead, truncateLine, type Truncation } from "./truncate.ts";
 import { walk } from "./walk.ts";
 
@@ -67,6 +67,7 @@ export function createGrepTool(options: GrepToolOptions = {}): Tool<GrepArgs> {
   const { parameters, parse } = defineParams(Params);
   return {
     name: "grep",
+    annotations: READ_ONLY,
     label: "Grep",
     description: DESCRIPTION,
     parameters,

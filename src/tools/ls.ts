@@ -4,7 +4,7 @@ import * as v from "valibot";
 import DESCRIPTION from "./descriptions/ls.md" with { type: "text" };
 import { defineParams, positiveInt } from "./params.ts";
 import { resolveToolPath, withFsErrors } from "./path.ts";
-import type { Tool } from "./tool.ts";
+import { READ_ONLY, type Tool } from "./tool.ts";
 import { truncateHead, type Truncation } from "./truncate.ts";
 
 const Params = v.object({
@@ -34,6 +34,7 @@ export function createLsTool(options: LsToolOptions = {}): Tool<LsArgs> {
   const { parameters, parse } = defineParams(Params);
   return {
     name: "ls",
+    annotations: READ_ONLY,
     label: "ls",
     description: DESCRIPTION,
     parameters,

@@ -7,7 +7,7 @@ import type { TextFileOps } from "./file-ops.ts";
 import { defineParams, positiveInt } from "./params.ts";
 import { resolveToolPath, withFsErrors } from "./path.ts";
 import { LineWindow, type LineWindowResult } from "./read-window.ts";
-import type { Tool, ToolResult } from "./tool.ts";
+import { READ_ONLY, type Tool, type ToolResult } from "./tool.ts";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, type Truncation } from "./truncate.ts";
 
 const Params = v.object({
@@ -90,6 +90,7 @@ export function createReadTool(options: ReadToolOptions = {}): Tool<ReadArgs> {
   const { parameters, parse } = defineParams(Params);
   return {
     name: "read",
+    annotations: READ_ONLY,
     label: "Read",
     description: DESCRIPTION,
     parameters,

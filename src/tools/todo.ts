@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { defineParams } from "./params.ts";
-import type { Tool } from "./tool.ts";
+import { READ_ONLY, type Tool } from "./tool.ts";
 
 export type TodoStatus = "pending" | "in_progress" | "completed" | "abandoned";
 export interface TodoTask {
@@ -51,6 +51,8 @@ export function createTodoTool(store: { get(): TodoPhase[]; set(phases: TodoPhas
   const { parameters, parse } = defineParams(Params);
   return {
     name: "todo",
+    // It changes the session's plan only, nothing in the workspace or beyond: no approval needed.
+    annotations: READ_ONLY,
     label: "Todo",
     description: DESCRIPTION,
     parameters,

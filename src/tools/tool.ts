@@ -19,9 +19,25 @@ export interface ToolContext {
 /** Thrown by Tool.parse for arguments that do not match the schema; the message is for the model. */
 export class ToolArgumentError extends Error {}
 
+/**
+ * Hints about what a tool does, with MCP's meaning of its tool annotations (an MCP tool
+ * carries its server's). Permissions read `readOnlyHint`: a tool without it counts as one
+ * that can change something.
+ */
+export interface ToolAnnotations {
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+/** The annotations of a tool that only looks. */
+export const READ_ONLY: ToolAnnotations = Object.freeze({ readOnlyHint: true });
+
 export interface Tool<P = unknown> {
   name: string;
   label?: string;
+  annotations?: ToolAnnotations;
   description: string;
   /** JSON Schema of the arguments object, as sent to the model. */
   parameters: Record<string, unknown>;

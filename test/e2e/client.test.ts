@@ -127,6 +127,32 @@ describe("PionClient against the real pion", () => {
     await fake.stop();
   });
 
+  test.concurrent("onToolApproval answers tool_approval_request: allow runs the call, a throwing handler denies with its message", async () => {
+    const { fake, client, problems } = setup({ args: ["--permission-mode", "ask"] });
+    const asked: string[] = [];
+    client.onToolApproval((req) => {
+      asked.push(`${req.toolName}:${req.toolCallId}`);
+      if (req.toolCallId === "t2") throw new Error("not this one");
+      return { decision: "allow" };
+    });
+    fake.enqueue(
+      { blocks: [{ type: "toolCall", id: "t1", name: "bash", arguments: { command: "echo approved" } }, { type: "toolCall", id: "t2", name: "bash", arguments: { command: "echo refused" } }] },
+      { blocks: [{ type: "text", text: "ok" }] },
+    );
+    const out = await client.promptAndWait("run both");
+    const results = out.messages.filter((m) => m.role === "toolResult");
+    expect(results.map((m) => [m.toolCallId, m.isError])).toEqual([
+      ["t1", false],
+      ["t2", true],
+    ]);
+    expect(JSON.stringify(results[1])).toContain("not this one");
+    expect(asked).toEqual(["bash:t1", "bash:t2"]);
+    expect((await client.getState()).permissionMode).toBe("ask");
+    expect(await client.close()).toBe(0);
+    expect(problems).toEqual([]);
+    await fake.stop();
+  });
+
   test.concurrent("extension dialogs are answered by onUiRequest; a handled prompt resolves at once", async () => {
     const { fake, client, problems } = setup({ args: ["-e", UI] });
     const asked: string[] = [];

@@ -34,6 +34,16 @@ describeWith("docs/examples/client.py (python3, standard library only)", PYTHON 
     expect(r.stderr).toContain("[tool] bash");
   });
 
+  test.concurrent("denies a tool approval under --permission-mode ask, and the run goes on", async () => {
+    const dirs = tempDirs();
+    const r = await runExample("Say hello", ["--provider", "scripted", "--model", HELLO, "--permission-mode", "ask"], dirs);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain("[denied] bash: ask mode");
+    expect(r.stdout).toContain("[done] stopReason=stop");
+    const recorded = jsonlFiles(dirs.home).map((f) => readFileSync(f, "utf8")).join("");
+    expect(recorded).toContain("Tool call denied by the user: the example client approves nothing");
+  });
+
   test.concurrent("a U+2028 inside a reply stays in one record", async () => {
     const dirs = tempDirs();
     const script = join(dirs.cwd, "sep.json");

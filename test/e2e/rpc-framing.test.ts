@@ -98,6 +98,7 @@ describe("rpc framing and validation", () => {
       interruptMode: "immediate",
       todoPhases: [],
       projectTrust: "none",
+      permissionMode: "auto",
     });
     await p.close();
   });

@@ -64,6 +64,11 @@ describe("renderSessionHtml: hostile content", () => {
     ["thinking level", { entries: [entry({ type: "thinking_level_change", thinkingLevel: HOSTILE })] }],
     ["session_info name", { entries: [entry({ type: "session_info", name: HOSTILE })] }],
     ["context edit target", { entries: [entry({ type: "context_edit", targetId: HOSTILE, replacement: null })] }],
+    ...(["toolName", "subject", "message"] as const).map((k): [string, Partial<SessionHtmlInput>] => [
+      `permission ${k}`,
+      { entries: [entry({ type: "permission", toolCallId: "c", toolName: "bash", subject: "s", decision: "deny", by: "host", mode: "ask", reason: "r", [k]: HOSTILE })] },
+    ]),
+    ["permission rule", { entries: [entry({ type: "permission", toolCallId: "c", toolName: "bash", decision: "deny", by: "rule", mode: "auto", rule: HOSTILE, reason: "r" })] }],
     ["label", { entries: ((u: Entry) => [u, entry({ type: "label", targetId: u.id, label: HOSTILE })])(message({ role: "user", content: "u", timestamp: 1 })) }],
     ["entry timestamp", { entries: [{ ...message({ role: "user", content: "u", timestamp: 1 }), timestamp: HOSTILE }] }],
   ];
