@@ -123,9 +123,10 @@ describe("the environment of processes pion starts", () => {
     await fake.stop();
   }, 30_000);
 
-  test.concurrent("a project's settings add exclude entries but cannot include a key", async () => {
+  test.concurrent("a trusted project's settings add exclude entries but cannot include a key", async () => {
     const t = tag();
     const { fake, p } = start({
+      args: ["--approve"],
       env: { ANTHROPIC_API_KEY: `sk-ant-${t}`, EXTRA_TOKEN: "x", OTHER: "y" },
       settings: { shellEnv: { exclude: ["NOTHING_*"] } },
       project: { shellEnv: { include: ["ANTHROPIC_API_KEY"], exclude: ["EXTRA_*"] } },
