@@ -114,6 +114,11 @@ async function run(argv: string[]): Promise<number> {
     return usageError(err);
   }
   const opts = cliOptions(a, mode as "rpc" | "json" | "print");
+  try {
+    Object.assign(opts, await runLimits(a));
+  } catch (err) {
+    return usageError(err);
+  }
   if (parsed.pending.length > 0) {
     // Options no built-in flag knows: decided once the extensions have registered theirs.
     opts.resolveExtensionFlags = (registered: ExtraFlag[]) => {
@@ -139,6 +144,18 @@ async function run(argv: string[]): Promise<number> {
       : await (await import("./modes/json.ts")).runJsonMode(composed, prompts, mode === "print" ? "print" : "json");
   await composed.close();
   return code;
+}
+
+/** --max-turns / --max-cost, checked (the checks load only when a limit flag is given). */
+async function runLimits(a: ParsedArgs["values"]): Promise<{ maxTurns?: number; maxCostUsd?: number }> {
+  const turns = a["max-turns"];
+  const cost = a["max-cost"];
+  if (turns === undefined && cost === undefined) return {};
+  const { parseLimit } = await import("./session/limits.ts");
+  return {
+    ...(turns !== undefined ? { maxTurns: parseLimit("maxTurns", turns) } : {}),
+    ...(cost !== undefined ? { maxCostUsd: parseLimit("maxCostUsd", cost) } : {}),
+  };
 }
 
 /** The parsed flags as compose's plain options; the environment fills what no flag says. */

@@ -38,6 +38,12 @@ const SettingsSchema = v.looseObject({
       keepRecentTokens: v.optional(v.number()),
     }),
   ),
+  limits: v.optional(
+    v.looseObject({
+      maxTurns: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+      maxCostUsd: v.optional(v.pipe(v.number(), v.gtValue(0))),
+    }),
+  ),
 });
 export type Settings = v.InferOutput<typeof SettingsSchema>;
 
