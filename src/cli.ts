@@ -118,6 +118,11 @@ async function run(argv: string[]): Promise<number> {
     return usageError(new UsageError(`unknown permission mode "${permissionMode}": expected auto, ask or read-only`));
   }
   const opts = cliOptions(a, mode as "rpc" | "json" | "print" | "acp");
+  try {
+    Object.assign(opts, await runLimits(a));
+  } catch (err) {
+    return usageError(err);
+  }
   if (parsed.pending.length > 0) {
     // Options no built-in flag knows: decided once the extensions have registered theirs.
     opts.resolveExtensionFlags = (registered: ExtraFlag[]) => {
@@ -155,6 +160,18 @@ async function run(argv: string[]): Promise<number> {
       : await (await import("./modes/json.ts")).runJsonMode(composed, prompts, mode === "print" ? "print" : "json");
   await composed.close();
   return code;
+}
+
+/** --max-turns / --max-cost, checked (the checks load only when a limit flag is given). */
+async function runLimits(a: ParsedArgs["values"]): Promise<{ maxTurns?: number; maxCostUsd?: number }> {
+  const turns = a["max-turns"];
+  const cost = a["max-cost"];
+  if (turns === undefined && cost === undefined) return {};
+  const { parseLimit } = await import("./session/limits.ts");
+  return {
+    ...(turns !== undefined ? { maxTurns: parseLimit("maxTurns", turns) } : {}),
+    ...(cost !== undefined ? { maxCostUsd: parseLimit("maxCostUsd", cost) } : {}),
+  };
 }
 
 /** The parsed flags as compose's plain options; the environment fills what no flag says. */

@@ -56,6 +56,12 @@ const SettingsSchema = v.looseObject({
       timeoutMs: v.optional(v.pipe(v.number(), v.minValue(0))),
     }),
   ),
+  limits: v.optional(
+    v.looseObject({
+      maxTurns: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+      maxCostUsd: v.optional(v.pipe(v.number(), v.gtValue(0))),
+    }),
+  ),
 });
 export type Settings = v.InferOutput<typeof SettingsSchema> & {
   /** The project's `permissions.deny` rules: the only permissions a project's settings may set. */

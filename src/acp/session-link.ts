@@ -6,7 +6,7 @@
 import type * as acp from "@agentclientprotocol/sdk";
 import type { Composed } from "../modes/compose.ts";
 import type { ImageContent } from "../providers/types.ts";
-import type { SessionEvent } from "../session/session.ts";
+import type { SessionEvent } from "../session/session-types.ts";
 import { resolveToolPath } from "../tools/path.ts";
 import type { ToolResult } from "../tools/tool.ts";
 import type { RecordingFiles } from "./files.ts";

@@ -1,4 +1,5 @@
 import type { AssistantMessage, LlmRequest, StreamFn, ToolCall, ToolResultMessage } from "../providers/types.ts";
+import { emptyUsage } from "../providers/event-stream.ts";
 import type { AgentMessage } from "../store/entries.ts";
 import { ToolArgumentError, type Tool, type ToolResult } from "../tools/tool.ts";
 import type { AgentEvent } from "./events.ts";
@@ -29,8 +30,11 @@ export interface LoopDeps {
   hasPendingSteering: () => boolean;
   hasPendingFollowUp: () => boolean;
   cwd: string;
-  /** Between turns, after tool results: may compact and return the context to go on with. */
-  afterTurn?: () => Promise<AgentMessage[] | undefined>;
+  /**
+   * Between turns, after tool results are committed: may compact (returning the context to go
+   * on with) or end the run before the next model call (a run limit).
+   */
+  afterTurn?: () => Promise<{ context?: AgentMessage[]; stop?: boolean } | undefined>;
 }
 
 /**
@@ -82,17 +86,46 @@ export async function runAgent(
       }
     }
     await emit({ type: "turn_end", message: assistant, toolResults: results });
+    if (!failed && signal.aborted && calls.length > 0) {
+      // Aborted while tools ran: the run ends with an aborted, empty reply in a turn of its
+      // own (no request is sent), the same ending a client sees when the abort hits a stream.
+      await emit({ type: "turn_start" });
+      const ended = abortedReply(assistant);
+      await emit({ type: "message_start", message: ended });
+      all.push(ended);
+      added.push(ended);
+      await emit({ type: "message_end", message: ended });
+      await emit({ type: "turn_end", message: ended, toolResults: [] });
+    }
     if (failed || signal.aborted) break;
 
     if (deps.hasPendingSteering()) next = "steering";
     else if (calls.length > 0) next = "none";
     else if (deps.hasPendingFollowUp()) next = "followUp";
     else break;
-    const compacted = await deps.afterTurn?.();
-    if (compacted) all.splice(0, all.length, ...compacted);
+    const after = await deps.afterTurn?.();
+    if (after?.stop) break;
+    if (after?.context) all.splice(0, all.length, ...after.context);
   }
   await emit({ type: "agent_end", messages: added });
   return added;
+}
+
+function abortedReply(previous: AssistantMessage): AssistantMessage {
+  const reply: AssistantMessage = {
+    role: "assistant",
+    content: [],
+    api: previous.api,
+    provider: previous.provider,
+    model: previous.model,
+    usage: emptyUsage(),
+    stopReason: "aborted",
+    errorMessage: "The operation was aborted.",
+    timestamp: Date.now(),
+    durationMs: 0,
+  };
+  if (previous.thinkingLevel !== undefined) reply.thinkingLevel = previous.thinkingLevel;
+  return reply;
 }
 
 async function streamAssistant(
@@ -109,7 +142,7 @@ async function streamAssistant(
     api: req.model.api,
     provider: req.model.provider,
     model: req.model.id,
-    usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+    usage: emptyUsage(),
     stopReason: "stop",
     timestamp: Date.now(),
   };

@@ -56,6 +56,8 @@ export const FLAGS = {
   "no-context-files": { kind: "boolean", short: "nc", help: "Do not read AGENTS.md / CLAUDE.md files" },
   "system-prompt": { kind: "string", value: "text|path", help: "Replace the base system prompt (text or a file)" },
   "append-system-prompt": { kind: "list", value: "text|path", help: "Append text or a file to the system prompt (repeatable)" },
+  "max-turns": { kind: "string", value: "N", help: "Stop a run after this many model calls (retries and compaction count)" },
+  "max-cost": { kind: "string", value: "USD", help: "Stop a run once its model calls cost this many dollars" },
   verbose: { kind: "boolean", help: "Describe what was loaded at start-up on stderr" },
   approve: { kind: "boolean", short: "a", help: "Trust this folder's project configuration for this run" },
   "no-approve": { kind: "boolean", short: "na", help: "Ignore this folder's trust-gated configuration (wins over -a)" },

@@ -14,7 +14,8 @@ import { expandSkillCommand, loadSkills } from "../resources/skills.ts";
 import { buildSystemPrompt } from "../resources/system-prompt.ts";
 import { errorMessage } from "../util/errors.ts";
 import { log } from "../util/log.ts";
-import { AgentSession, type ExtensionFrame } from "../session/session.ts";
+import { AgentSession } from "../session/session.ts";
+import type { ExtensionFrame } from "../session/session-types.ts";
 import type { SessionHeader } from "../store/entries.ts";
 import { withJsonlExport } from "../store/jsonl-export.ts";
 import { databasePath, ensurePrivateDir, sessionFilePath } from "../store/paths.ts";
@@ -88,6 +89,9 @@ export interface CliOptions {
    * are loaded with the flags they registered; returns their values or throws (a usage error).
    */
   resolveExtensionFlags?: (registered: RegisteredFlag[]) => Record<string, boolean | string>;
+  /** Run limits from --max-turns / --max-cost; they win over settings.limits. */
+  maxTurns?: number;
+  maxCostUsd?: number;
   /** Overrides settings `permissions.mode`. */
   permissionMode?: PermissionMode;
   /** --allow / --deny rules, added to the settings' rules. */
@@ -404,6 +408,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
     autoRetry: settings.retry?.enabled ?? true,
     retry: { maxRetries: settings.retry?.maxRetries ?? 3, baseDelayMs: settings.retry?.baseDelayMs ?? 2000 },
     compaction: { reserveTokens: settings.compaction?.reserveTokens ?? 16384, keepRecentTokens: settings.compaction?.keepRecentTokens ?? 20000 },
+    limits: { maxTurns: o.maxTurns ?? settings.limits?.maxTurns, maxCostUsd: o.maxCostUsd ?? settings.limits?.maxCostUsd },
     idleTimeoutMs: settings.httpIdleTimeoutMs,
     fileFor,
     shellGuard: guard,

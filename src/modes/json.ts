@@ -9,7 +9,8 @@ import type { Composed } from "./compose.ts";
  * One-shot modes. json: the session header line, then every event of each prompt in
  * turn. print: only the final assistant text on stdout (progress on stderr when it is a
  * terminal). Exit 0 when the last turn of the run started here ended normally, 1 when it
- * failed or was aborted or pion itself failed (the reason on stderr), 2 when there is no prompt.
+ * failed or was aborted, stopped at a run limit, or pion itself failed (the reason on stderr;
+ * for a limit in both modes), 2 when there is no prompt.
  */
 export async function runJsonMode(composed: Composed, prompts: string[], mode: "json" | "print"): Promise<number> {
   const { session } = composed;
@@ -68,6 +69,9 @@ export async function runJsonMode(composed: Composed, prompts: string[], mode: "
     const text = last.content.filter((c): c is TextContent => c.type === "text").map((c) => c.text).join("");
     if (text) writer.writeLine(text.endsWith("\n") ? text : `${text}\n`);
   }
+  // A run limit ends a run whose last reply may well have succeeded: exit 1 with the limit on stderr.
+  const { outcome } = session.lastRun();
+  if (outcome?.stopReason === "limit") return finish(1, outcome.errorMessage);
   if (!last) return finish(1, "the run ended without a reply");
   if (last.stopReason === "error" || last.stopReason === "aborted") {
     return finish(1, mode === "print" ? (last.errorMessage ?? (last.stopReason === "aborted" ? "aborted" : undefined)) : undefined);

@@ -56,7 +56,14 @@ const cmd = <T extends string, E extends v.ObjectEntries>(type: T, entries: E) =
 
 export const COMMAND_SCHEMAS = {
   // prompting
-  prompt: cmd("prompt", { message: v.string(), images, streamingBehavior: v.optional(v.picklist(["steer", "followUp"])) }),
+  prompt: cmd("prompt", {
+    message: v.string(),
+    images,
+    streamingBehavior: v.optional(v.picklist(["steer", "followUp"])),
+    // run limits for the run this prompt starts (pion's addition)
+    maxTurns: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+    maxCostUsd: v.optional(v.pipe(v.number(), v.gtValue(0))),
+  }),
   steer: cmd("steer", { message: v.string(), images }),
   follow_up: cmd("follow_up", { message: v.string(), images }),
   abort: cmd("abort", {}),

@@ -85,7 +85,13 @@ export const UI_DIALOG_METHODS = ["select", "confirm", "input", "editor"] as con
 export const EVENT_SCHEMAS = {
   agent_start: ev("agent_start", {}),
   agent_end: ev("agent_end", { messages: v.array(AgentMessageSchema), willRetry: v.boolean() }),
-  agent_settled: ev("agent_settled", { aborted: v.boolean(), usage: UsageSchema, cost: v.number() }),
+  agent_settled: ev("agent_settled", {
+    aborted: v.boolean(),
+    usage: UsageSchema,
+    cost: v.number(),
+    stopReason: v.optional(v.literal("limit")),
+    errorMessage: v.optional(v.string()),
+  }),
   turn_start: ev("turn_start", {}),
   turn_end: ev("turn_end", { message: AssistantMessageSchema, toolResults: v.array(ToolResultMessageSchema) }),
   message_start: ev("message_start", { message: AgentMessageSchema }),
@@ -142,7 +148,7 @@ export const EVENT_SCHEMAS = {
   }),
   prompt_result: ev("prompt_result", {
     id: v.string(),
-    stopReason: v.picklist(["stop", "length", "toolUse", "error", "aborted"]),
+    stopReason: v.picklist(["stop", "length", "toolUse", "error", "aborted", "limit"]),
     aborted: v.boolean(),
     errorMessage: v.optional(v.string()),
     usage: UsageSchema,

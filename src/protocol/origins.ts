@@ -107,6 +107,10 @@ export const EVENT_ORIGIN: Record<EventType, Origin> = {
  */
 export const PION_FIELDS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   "command get_entries": { limit: "Page size; the answer then carries hasMore." },
+  "command prompt": {
+    maxTurns: "Run limit: at most this many model calls for the run the prompt starts (retries and compaction summaries count).",
+    maxCostUsd: "Run limit: stop the run once its model calls cost this many dollars.",
+  },
   "response get_state": {
     queuedMessageCount: "Spec 002's name for pendingMessageCount (same value), for hosts written against that document.",
     projectTrust:
@@ -129,5 +133,7 @@ export const PION_FIELDS: Readonly<Record<string, Readonly<Record<string, string
   "event agent_settled": {
     usage: "Summed usage of every model call of the run (retries and compaction included).",
     cost: "Summed cost of the run, usage.cost.total.",
+    stopReason: '"limit" when a run limit (maxTurns, maxCostUsd) stopped the run; absent otherwise.',
+    errorMessage: "With stopReason limit: which limit and the figure reached.",
   },
 };

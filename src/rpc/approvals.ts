@@ -1,5 +1,5 @@
 import type { ApprovalAnswer, ApprovalDecision, ApprovalPort, ApprovalRequest } from "../permissions/port.ts";
-import type { ApprovalRequestFrame } from "../session/session.ts";
+import type { ApprovalRequestFrame } from "../session/session-types.ts";
 
 /**
  * The approval port of RPC mode: a request is a `tool_approval_request` frame, answered

@@ -5,7 +5,7 @@ import type { PermissionGate } from "../permissions/gate.ts";
 import type { RpcApprovals } from "./approvals.ts";
 import type { ExtensionRunner } from "../extensions/types.ts";
 import type { ImageContent } from "../providers/types.ts";
-import type { Disposition } from "../session/session.ts";
+import type { Disposition } from "../session/session-types.ts";
 import { COMMAND_SCHEMAS, SILENT_FRAMES } from "../protocol/commands.ts";
 import type { Model } from "../providers/types.ts";
 import { normalizeTodos } from "../tools/todo.ts";
@@ -38,7 +38,9 @@ export function createHandlers(ctx: HandlerContext): Handlers {
   return {
     ...sessionHandlers(ctx),
     prompt: (c) =>
-      withInput(ctx, c.message, c.images, true, (text, images) => s().prompt(text, images, c.streamingBehavior, c.id)),
+      withInput(ctx, c.message, c.images, true, (text, images) =>
+        s().prompt(text, images, c.streamingBehavior, c.id, { maxTurns: c.maxTurns, maxCostUsd: c.maxCostUsd }),
+      ),
     steer: (c) => withInput(ctx, c.message, c.images, false, (text, images) => s().enqueue("steer", text, images, c.id)),
     follow_up: (c) => withInput(ctx, c.message, c.images, false, (text, images) => s().enqueue("followUp", text, images, c.id)),
     // Idle: answered at once, in line with the records around it; busy: once the session is idle.

@@ -62,3 +62,31 @@ ${FORMAT}`;
 export function focusSuffix(customInstructions: string): string {
   return `\n\nThe user asked the summary to pay particular attention to the following:\n<focus>\n${customInstructions}\n</focus>`;
 }
+
+/**
+ * The heading that joins the history summary and the summary of a split turn's first part,
+ * spelled as the reference agent spells it so tools that look for it find it in pion's sessions too.
+ */
+export const SPLIT_TURN_MARKER = "**Turn Context (split turn):**";
+
+/** What stands in for the history summary when the split turn is the first thing in the session. */
+export const NO_EARLIER_HISTORY = "Nothing happened before the current turn: the session began with it.";
+
+export function turnPrefixPrompt(transcript: string): string {
+  return `<transcript>
+${transcript}
+</transcript>
+
+The transcript above is the first part of a turn that is still in progress: the user's request and the assistant's work on it so far. The rest of the turn is kept verbatim and follows your summary, so do not describe or guess what comes after the transcript. Summarize only what the transcript shows.
+
+Use exactly these Markdown sections:
+
+## Request
+What the user asked for in this turn, with every requirement and detail they gave.
+
+## Work So Far
+- What the assistant did and found: files read or changed, commands run and their outcomes, decisions taken.
+
+## Needed to Continue
+- Facts from the transcript that the rest of the turn depends on: exact paths, names, values, error messages.`;
+}

@@ -1,8 +1,9 @@
 import { addUsage, emptyUsage } from "../providers/event-stream.ts";
 import type { AssistantMessage, ImageContent, LlmRequest, Model, StreamFn, TextContent, ThinkingLevel, Usage } from "../providers/types.ts";
-import type { AgentMessage, CompactionEntry, Entry } from "../store/entries.ts";
-import { SUMMARY_SYSTEM_PROMPT, focusSuffix, freshSummaryPrompt, updatedSummaryPrompt } from "./compaction-prompt.ts";
+import type { AgentMessage, Entry } from "../store/entries.ts";
+import { SUMMARY_SYSTEM_PROMPT, focusSuffix, freshSummaryPrompt, turnPrefixPrompt, updatedSummaryPrompt } from "./compaction-prompt.ts";
 import { bashExecutionText } from "./context.ts";
+import { effectiveMessages, findCutPoint, latestCompaction, type CutOptions, type CutPoint } from "./cut-point.ts";
 import { cancellableSleep, isTransientError, retryDelay } from "./retry.ts";
 import { estimateTokens } from "./stats.ts";
 
@@ -11,80 +12,38 @@ export interface FileOps {
   modifiedFiles: string[];
 }
 
-export interface CutPoint {
-  /** Index in the path of the first entry kept verbatim; its id becomes `firstKeptEntryId`. */
-  firstKeptIndex: number;
-  /** Index of the first entry to summarize: 0, or the previous compaction's kept boundary. */
-  summarizeFrom: number;
-  /**
-   * True when no turn start fitted the budget and the cut lands on an assistant message
-   * inside a turn; the summarized part then ends in the middle of that turn.
-   */
-  splitTurn: boolean;
-}
-
-/**
- * Where to cut the branch (root first) so that about `keepRecentTokens` of the newest
- * context stays verbatim. The cut lands on the start of a turn (user message, bash
- * execution, custom message, branch summary) and never between a tool call and its
- * result; only when a single turn outgrows the budget does it fall back to an assistant
- * message inside that turn. Undefined when there is nothing to summarize.
- */
-export function findCutPoint(path: readonly Entry[], keepRecentTokens: number): CutPoint | undefined {
-  const summarizeFrom = summaryStart(path);
-  const messages = effectiveMessages(path);
-  const unsafe = toolPairSpans(messages);
-
-  let candidate = -1;
-  let tokens = 0;
-  for (let i = path.length - 1; i > summarizeFrom; i--) {
-    const m = messages[i];
-    if (m) tokens += estimateTokens(m);
-    if (tokens >= keepRecentTokens) {
-      candidate = i;
-      break;
-    }
-  }
-  if (candidate < 0) return undefined;
-
-  const cutAt = (accept: (m: AgentMessage) => boolean): number => {
-    for (let i = candidate; i > summarizeFrom; i--) {
-      const m = messages[i];
-      if (m && !unsafe[i] && accept(m)) return i;
-    }
-    return -1;
-  };
-  let firstKeptIndex = cutAt(startsTurn);
-  const splitTurn = firstKeptIndex < 0;
-  if (splitTurn) firstKeptIndex = cutAt((m) => m.role === "assistant");
-  if (firstKeptIndex < 0) return undefined;
-  if (!messages.slice(summarizeFrom, firstKeptIndex).some((m) => m !== undefined)) return undefined;
-  return { firstKeptIndex, summarizeFrom, splitTurn };
-}
-
 export interface CompactionPlan extends CutPoint {
   firstKeptEntryId: string;
-  /** The part to summarize, with context edits applied. */
+  /** The history to summarize (before the split turn, if any), with context edits applied. */
   messages: AgentMessage[];
+  /** When the turn is split: its part before the cut, summarized on its own. Empty otherwise. */
+  turnPrefix: AgentMessage[];
+  /** Estimated tokens of what stays verbatim (from the cut to the leaf). */
+  keptTokens: number;
   /** Summary of the newest earlier compaction on the branch, to be merged into the new one. */
   previousSummary?: string;
-  /** Files read and modified in `messages`, merged with the earlier compaction's details. */
+  /** Files read and modified in `messages` and `turnPrefix`, merged with the earlier compaction's details. */
   fileOps: FileOps;
 }
 
 /** Everything a compaction needs from the branch, or undefined when there is nothing to summarize. */
-export function planCompaction(path: readonly Entry[], keepRecentTokens: number): CompactionPlan | undefined {
-  const cut = findCutPoint(path, keepRecentTokens);
+export function planCompaction(path: readonly Entry[], keepRecentTokens: number, opts: CutOptions = {}): CompactionPlan | undefined {
+  const cut = findCutPoint(path, keepRecentTokens, opts);
   if (!cut) return undefined;
   const all = effectiveMessages(path);
-  const messages = all.slice(cut.summarizeFrom, cut.firstKeptIndex).filter((m): m is AgentMessage => m !== undefined);
+  const defined = (from: number, to: number) => all.slice(from, to).filter((m): m is AgentMessage => m !== undefined);
+  const historyEnd = cut.splitTurn ? cut.turnStartIndex : cut.firstKeptIndex;
+  const messages = defined(cut.summarizeFrom, historyEnd);
+  const turnPrefix = cut.splitTurn ? defined(cut.turnStartIndex, cut.firstKeptIndex) : [];
   const previous = latestCompaction(path);
   return {
     ...cut,
     firstKeptEntryId: path[cut.firstKeptIndex]!.id,
     messages,
+    turnPrefix,
+    keptTokens: estimateContextTokens(defined(cut.firstKeptIndex, all.length)),
     ...(previous ? { previousSummary: previous.entry.summary } : {}),
-    fileOps: collectFileOps(messages, previous ? readFileOps(previous.entry.details) : undefined),
+    fileOps: collectFileOps([...messages, ...turnPrefix], previous ? readFileOps(previous.entry.details) : undefined),
   };
 }
 
@@ -186,12 +145,18 @@ export interface SummaryRequestOptions {
   previousSummary?: string;
   customInstructions?: string;
   thinkingLevel?: ThinkingLevel;
+  /** Summarize the first part of a split turn (its own, shorter format) instead of the history. */
+  turnPrefix?: boolean;
 }
 
 /** A one-message, tool-less request asking the model for a structured summary. */
 export function buildSummaryRequest(opts: SummaryRequestOptions): LlmRequest {
   const transcript = serializeForSummary(opts.messages) || "(no messages)";
-  let text = opts.previousSummary ? updatedSummaryPrompt(opts.previousSummary, transcript) : freshSummaryPrompt(transcript);
+  let text = opts.turnPrefix
+    ? turnPrefixPrompt(transcript)
+    : opts.previousSummary
+      ? updatedSummaryPrompt(opts.previousSummary, transcript)
+      : freshSummaryPrompt(transcript);
   const focus = opts.customInstructions?.trim();
   if (focus) text += focusSuffix(focus);
   return {
@@ -303,71 +268,6 @@ export function estimateContextTokens(messages: readonly AgentMessage[]): number
   let sum = 0;
   for (const m of messages) sum += estimateTokens(m);
   return sum;
-}
-
-function latestCompaction(path: readonly Entry[]): { entry: CompactionEntry; index: number } | undefined {
-  for (let i = path.length - 1; i >= 0; i--) {
-    const e = path[i]!;
-    if (e.type === "compaction") return { entry: e, index: i };
-  }
-  return undefined;
-}
-
-/** Entries before the previous compaction's kept boundary are already in its summary. */
-function summaryStart(path: readonly Entry[]): number {
-  const previous = latestCompaction(path);
-  if (!previous) return 0;
-  const kept = path.findIndex((e) => e.id === previous.entry.firstKeptEntryId);
-  return kept >= 0 && kept < previous.index ? kept : previous.index + 1;
-}
-
-/** What each entry contributes to the context (context edits applied), by path index. */
-function effectiveMessages(path: readonly Entry[]): (AgentMessage | undefined)[] {
-  const edits = new Map<string, AgentMessage | null>();
-  for (const e of path) if (e.type === "context_edit") edits.set(e.targetId, e.replacement);
-  return path.map((e) => {
-    const edit = edits.get(e.id);
-    if (edit !== undefined) return edit ?? undefined;
-    return entryMessage(e);
-  });
-}
-
-function entryMessage(e: Entry): AgentMessage | undefined {
-  const timestamp = Date.parse(e.timestamp) || 0;
-  if (e.type === "message") return e.message;
-  if (e.type === "custom_message") {
-    return { role: "custom", customType: e.customType, content: e.content, display: e.display, details: e.details, timestamp };
-  }
-  if (e.type === "branch_summary") return { role: "branchSummary", summary: e.summary, fromId: e.fromId, timestamp };
-  return undefined;
-}
-
-/** `unsafe[i]` is true when a tool call before `i` has its result at or after `i`. */
-function toolPairSpans(messages: readonly (AgentMessage | undefined)[]): boolean[] {
-  const callAt = new Map<string, number>();
-  const depth = new Array<number>(messages.length + 1).fill(0);
-  messages.forEach((m, i) => {
-    if (m?.role === "assistant") {
-      for (const block of m.content) if (block.type === "toolCall") callAt.set(block.id, i);
-    } else if (m?.role === "toolResult") {
-      const k = callAt.get(m.toolCallId);
-      if (k !== undefined && k < i) {
-        depth[k + 1]!++;
-        depth[i + 1]!--;
-      }
-    }
-  });
-  const unsafe: boolean[] = [];
-  let open = 0;
-  for (let i = 0; i < messages.length; i++) {
-    open += depth[i]!;
-    unsafe.push(open > 0);
-  }
-  return unsafe;
-}
-
-function startsTurn(m: AgentMessage): boolean {
-  return m.role === "user" || m.role === "bashExecution" || m.role === "custom" || m.role === "branchSummary";
 }
 
 function blocksText(content: string | readonly (TextContent | ImageContent)[]): string {

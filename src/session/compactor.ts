@@ -1,7 +1,9 @@
-import type { LlmRequest, Model, StreamFn, Usage } from "../providers/types.ts";
+import { addUsage, emptyUsage } from "../providers/event-stream.ts";
+import type { Model, StreamFn, Usage } from "../providers/types.ts";
 import type { AgentMessage, Entry } from "../store/entries.ts";
-import { PionError } from "../util/errors.ts";
-import { buildSummaryRequest, estimateContextTokens, planCompaction, summarize, type FileOps } from "./compaction.ts";
+import { errorMessage, PionError } from "../util/errors.ts";
+import { NO_EARLIER_HISTORY, SPLIT_TURN_MARKER } from "./compaction-prompt.ts";
+import { appendFileLists, buildSummaryRequest, estimateContextTokens, planCompaction, summarize, type CompactionPlan, type FileOps } from "./compaction.ts";
 import { contextTokens } from "./stats.ts";
 
 export type CompactionReason = "manual" | "threshold" | "overflow";
@@ -32,14 +34,38 @@ export interface CompactionHost {
   /** Commit the compaction entry (moves the leaf). */
   commit(entry: { type: "compaction"; summary: string; firstKeptEntryId: string; tokensBefore: number; details: unknown }): void;
   emit(e: CompactionEvent): void | Promise<void>;
+  /** Usage of every summary request as it finishes, failed ones included (run limits count them). */
+  addUsage?(usage: Usage): void;
   settings: { keepRecentTokens: number; retry: { enabled: boolean; maxRetries: number; baseDelayMs: number } };
+}
+
+export const NOTHING_TO_COMPACT = "Nothing to compact (session too small)";
+
+/**
+ * How many recent tokens a compaction keeps verbatim. An automatic one keeps at most a
+ * quarter of the model's window, so the compacted context lands well below the threshold
+ * (it would fire again at once otherwise) and a request that overflowed fits when retried.
+ */
+export function keepBudget(reason: CompactionReason, keepRecentTokens: number, contextWindow: number): number {
+  if (reason === "manual" || contextWindow <= 0) return keepRecentTokens;
+  return Math.min(keepRecentTokens, Math.floor(contextWindow / 4));
+}
+
+/** Why overflow recovery cannot help: what would be sent still exceeds the model's window. */
+export function overflowMessage(model: Model, estimatedTokens: number, afterCompaction: boolean): string {
+  const what = afterCompaction ? "the compacted context" : "the part of the context that compaction would keep";
+  return `${what} alone (about ${estimatedTokens} tokens, estimated) does not fit the context window of ${model.provider}/${model.id} (${model.contextWindow} tokens)`;
 }
 
 /**
  * Summarize the older part of the branch and commit a compaction entry. Emits
- * compaction_start/compaction_end (and summarization retry events). Throws a PionError
- * when there is nothing to compact, the summary failed, or it was aborted; no entry is
- * written then.
+ * compaction_start/compaction_end (and summarization retry events). When the cut splits
+ * a turn, the turn's first part gets a summary of its own, joined to the history summary
+ * under SPLIT_TURN_MARKER. Throws a PionError when there is nothing to compact, the kept
+ * part alone would overflow (reason overflow), a summary failed, the entry could not be
+ * written, or it was aborted; compaction_end carries the error and no entry is written then.
+ * A threshold compaction with nothing to compact throws (code nothing_to_compact) without
+ * emitting anything.
  */
 export async function compact(
   host: CompactionHost,
@@ -47,41 +73,100 @@ export async function compact(
   signal: AbortSignal,
   customInstructions?: string,
 ): Promise<CompactionResult> {
-  await host.emit({ type: "compaction_start", reason });
-  const fail = async (message: string, aborted: boolean): Promise<never> => {
-    await host.emit({ type: "compaction_end", reason, aborted, willRetry: false, errorMessage: aborted ? undefined : `Compaction failed: ${message}` });
-    throw new PionError(message, aborted ? "aborted" : "compaction_failed");
-  };
   const branch = host.branch();
-  const plan = planCompaction(branch, host.settings.keepRecentTokens);
-  if (!plan) return fail("Nothing to compact (session too small)", false);
-  const tokensBefore = contextTokens(branch) ?? estimateContextTokens(host.messages());
-  const req: LlmRequest = buildSummaryRequest({
-    model: host.model,
-    apiKey: host.apiKey,
-    messages: plan.messages,
-    previousSummary: plan.previousSummary,
-    customInstructions,
+  const plan = planCompaction(branch, keepBudget(reason, host.settings.keepRecentTokens, host.model.contextWindow), {
+    fallbackToNewest: reason === "overflow",
   });
-  const out = await summarize(host.stream, req, signal, {
-    ...host.settings.retry,
-    onScheduled: (attempt, maxAttempts, delayMs, errorMessage) =>
-      void host.emit({ type: "summarization_retry_scheduled", attempt, maxAttempts, delayMs, errorMessage }),
-    onAttemptStart: () => void host.emit({ type: "summarization_retry_attempt_start", source: "compaction", reason }),
-    onFinished: () => void host.emit({ type: "summarization_retry_finished" }),
-  });
-  if ("error" in out) return fail(out.error, out.aborted || signal.aborted);
-  if (signal.aborted) return fail("Compaction aborted", true);
-  const details = { ...plan.fileOps, usage: out.usage };
-  host.commit({ type: "compaction", summary: out.summary, firstKeptEntryId: plan.firstKeptEntryId, tokensBefore, details });
-  const result: CompactionResult = {
-    summary: out.summary,
-    firstKeptEntryId: plan.firstKeptEntryId,
-    tokensBefore,
-    estimatedTokensAfter: estimateContextTokens(host.messages()),
-    usage: out.usage,
-    details: plan.fileOps,
+  if (!plan && reason === "threshold") throw new PionError(NOTHING_TO_COMPACT, "nothing_to_compact");
+  await host.emit({ type: "compaction_start", reason });
+  let ended = false;
+  const fail = async (message: string, aborted: boolean, code = aborted ? "aborted" : "compaction_failed"): Promise<never> => {
+    ended = true;
+    const prefix = reason === "overflow" ? "Context overflow recovery failed" : "Compaction failed";
+    await host.emit({ type: "compaction_end", reason, aborted, willRetry: false, errorMessage: aborted ? undefined : `${prefix}: ${message}` });
+    throw new PionError(message, code);
   };
-  await host.emit({ type: "compaction_end", reason, result, aborted: false, willRetry: reason === "overflow" });
-  return result;
+  try {
+    if (!plan) {
+      if (reason !== "overflow") return await fail(NOTHING_TO_COMPACT, false);
+      return await fail(overflowMessage(host.model, estimateContextTokens(host.messages()), false), false, "context_overflow");
+    }
+    if (reason === "overflow" && host.model.contextWindow > 0 && plan.keptTokens > host.model.contextWindow) {
+      return await fail(overflowMessage(host.model, plan.keptTokens, false), false, "context_overflow");
+    }
+    const tokensBefore = contextTokens(branch) ?? estimateContextTokens(host.messages());
+    const out = await writeSummary(host, plan, reason, signal, customInstructions);
+    if ("error" in out) return await fail(out.error, out.aborted || signal.aborted);
+    if (signal.aborted) return await fail("Compaction aborted", true);
+    const summary = appendFileLists(out.summary, plan.fileOps);
+    host.commit({ type: "compaction", summary, firstKeptEntryId: plan.firstKeptEntryId, tokensBefore, details: { ...plan.fileOps, usage: out.usage } });
+    const result: CompactionResult = {
+      summary,
+      firstKeptEntryId: plan.firstKeptEntryId,
+      tokensBefore,
+      estimatedTokensAfter: estimateContextTokens(host.messages()),
+      usage: out.usage,
+      details: plan.fileOps,
+    };
+    await host.emit({ type: "compaction_end", reason, result, aborted: false, willRetry: reason === "overflow" });
+    return result;
+  } catch (err) {
+    if (ended) throw err;
+    // Not the summary's failure but pion's (the entry could not be written, a hook threw).
+    return fail(errorMessage(err), signal.aborted);
+  }
+}
+
+/** After a compact-and-retry the request still overflowed: report it as a failed overflow compaction. */
+export async function reportOverflowAgain(host: Pick<CompactionHost, "emit" | "model" | "messages">): Promise<string> {
+  const message = overflowMessage(host.model, estimateContextTokens(host.messages()), true);
+  await host.emit({ type: "compaction_start", reason: "overflow" });
+  await host.emit({ type: "compaction_end", reason: "overflow", aborted: false, willRetry: false, errorMessage: `Context overflow recovery failed: ${message}` });
+  return message;
+}
+
+type Written = { summary: string; usage: Usage } | { error: string; aborted: boolean; usage: Usage };
+
+/** The history summary, and for a split turn the summary of the turn's first part after the marker. */
+async function writeSummary(
+  host: CompactionHost,
+  plan: CompactionPlan,
+  reason: CompactionReason,
+  signal: AbortSignal,
+  customInstructions?: string,
+): Promise<Written> {
+  const usage = emptyUsage();
+  const run = async (messages: AgentMessage[], turnPrefix: boolean) => {
+    const req = buildSummaryRequest({
+      model: host.model,
+      apiKey: host.apiKey,
+      messages,
+      previousSummary: turnPrefix ? undefined : plan.previousSummary,
+      customInstructions,
+      turnPrefix,
+    });
+    const out = await summarize(host.stream, req, signal, {
+      ...host.settings.retry,
+      onScheduled: (attempt, maxAttempts, delayMs, errorMessage) =>
+        void host.emit({ type: "summarization_retry_scheduled", attempt, maxAttempts, delayMs, errorMessage }),
+      onAttemptStart: () => void host.emit({ type: "summarization_retry_attempt_start", source: "compaction", reason }),
+      onFinished: () => void host.emit({ type: "summarization_retry_finished" }),
+    });
+    addUsage(usage, out.usage);
+    host.addUsage?.(out.usage);
+    return out;
+  };
+  if (!plan.splitTurn) {
+    const out = await run(plan.messages, false);
+    return "error" in out ? { ...out, usage } : { summary: out.summary, usage };
+  }
+  let history = plan.previousSummary ?? NO_EARLIER_HISTORY;
+  if (plan.messages.length > 0) {
+    const out = await run(plan.messages, false);
+    if ("error" in out) return { ...out, usage };
+    history = out.summary;
+  }
+  const prefix = await run(plan.turnPrefix, true);
+  if ("error" in prefix) return { ...prefix, usage };
+  return { summary: `${history}\n\n---\n\n${SPLIT_TURN_MARKER}\n\n${prefix.summary}`, usage };
 }

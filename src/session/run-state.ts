@@ -1,5 +1,9 @@
+import { emptyUsage } from "../providers/event-stream.ts";
+import type { AssistantMessage, Usage } from "../providers/types.ts";
 import type { CustomMessage } from "../store/entries.ts";
-
+import { isContextOverflow } from "./compaction.ts";
+import { limitReached, type RunLimits } from "./limits.ts";
+import { isTransientError } from "./retry.ts";
 
 export function customMessage(m: { customType: string; content: string | unknown[]; display?: boolean; details?: unknown }): CustomMessage {
   const message: CustomMessage = {
@@ -24,3 +28,77 @@ export function freshRetry() {
   };
 }
 
+export interface RecoveryPolicy {
+  autoRetry: boolean;
+  autoCompaction: boolean;
+  maxRetries: number;
+}
+
+/** How a run ended, as prompt_result and agent_settled report it. */
+export interface RunOutcome {
+  stopReason: string;
+  aborted: boolean;
+  errorMessage?: string;
+}
+
+/**
+ * One run's bookkeeping: the commands waiting for its prompt_result, the usage and number of
+ * its model calls (every request, retries and compaction summaries included), its limits,
+ * and what the session decided at each agent_end (retry, compact on overflow, stop).
+ */
+export class RunState {
+  usage: Usage = emptyUsage();
+  calls = 0;
+  systemPrompt?: string;
+  retry = freshRetry();
+  /** pending: the last attempt overflowed the context; tried: a compact-and-retry already ran. */
+  overflow = { pending: false, tried: false };
+  /** Set once a limit stopped the run: the message naming it. */
+  limitHit?: string;
+  /** The run's own last assistant message (never an earlier run's). */
+  assistant?: AssistantMessage;
+  /** Why the run stopped when pion itself failed (store, hook) or overflow recovery could not help. */
+  failure?: string;
+  /** How the run ended, once it settled. */
+  result?: RunOutcome;
+
+  constructor(
+    readonly ids: string[],
+    readonly limits: RunLimits,
+  ) {}
+
+  /** True (and `limitHit` set) when the run may not make another model call. */
+  atLimit(): boolean {
+    this.limitHit ??= limitReached(this.limits, this.calls, this.usage.cost.total);
+    return this.limitHit !== undefined;
+  }
+
+  /**
+   * At agent_end: whether the session retries (a transient error), compacts and retries (the
+   * context overflowed), or lets the run end. Returns the event's `willRetry`.
+   */
+  decide(last: AssistantMessage | undefined, lastEntryId: string | undefined, policy: RecoveryPolicy): boolean {
+    const failed = last?.stopReason === "error" ? last : undefined;
+    const transient = failed !== undefined && policy.autoRetry && isTransientError(failed.errorMessage);
+    const overflowed = last !== undefined && policy.autoCompaction && (isContextOverflow(last) || last.stopReason === "length");
+    this.overflow.pending = overflowed;
+    const recovers = overflowed && !this.overflow.tried;
+    const retryable = transient && !overflowed && this.retry.attempt < policy.maxRetries;
+    this.retry.pending = retryable;
+    this.retry.exhausted = transient && !retryable && !overflowed;
+    if (failed) {
+      this.retry.lastError = failed.errorMessage ?? "unknown error";
+      this.retry.failedEntryId = lastEntryId;
+    }
+    return (retryable || recovers) && !this.atLimit();
+  }
+
+  outcome(aborted: boolean, failure: string | undefined, last: AssistantMessage | undefined): RunOutcome {
+    if (aborted) return { stopReason: "aborted", aborted: true };
+    if (failure !== undefined) return { stopReason: "error", aborted: false, errorMessage: failure };
+    if (this.limitHit !== undefined) return { stopReason: "limit", aborted: false, errorMessage: this.limitHit };
+    const out: RunOutcome = { stopReason: last?.stopReason ?? "stop", aborted: false };
+    if (last?.errorMessage) out.errorMessage = last.errorMessage;
+    return out;
+  }
+}

@@ -1,99 +1,24 @@
 import type { AgentEvent } from "../agent/events.ts";
-import { runAgent, type LoopDeps } from "../agent/loop.ts";
-import type { ApprovalRequest } from "../permissions/port.ts";
-import type { ModelRegistry } from "../providers/models.ts";
+import { runAgent } from "../agent/loop.ts";
 import { clampThinkingLevel, thinkingLevelsFor } from "../providers/thinking.ts";
 import { addUsage, emptyUsage } from "../providers/event-stream.ts";
-import type { AssistantMessage, ImageContent, ToolCall, Usage, LlmRequest, Model, StreamFn, TextContent, ThinkingLevel, UserMessage } from "../providers/types.ts";
+import type { AssistantMessage, ImageContent, ToolCall, LlmRequest, Model, StreamFn, TextContent, ThinkingLevel, UserMessage } from "../providers/types.ts";
 import type { AgentMessage, BashExecutionMessage, Entry, SessionHeader } from "../store/entries.ts";
-import type { SessionStore } from "../store/store.ts";
-import type { HostToolFrame } from "../extensions/host-tools.ts";
 import type { TodoPhase } from "../tools/todo.ts";
-import type { ShellGuard } from "../tools/shell.ts";
-import type { Tool, ToolResult } from "../tools/tool.ts";
-import type { ExtensionRunner } from "../extensions/types.ts";
+import type { ToolResult } from "../tools/tool.ts";
 import { errorMessage, PionError } from "../util/errors.ts";
 import { log } from "../util/log.ts";
 import { PeriodicCollector } from "../util/memory.ts";
 import { toLlmMessages } from "./context.ts";
 import { SessionTree, type EntryInput } from "./tree.ts";
 import { EventHub } from "./event-hub.ts";
-import type { EncodedEvent } from "../util/json-bytes.ts";
 import { HostShell } from "./host-shell.ts";
-import { customMessage, freshRetry } from "./run-state.ts";
-import { MessageQueues, type QueueMode } from "./queues.ts";
-import { cancellableSleep, isTransientError, retryDelay } from "./retry.ts";
-import { isContextOverflow, shouldCompact } from "./compaction.ts";
-import { compact, type CompactionEvent, type CompactionHost, type CompactionReason, type CompactionResult } from "./compactor.ts";
-import { contextTokens } from "./stats.ts";
-
-/** Domain events: the loop's events plus the session's own. `entryId` marks a persisted entry. */
-export type SessionEvent =
-  | (AgentEvent & { entryId?: string; willRetry?: boolean })
-  | { type: "agent_settled"; aborted: boolean; usage: Usage; cost: number }
-  | { type: "prompt_result"; id: string; stopReason: string; aborted: boolean; errorMessage?: string; usage: Usage; cost: number }
-  | { type: "queue_update"; steering: string[]; followUp: string[] }
-  | { type: "session_info_changed"; name: string | undefined; entryId: string }
-  | { type: "thinking_level_changed"; level: ThinkingLevel }
-  | { type: "auto_retry_start"; attempt: number; maxAttempts: number; delayMs: number; errorMessage: string }
-  | { type: "auto_retry_end"; success: boolean; attempt: number; finalError?: string }
-  | { type: "todo_update"; phases: TodoPhase[] }
-  | EncodedEvent
-  | { type: "entry_appended"; entry: Entry }
-  | CompactionEvent
-  | ExtensionFrame
-  | HostToolFrame
-  | ApprovalRequestFrame;
-
-/** An approval request as the wire layer that asks the host (rpc) writes it; `id` matches the answer. */
-export type ApprovalRequestFrame = { type: "tool_approval_request"; id: string } & ApprovalRequest;
-
-/** extension_ui_request / extension_error frames, written as the extension runner built them. */
-export interface ExtensionFrame {
-  type: "extension_ui_request" | "extension_error";
-  [key: string]: unknown;
-}
-
-export interface SessionOptions {
-  store: SessionStore;
-  stream: StreamFn;
-  models: ModelRegistry;
-  tools: () => ReadonlyMap<string, Tool>;
-  /** Loads what runs need (the built-in tools' code); awaited before each run's first use of `tools`. */
-  prepare?: () => Promise<void>;
-  systemPrompt: (tools: readonly Tool[]) => string;
-  /** Loaded extensions, whose hooks the session calls. */
-  extensions?: ExtensionRunner;
-  /** Permissions: whether a validated tool call may run (before extension hooks). */
-  gate?: LoopDeps["gate"];
-  /** Expands /skill:name and /template commands in prompts, steers and follow-ups. */
-  expand?: (text: string) => string;
-  cwd: string;
-  model?: Model;
-  thinkingLevel: ThinkingLevel;
-  steeringMode: QueueMode;
-  followUpMode: QueueMode;
-  interruptMode: "immediate" | "wait";
-  autoCompaction: boolean;
-  autoRetry: boolean;
-  retry: { maxRetries: number; baseDelayMs: number };
-  compaction: { reserveTokens: number; keepRecentTokens: number };
-  idleTimeoutMs?: number;
-  /** JSONL path for a new session, or undefined when nothing goes to disk. */
-  fileFor: (header: SessionHeader) => string | undefined;
-  /** The host shell's environment and output masking (the credential guard). */
-  shellGuard?: ShellGuard;
-}
-
-export type Disposition = "started" | "queued" | "handled";
-
-interface RunInfo {
-  ids: string[];
-  usage: Usage;
-  systemPrompt?: string;
-  assistant?: AssistantMessage;
-  failure?: string;
-}
+import { customMessage, RunState, type RunOutcome } from "./run-state.ts";
+import { MessageQueues } from "./queues.ts";
+import type { CompactionResult } from "./compactor.ts";
+import { mergeLimits, type RunLimits } from "./limits.ts";
+import { Recovery } from "./recovery.ts";
+import type { Disposition, SessionEvent, SessionOptions } from "./session-types.ts";
 
 /**
  * One live session: its entries and leaf, model and thinking level, queues, and the
@@ -110,17 +35,11 @@ export class AgentSession {
 
   private readonly tree: SessionTree;
   private run: { controller: AbortController; done: Promise<void>; compactionOnly?: boolean } | undefined;
-  /** True while a compaction summary is being written. */
-  isCompacting = false;
-  private retry = freshRetry();
-  private overflow = { pending: false, tried: false };
+  private readonly recovery: Recovery;
   private readonly shell: HostShell;
   private lastMessageEntryId: string | undefined;
-  /**
-   * The run in progress (or the last one): commands waiting for its prompt_result, the usage
-   * of its model calls, its last assistant message and, when pion itself failed, why.
-   */
-  private runInfo: RunInfo = { ids: [], usage: emptyUsage() };
+  /** The run in progress (or the last one): see RunState. */
+  private runInfo = new RunState([], {});
 
   constructor(private opts: SessionOptions) {
     this.shell = new HostShell(opts.cwd, opts.shellGuard);
@@ -136,7 +55,27 @@ export class AgentSession {
     this.queues = new MessageQueues(() => void this.emit({ type: "queue_update", ...this.queues.snapshot() }));
     this.queues.steeringMode = opts.steeringMode;
     this.queues.followUpMode = opts.followUpMode;
+    this.recovery = new Recovery({
+      model: () => this.model,
+      autoRetry: () => this.autoRetry,
+      autoCompaction: () => this.autoCompaction,
+      apiKey: (provider) => this.opts.models.apiKey(provider),
+      stream: this.countedStream,
+      branch: () => this.branchPath(),
+      messages: () => this.messages(),
+      append: (entry) => this.append(entry),
+      emit: (e) => this.emit(e),
+      run: () => this.runInfo,
+      lastAssistant: () => this.runInfo.assistant,
+      lastMessageEntryId: () => this.lastMessageEntryId,
+      settings: { compaction: opts.compaction, retry: opts.retry },
+    });
     this.startNew();
+  }
+
+  /** True while a compaction summary is being written. */
+  get isCompacting(): boolean {
+    return this.recovery.isCompacting;
   }
 
   readonly events = new EventHub<SessionEvent>();
@@ -356,8 +295,17 @@ export class AgentSession {
     });
   }
 
-  /** Start a run, or queue the message when one is active (the caller chose how). */
-  prompt(raw: string, images: ImageContent[] | undefined, whileStreaming?: "steer" | "followUp", requestId?: string): Disposition {
+  /**
+   * Start a run, or queue the message when one is active (the caller chose how). `limits`
+   * apply to the run this prompt starts; a queued message joins the active run and its limits.
+   */
+  prompt(
+    raw: string,
+    images: ImageContent[] | undefined,
+    whileStreaming?: "steer" | "followUp",
+    requestId?: string,
+    limits?: RunLimits,
+  ): Disposition {
     const text = this.opts.expand ? this.opts.expand(raw) : raw;
     const message = this.userMessage(text, images);
     if (this.run) {
@@ -372,7 +320,7 @@ export class AgentSession {
       return "queued";
     }
     this.checkCanPrompt(images);
-    this.startRun([message], requestId);
+    this.startRun([message], requestId, limits);
     return "started";
   }
 
@@ -383,7 +331,7 @@ export class AgentSession {
     const controller = new AbortController();
     const run = { controller, done: Promise.resolve(), compactionOnly: true };
     this.run = run;
-    const work = this.compactWith("manual", controller.signal, customInstructions);
+    const work = this.recovery.compact("manual", controller.signal, customInstructions);
     run.done = work.then(
       () => undefined,
       () => undefined,
@@ -391,44 +339,6 @@ export class AgentSession {
       if (this.run === run) this.run = undefined;
     });
     return work;
-  }
-
-  private async compactWith(reason: CompactionReason, signal: AbortSignal, customInstructions?: string): Promise<CompactionResult> {
-    const model = this.model!;
-    const host: CompactionHost = {
-      model,
-      apiKey: this.opts.models.apiKey(model.provider),
-      stream: this.opts.stream,
-      branch: () => this.branchPath(),
-      messages: () => this.messages(),
-      commit: (entry) => void this.append(entry),
-      emit: (e) => this.emit(e),
-      settings: {
-        keepRecentTokens: this.opts.compaction.keepRecentTokens,
-        retry: { enabled: this.autoRetry, ...this.opts.retry },
-      },
-    };
-    this.isCompacting = true;
-    try {
-      const result = await compact(host, reason, signal, customInstructions);
-      addUsage(this.runInfo.usage, result.usage);
-      return result;
-    } finally {
-      this.isCompacting = false;
-    }
-  }
-
-  /** Auto-compaction at the threshold; failures are reported in compaction_end and the run goes on. */
-  private async compactIfFull(signal: AbortSignal): Promise<boolean> {
-    const model = this.model;
-    if (!this.autoCompaction || !model || signal.aborted) return false;
-    if (!shouldCompact(contextTokens(this.branchPath()), model.contextWindow, this.opts.compaction.reserveTokens)) return false;
-    try {
-      await this.compactWith("threshold", signal);
-      return true;
-    } catch {
-      return false;
-    }
   }
 
   private checkCanPrompt(images?: ImageContent[]): void {
@@ -447,9 +357,8 @@ export class AgentSession {
     return this.idle();
   }
 
-  private startRun(prompts: AgentMessage[], requestId?: string): void {
-    this.runInfo = { ids: requestId ? [requestId] : [], usage: emptyUsage() };
-    void prompts;
+  private startRun(prompts: AgentMessage[], requestId?: string, limits?: RunLimits): void {
+    this.runInfo = new RunState(requestId ? [requestId] : [], mergeLimits(this.opts.limits ?? {}, limits));
     const controller = new AbortController();
     const run = { controller, done: Promise.resolve() };
     this.run = run;
@@ -458,59 +367,39 @@ export class AgentSession {
     });
   }
 
+  /** Every model request of the session goes through here, so a run's calls are counted. */
+  private readonly countedStream: StreamFn = (req, signal) => {
+    this.runInfo.calls++;
+    return this.opts.stream(req, signal);
+  };
+
   private async execute(prompts: AgentMessage[], signal: AbortSignal): Promise<void> {
     // Start on the next macrotask, so the command's response is written before agent_start.
     await new Promise<void>((r) => setImmediate(r));
+    const run = this.runInfo;
     let failure: string | undefined;
     try {
       await this.opts.prepare?.();
-      await this.compactIfFull(signal);
+      await this.recovery.compactIfFull(signal);
       let opening = await this.beforeAgentStart(prompts);
       for (;;) {
-        this.retry.pending = false;
-        this.overflow.pending = false;
+        run.retry.pending = false;
+        run.overflow.pending = false;
         await runAgent(this.messages(), opening, this.loopDeps(signal), signal);
-        if (this.overflow.pending) {
-          // The context was too long: compact once, then run the turn again.
-          this.overflow.tried = true;
-          const failedId = this.lastMessageEntryId;
-          try {
-            await this.compactWith("overflow", signal);
-          } catch {
-            break;
-          }
-          if (failedId) {
-            const edit = this.append({ type: "context_edit", targetId: failedId, replacement: null });
-            await this.emit({ type: "entry_appended", entry: edit });
-          }
+        if (signal.aborted) break;
+        if (run.overflow.pending) {
+          const recovered = await this.recovery.recoverFromOverflow(signal);
+          failure = recovered.failure;
+          if (!recovered.retry) break;
           opening = [];
           continue;
         }
-        if (!this.retry.pending) break;
-        // A transient failure: wait, then run again from the same context (no new prompt).
-        const attempt = ++this.retry.attempt;
-        const delayMs = retryDelay(attempt, this.opts.retry.baseDelayMs);
-        await this.emit({ type: "auto_retry_start", attempt, maxAttempts: this.opts.retry.maxRetries, delayMs, errorMessage: this.retry.lastError });
-        // The failed attempt leaves the context (it stays in the session's history).
-        if (this.retry.failedEntryId) {
-          const edit = this.append({ type: "context_edit", targetId: this.retry.failedEntryId, replacement: null });
-          await this.emit({ type: "entry_appended", entry: edit });
-        }
-        const cancel = new AbortController();
-        this.retry.cancel = cancel;
-        const onAbort = () => cancel.abort();
-        signal.addEventListener("abort", onAbort, { once: true });
-        const waited = await cancellableSleep(delayMs, cancel.signal);
-        signal.removeEventListener("abort", onAbort);
-        this.retry.cancel = undefined;
-        if (!waited) {
-          await this.emit({ type: "auto_retry_end", success: false, attempt, finalError: "Retry cancelled" });
-          break;
-        }
+        if (!run.retry.pending || run.atLimit()) break;
+        if (!(await this.recovery.waitToRetry(signal))) break;
         opening = [];
       }
-      if (this.retry.attempt > 0 && this.retry.exhausted) {
-        await this.emit({ type: "auto_retry_end", success: false, attempt: this.retry.attempt, finalError: this.retry.lastError });
+      if (run.retry.attempt > 0 && run.retry.exhausted) {
+        await this.emit({ type: "auto_retry_end", success: false, attempt: run.retry.attempt, finalError: run.retry.lastError });
       }
     } catch (err) {
       // Not the model's failure but pion's (the session store cannot be written, a hook threw):
@@ -519,22 +408,16 @@ export class AgentSession {
       this.runInfo.failure = failure;
       log("session", "the run stopped on an error", { error: failure });
     } finally {
-      this.retry = freshRetry();
-      this.overflow = { pending: false, tried: false };
-      const { ids, usage } = this.runInfo;
-      await this.emit({ type: "agent_settled", aborted: signal.aborted, usage, cost: usage.cost.total });
-      const last = this.runInfo.assistant;
+      if (failure !== undefined) run.failure = failure;
+      const outcome = run.outcome(signal.aborted, failure, run.assistant);
+      run.result = outcome;
+      const { ids, usage } = run;
+      const settled: SessionEvent = { type: "agent_settled", aborted: signal.aborted, usage, cost: usage.cost.total };
+      if (outcome.stopReason === "limit") Object.assign(settled, { stopReason: "limit", errorMessage: outcome.errorMessage });
+      await this.emit(settled);
       for (const id of ids) {
-        const r: SessionEvent = {
-          type: "prompt_result",
-          id,
-          stopReason: signal.aborted ? "aborted" : failure !== undefined ? "error" : (last?.stopReason ?? "stop"),
-          aborted: signal.aborted,
-          usage,
-          cost: usage.cost.total,
-        };
-        const why = failure ?? last?.errorMessage;
-        if (why && !signal.aborted) r.errorMessage = why;
+        const r: SessionEvent = { type: "prompt_result", id, stopReason: outcome.stopReason, aborted: outcome.aborted, usage, cost: usage.cost.total };
+        if (outcome.errorMessage !== undefined) r.errorMessage = outcome.errorMessage;
         await this.emit(r);
       }
     }
@@ -611,7 +494,7 @@ export class AgentSession {
 
   /** Cancel a pending retry delay; the run ends with the last error. */
   abortRetry(): void {
-    this.retry.cancel?.abort();
+    this.runInfo.retry.cancel?.abort();
   }
 
   private loopDeps(signal: AbortSignal) {
@@ -630,8 +513,13 @@ export class AgentSession {
             return { content: r.content as ToolResult["content"], details: r.details, isError: r.isError };
           }
         : undefined,
-      afterTurn: async () => ((await this.compactIfFull(signal)) ? this.messages() : undefined),
-      stream: this.opts.stream,
+      afterTurn: async () => {
+        // A limit stops the run before the next model call, and before compacting for it.
+        if (this.runInfo.atLimit()) return { stop: true };
+        if (!(await this.recovery.compactIfFull(signal))) return undefined;
+        return this.runInfo.atLimit() ? { stop: true } : { context: this.messages() };
+      },
+      stream: this.countedStream,
       tools: this.opts.tools,
       emit: (e: AgentEvent) => this.onAgentEvent(e),
       buildRequest: (context: readonly AgentMessage[]) => this.buildRequest(context),
@@ -655,31 +543,20 @@ export class AgentSession {
         this.runInfo.assistant = e.message;
       }
       const p = this.emit({ ...e, entryId: entry.id });
-      if (e.message.role === "assistant" && this.retry.attempt > 0 && e.message.stopReason !== "error") {
+      const attempt = this.runInfo.retry.attempt;
+      if (e.message.role === "assistant" && attempt > 0 && e.message.stopReason !== "error") {
         // the retried call worked: say so before turn_end, as the reference does
-        return Promise.resolve(p).then(() => this.emit({ type: "auto_retry_end", success: true, attempt: this.retry.attempt }));
+        return Promise.resolve(p).then(() => this.emit({ type: "auto_retry_end", success: true, attempt }));
       }
       return p;
     }
     if (e.type === "agent_end") {
       const last = e.messages.findLast((m) => m.role === "assistant");
-      const failed = last?.role === "assistant" && last.stopReason === "error" ? last : undefined;
-      const transient = failed !== undefined && this.autoRetry && isTransientError(failed.errorMessage);
-      const lastMsg = last?.role === "assistant" ? last : undefined;
-      const overflowed =
-        lastMsg !== undefined &&
-        this.autoCompaction &&
-        !this.overflow.tried &&
-        (isContextOverflow(lastMsg) || lastMsg.stopReason === "length");
-      this.overflow.pending = overflowed;
-      const retryable = transient && !overflowed && this.retry.attempt < this.opts.retry.maxRetries;
-      const willRetry = retryable || overflowed;
-      this.retry.pending = retryable;
-      this.retry.exhausted = transient && !retryable && !overflowed;
-      if (failed) {
-        this.retry.lastError = failed.errorMessage ?? "unknown error";
-        this.retry.failedEntryId = this.lastMessageEntryId;
-      }
+      const willRetry = this.runInfo.decide(last?.role === "assistant" ? last : undefined, this.lastMessageEntryId, {
+        autoRetry: this.autoRetry,
+        autoCompaction: this.autoCompaction,
+        maxRetries: this.opts.retry.maxRetries,
+      });
       return this.emit({ ...e, willRetry });
     }
     return this.emit(e);
@@ -706,8 +583,8 @@ export class AgentSession {
     return this.tree.messageCount();
   }
 
-  /** The outcome of the latest run: its own last reply (never an earlier run's) and pion's failure, if any. */
-  lastRun(): { assistant?: AssistantMessage; failure?: string } {
-    return { assistant: this.runInfo.assistant, failure: this.runInfo.failure };
+  /** The outcome of the latest run: its own last reply (never an earlier run's), pion's failure if any, and how it ended. */
+  lastRun(): { assistant?: AssistantMessage; failure?: string; outcome?: RunOutcome } {
+    return { assistant: this.runInfo.assistant, failure: this.runInfo.failure, outcome: this.runInfo.result };
   }
 }

@@ -1,18 +1,11 @@
 import { describe, expect, test } from "bun:test";
 import { startFakeProvider, type FakeProvider } from "../support/fake-provider.ts";
-import { Pion, tempDirs, writeFakeModels, writeSettings, type Rec } from "../support/pion.ts";
-
-const small = (baseUrl: string, api = "anthropic-messages") => ({
-  baseUrl,
-  api,
-  apiKey: "k",
-  models: [{ id: "tiny", reasoning: false, contextWindow: 4000, maxTokens: 1000, cost: { input: 1, output: 2 } }],
-});
+import { Pion, tinyProvider, tempDirs, writeFakeModels, writeSettings, type Rec } from "../support/pion.ts";
 
 function setup(settings: Record<string, unknown> = {}) {
   const fake = startFakeProvider();
   const dirs = tempDirs();
-  writeFakeModels(dirs.home, fake.url, { small: small(fake.url), "small-openai": small(`${fake.url}/v1`, "openai-completions") });
+  writeFakeModels(dirs.home, fake.url, { small: tinyProvider(fake.url), "small-openai": tinyProvider(`${fake.url}/v1`, "openai-completions") });
   writeSettings(dirs.home, { retry: { maxRetries: 2, baseDelayMs: 10 }, compaction: { keepRecentTokens: 30, reserveTokens: 1000 }, ...settings });
   return { fake, dirs };
 }
@@ -140,14 +133,22 @@ describe("compaction", () => {
       const p = new Pion({ ...dirs, args: ["--mode", "rpc", "--model", model] });
       await turn(p, fake, "one", { input: 100, output: 10 });
       await turn(p, fake, "two", { input: 100, output: 10 });
-      fake.enqueue(reply, { blocks: [{ type: "text", text: "OVERFLOW-SUMMARY" }] }, { blocks: [{ type: "text", text: "after overflow" }] });
+      // keepRecentTokens 30 cuts inside turn two: a history summary and a split-turn summary
+      fake.enqueue(
+        reply,
+        { blocks: [{ type: "text", text: "OVERFLOW-SUMMARY" }] },
+        { blocks: [{ type: "text", text: "TURN-PREFIX" }] },
+        { blocks: [{ type: "text", text: "after overflow" }] },
+      );
       const from = p.records.length;
       await p.request({ type: "prompt", message: "three" });
       await p.waitFor("agent_settled", from);
       const recs = p.records.slice(from);
       expect(recs.find((x) => x.type === "agent_end")!.willRetry).toBe(true);
       expect(recs.find((x) => x.type === "compaction_start")).toEqual({ type: "compaction_start", reason: "overflow" });
-      expect(recs.find((x) => x.type === "compaction_end")).toMatchObject({ reason: "overflow", aborted: false, willRetry: true });
+      const end = recs.find((x) => x.type === "compaction_end")!;
+      expect(end).toMatchObject({ reason: "overflow", aborted: false, willRetry: true });
+      expect(end.result.summary).toBe("OVERFLOW-SUMMARY\n\n---\n\n**Turn Context (split turn):**\n\nTURN-PREFIX");
       const last = recs.findLast((x) => x.type === "message_end")!;
       expect(last.message.content).toEqual([{ type: "text", text: "after overflow" }]);
       expect(recs.filter((x) => x.type === "compaction_start").length).toBe(1);
@@ -156,15 +157,17 @@ describe("compaction", () => {
     });
   }
 
-  test.concurrent("overflow whose compaction fails: the error stands and nothing loops", async () => {
+  test.concurrent("a lone prompt that overflows: nothing can be cut, recovery gives up naming the window and the estimate", async () => {
     const { fake, dirs } = setup({ compaction: { keepRecentTokens: 100000, reserveTokens: 10 } });
     const p = new Pion({ ...dirs, args: ["--mode", "rpc", "--model", "small/tiny"] });
     fake.enqueue({ kind: "http_error", status: 400, message: "prompt is too long" });
     await p.request({ type: "prompt", message: "hi" });
     await p.waitFor("agent_settled");
-    expect(p.records.filter((x) => x.type === "compaction_end").map((x) => x.errorMessage)).toEqual([
-      "Compaction failed: Nothing to compact (session too small)",
-    ]);
+    const why = "the part of the context that compaction would keep alone (about 8 tokens, estimated) does not fit the context window of small/tiny (4000 tokens)";
+    expect(p.records.filter((x) => x.type === "compaction_end").map((x) => x.errorMessage)).toEqual([`Context overflow recovery failed: ${why}`]);
+    const result = await p.waitFor("prompt_result");
+    expect(result).toMatchObject({ stopReason: "error", aborted: false });
+    expect(result.errorMessage).toStartWith(`Context overflow: ${why} (provider: 400`);
     expect(fake.requests.length).toBe(1);
     await p.close();
     await fake.stop();

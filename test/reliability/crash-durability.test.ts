@@ -102,7 +102,9 @@ function start(p: LeanPion, fake: FakeProvider, s: Scenario, n: number): string[
       p.send({ id: `w${n}`, type: "prompt", message: `use bash ${n} `.repeat(5) });
       return ["tool_execution_start", "tool_execution_end", "message_end", "turn_end"];
     case "compact":
-      fake.enqueue({ ...(text(`## Goal\nsummary-${n}`, 30) as Extract<FakeReply, { blocks: unknown }>), chunkDelayMs: 4 });
+      // a cut inside the last turn asks for a history and a split-turn summary: the second is
+      // quick, so a compaction takes about as long as one summary did
+      fake.enqueue({ ...(text(`## Goal\nsummary-${n}`, 30) as Extract<FakeReply, { blocks: unknown }>), chunkDelayMs: 4 }, text(`## Request\nturn-${n}`, 3));
       p.send({ id: `w${n}`, type: "compact" });
       return ["compaction_start", "compaction_end", "entry_appended"];
     case "rename":

@@ -61,6 +61,14 @@ export function writeFakeModels(home: string, baseUrl: string, extra: Record<str
   writeFileSync(join(home, "models.json"), JSON.stringify({ providers }, null, 2));
 }
 
+/** A models.json provider with one model, "tiny", whose 4000-token window a test fills quickly. */
+export const tinyProvider = (baseUrl: string, api = "anthropic-messages") => ({
+  baseUrl,
+  api,
+  apiKey: "k",
+  models: [{ id: "tiny", reasoning: false, contextWindow: 4000, maxTokens: 1000, cost: { input: 1, output: 2 } }],
+});
+
 export function writeSettings(home: string, settings: Record<string, unknown>): void {
   writeFileSync(join(home, "settings.json"), JSON.stringify(settings));
 }

@@ -25,7 +25,10 @@ describe("parseArgs", () => {
   test("knows every option of the reference's CLI, with the same argument shape", () => {
     const spelled = new Set(Object.entries(FLAGS).flatMap(([name, def]) => [`--${name}`, ...("short" in def ? [`-${def.short}`] : [])]));
     expect(REFERENCE_OPTIONS.filter((o) => !spelled.has(o))).toEqual([]);
-    expect(new Set(Object.keys(FLAGS)).size).toBe(41);
+    // the reference's 41, and pion's run limits --max-turns / --max-cost
+    expect(new Set(Object.keys(FLAGS)).size).toBe(43);
+    expect(FLAGS["max-turns"].kind).toBe("string");
+    expect(FLAGS["max-cost"].kind).toBe("string");
   });
 
   test("values, short forms, repeatable lists and --name=value", () => {

@@ -1,0 +1,145 @@
+import type { AgentMessage, CompactionEntry, Entry } from "../store/entries.ts";
+import { estimateTokens } from "./stats.ts";
+
+/** Where a compaction cuts the branch (indexes into the path, root first). */
+export interface CutPoint {
+  /** Index in the path of the first entry kept verbatim; its id becomes `firstKeptEntryId`. */
+  firstKeptIndex: number;
+  /** Index of the first entry to summarize: 0, or the previous compaction's kept boundary. */
+  summarizeFrom: number;
+  /**
+   * True when the cut lands on an assistant message inside a turn. The part of that turn
+   * before the cut (from `turnStartIndex`) is summarized on its own, as a split-turn summary.
+   */
+  splitTurn: boolean;
+  /** The message that opened the turn the cut splits; -1 when the turn is not split. */
+  turnStartIndex: number;
+}
+
+export interface CutOptions {
+  /**
+   * When the budget is never reached, or reaching it leaves nothing to summarize, cut at the
+   * newest possible point instead of giving up (overflow recovery: the provider said the
+   * context does not fit, whatever the estimate says).
+   */
+  fallbackToNewest?: boolean;
+}
+
+/**
+ * Where to cut the branch so that about `keepRecentTokens` of the newest context stays
+ * verbatim. Walking back from the newest message, the cut lands on the nearest cut point at
+ * or after the message where the budget was reached: a user, assistant, bash execution,
+ * custom or branch-summary message, never a tool result and never between a tool call and
+ * its result. A cut on an assistant message splits its turn. Undefined when there is
+ * nothing to summarize.
+ */
+export function findCutPoint(path: readonly Entry[], keepRecentTokens: number, opts: CutOptions = {}): CutPoint | undefined {
+  const summarizeFrom = summaryStart(path);
+  const messages = effectiveMessages(path);
+  const unsafe = toolPairSpans(messages);
+  const cuts: number[] = [];
+  for (let i = summarizeFrom; i < path.length; i++) {
+    const m = messages[i];
+    if (m && !unsafe[i] && isCutPoint(m)) cuts.push(i);
+  }
+  if (cuts.length === 0) return undefined;
+  const hasBefore = (cut: number) => messages.slice(summarizeFrom, cut).some((m) => m !== undefined);
+
+  let cut: number | undefined;
+  let tokens = 0;
+  for (let i = path.length - 1; i >= summarizeFrom; i--) {
+    const m = messages[i];
+    if (!m) continue;
+    tokens += estimateTokens(m);
+    if (tokens >= keepRecentTokens) {
+      // When the newest tool results alone exceed the budget, keep the call that produced them.
+      cut = cuts.find((c) => c >= i) ?? cuts.at(-1)!;
+      break;
+    }
+  }
+  if (opts.fallbackToNewest && (cut === undefined || !hasBefore(cut))) cut = cuts.at(-1);
+  if (cut === undefined || !hasBefore(cut)) return undefined;
+
+  const splits = !startsTurn(messages[cut]!);
+  let turnStartIndex = -1;
+  if (splits) {
+    for (let j = cut - 1; j >= summarizeFrom; j--) {
+      const m = messages[j];
+      if (m && !unsafe[j] && startsTurn(m)) {
+        turnStartIndex = j;
+        break;
+      }
+    }
+  }
+  return { firstKeptIndex: cut, summarizeFrom, splitTurn: turnStartIndex >= 0, turnStartIndex };
+}
+
+/** The newest compaction on the path, with its index. */
+export function latestCompaction(path: readonly Entry[]): { entry: CompactionEntry; index: number } | undefined {
+  for (let i = path.length - 1; i >= 0; i--) {
+    const e = path[i]!;
+    if (e.type === "compaction") return { entry: e, index: i };
+  }
+  return undefined;
+}
+
+/** Entries before the previous compaction's kept boundary are already in its summary. */
+function summaryStart(path: readonly Entry[]): number {
+  const previous = latestCompaction(path);
+  if (!previous) return 0;
+  const kept = path.findIndex((e) => e.id === previous.entry.firstKeptEntryId);
+  return kept >= 0 && kept < previous.index ? kept : previous.index + 1;
+}
+
+/** What each entry contributes to the context (context edits applied), by path index. */
+export function effectiveMessages(path: readonly Entry[]): (AgentMessage | undefined)[] {
+  const edits = new Map<string, AgentMessage | null>();
+  for (const e of path) if (e.type === "context_edit") edits.set(e.targetId, e.replacement);
+  return path.map((e) => {
+    const edit = edits.get(e.id);
+    if (edit !== undefined) return edit ?? undefined;
+    return entryMessage(e);
+  });
+}
+
+function entryMessage(e: Entry): AgentMessage | undefined {
+  const timestamp = Date.parse(e.timestamp) || 0;
+  if (e.type === "message") return e.message;
+  if (e.type === "custom_message") {
+    return { role: "custom", customType: e.customType, content: e.content, display: e.display, details: e.details, timestamp };
+  }
+  if (e.type === "branch_summary") return { role: "branchSummary", summary: e.summary, fromId: e.fromId, timestamp };
+  return undefined;
+}
+
+/** `unsafe[i]` is true when a tool call before `i` has its result at or after `i`. */
+function toolPairSpans(messages: readonly (AgentMessage | undefined)[]): boolean[] {
+  const callAt = new Map<string, number>();
+  const depth = new Array<number>(messages.length + 1).fill(0);
+  messages.forEach((m, i) => {
+    if (m?.role === "assistant") {
+      for (const block of m.content) if (block.type === "toolCall") callAt.set(block.id, i);
+    } else if (m?.role === "toolResult") {
+      const k = callAt.get(m.toolCallId);
+      if (k !== undefined && k < i) {
+        depth[k + 1]!++;
+        depth[i + 1]!--;
+      }
+    }
+  });
+  const unsafe: boolean[] = [];
+  let open = 0;
+  for (let i = 0; i < messages.length; i++) {
+    open += depth[i]!;
+    unsafe.push(open > 0);
+  }
+  return unsafe;
+}
+
+function isCutPoint(m: AgentMessage): boolean {
+  return m.role === "assistant" || startsTurn(m);
+}
+
+function startsTurn(m: AgentMessage): boolean {
+  return m.role === "user" || m.role === "bashExecution" || m.role === "custom" || m.role === "branchSummary";
+}
