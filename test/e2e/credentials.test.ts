@@ -123,19 +123,24 @@ describe("the environment of processes pion starts", () => {
     await fake.stop();
   }, 30_000);
 
-  test.concurrent("a trusted project's settings add exclude entries but cannot include a key", async () => {
+  test.concurrent("a trusted project's settings add exclude entries but cannot include a key; an untrusted one's are not read", async () => {
     const t = tag();
-    const { fake, p } = start({
-      args: ["--approve"],
+    const o = {
       env: { ANTHROPIC_API_KEY: `sk-ant-${t}`, EXTRA_TOKEN: "x", OTHER: "y" },
       settings: { shellEnv: { exclude: ["NOTHING_*"] } },
       project: { shellEnv: { include: ["ANTHROPIC_API_KEY"], exclude: ["EXTRA_*"] } },
-    });
-    const vars = names(await hostBash(p, "env"));
+    };
+    const trusted = start({ ...o, args: ["--approve"] });
+    const vars = names(await hostBash(trusted.p, "env"));
     expect(["ANTHROPIC_API_KEY", "EXTRA_TOKEN", "OTHER"].filter((n) => vars.includes(n))).toEqual(["OTHER"]);
-    expect(p.stderr).toContain("ignoring shellEnv.include from the project");
-    await p.close();
-    await fake.stop();
+    expect(trusted.p.stderr).toContain("ignoring shellEnv.include from the project");
+    const untrusted = start({ ...o, args: ["--no-approve"] });
+    const untrustedVars = names(await hostBash(untrusted.p, "env"));
+    expect(["ANTHROPIC_API_KEY", "EXTRA_TOKEN", "OTHER"].filter((n) => untrustedVars.includes(n))).toEqual(["EXTRA_TOKEN", "OTHER"]);
+    for (const { p, fake } of [trusted, untrusted]) {
+      await p.close();
+      await fake.stop();
+    }
   }, 30_000);
 });
 
