@@ -25,7 +25,13 @@ describe("parseArgs", () => {
   test("knows every option of the reference's CLI, with the same argument shape", () => {
     const spelled = new Set(Object.entries(FLAGS).flatMap(([name, def]) => [`--${name}`, ...("short" in def ? [`-${def.short}`] : [])]));
     expect(REFERENCE_OPTIONS.filter((o) => !spelled.has(o))).toEqual([]);
-    expect(new Set(Object.keys(FLAGS)).size).toBe(41);
+    // the reference's 41, and pion's tool permissions: --permission-mode, --allow, --deny
+    expect(new Set(Object.keys(FLAGS)).size).toBe(44);
+  });
+
+  test("tool permissions: --permission-mode takes a value, --allow and --deny repeat", () => {
+    const r = parseArgs(["--permission-mode", "ask", "--allow", "bash(git status*)", "--allow=read", "--deny", "bash(rm *)"]);
+    expect(r.values).toEqual({ "permission-mode": "ask", allow: ["bash(git status*)", "read"], deny: ["bash(rm *)"] });
   });
 
   test("values, short forms, repeatable lists and --name=value", () => {
