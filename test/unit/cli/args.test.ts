@@ -25,10 +25,15 @@ describe("parseArgs", () => {
   test("knows every option of the reference's CLI, with the same argument shape", () => {
     const spelled = new Set(Object.entries(FLAGS).flatMap(([name, def]) => [`--${name}`, ...("short" in def ? [`-${def.short}`] : [])]));
     expect(REFERENCE_OPTIONS.filter((o) => !spelled.has(o))).toEqual([]);
-    // the reference's 41, and pion's run limits --max-turns / --max-cost
-    expect(new Set(Object.keys(FLAGS)).size).toBe(43);
+    // the reference's 41, pion's run limits --max-turns / --max-cost and tool permissions --permission-mode, --allow, --deny
+    expect(new Set(Object.keys(FLAGS)).size).toBe(46);
     expect(FLAGS["max-turns"].kind).toBe("string");
     expect(FLAGS["max-cost"].kind).toBe("string");
+  });
+
+  test("tool permissions: --permission-mode takes a value, --allow and --deny repeat", () => {
+    const r = parseArgs(["--permission-mode", "ask", "--allow", "bash(git status*)", "--allow=read", "--deny", "bash(rm *)"]);
+    expect(r.values).toEqual({ "permission-mode": "ask", allow: ["bash(git status*)", "read"], deny: ["bash(rm *)"] });
   });
 
   test("values, short forms, repeatable lists and --name=value", () => {
