@@ -204,12 +204,9 @@ describe("ACP mode", () => {
     const c = startAcp({ ...dirs, files });
     await c.agent.request("initialize", { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: true, writeTextFile: true } } });
     const s = await c.agent.request("session/new", { cwd: dirs.cwd, mcpServers: [] });
-    fake.enqueue({
-      blocks: [
-        { type: "toolCall", id: "r", name: "read", arguments: { path: "buf.ts" } },
-        { type: "toolCall", id: "e", name: "edit", arguments: { path: "buf.ts", edits: [{ oldText: "unsaved", newText: "edited" }] } },
-      ],
-    });
+    // one call per model turn: calls of one message run at once, and the read must come first
+    fake.enqueue({ blocks: [{ type: "toolCall", id: "r", name: "read", arguments: { path: "buf.ts" } }] });
+    fake.enqueue({ blocks: [{ type: "toolCall", id: "e", name: "edit", arguments: { path: "buf.ts", edits: [{ oldText: "unsaved", newText: "edited" }] } }] });
     fake.enqueue({ blocks: [{ type: "text", text: "ok" }] });
     await c.agent.request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "text", text: "go" }] });
     const ups = c.updates.get(s.sessionId) as acp.ToolCallUpdate[];
