@@ -7,6 +7,7 @@ import type {
 } from "@anthropic-ai/sdk/resources/messages/messages";
 import type { PushStream } from "./event-stream.ts";
 import { runProviderStream } from "./lifecycle.ts";
+import { withSdkWarnings } from "./sdk-warnings.ts";
 import { sseBatches } from "./sse.ts";
 import { sanitizeHistory, setToolArguments } from "./transform.ts";
 import type { AssistantMessage, ImageContent, LlmRequest, Message, StopReason, StreamFn, TextContent, ThinkingLevel } from "./types.ts";
@@ -35,7 +36,13 @@ export const streamAnthropic: StreamFn = (req, signal) =>
     // The SDK sends the request and turns HTTP errors into its APIError; the event stream is
     // read in batches by pion's SSE reader, which waits for the loop (backpressure) instead of
     // queueing a long reply's events ahead of it.
-    const res = await client.messages.create(toParams(req), { signal: sig }).asResponse();
+    // The SDK's own deprecation warning for a model pion already reported as deprecated is dropped.
+    const deprecated = req.model.status === "deprecated";
+    const call = withSdkWarnings(
+      () => client.messages.create(toParams(req), { signal: sig }),
+      (m) => deprecated && m.includes("is deprecated"),
+    );
+    const res = await call.asResponse();
     touch();
     if (!res.body) throw new Error("empty response body");
     const state = new BlockState(msg, out);

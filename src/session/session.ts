@@ -1,5 +1,6 @@
 import type { AgentEvent } from "../agent/events.ts";
 import { runAgent } from "../agent/loop.ts";
+import { noticeDeprecated } from "../providers/catalog/notices.ts";
 import type { ModelRegistry } from "../providers/models.ts";
 import { clampThinkingLevel, thinkingLevelsFor } from "../providers/thinking.ts";
 import { addUsage, emptyUsage } from "../providers/event-stream.ts";
@@ -285,6 +286,7 @@ export class AgentSession {
   setModel(model: Model): void {
     const hadThinking = this.thinkingLevel;
     this.model = model;
+    noticeDeprecated(model, this.opts.models.models(model.provider));
     this.append({ type: "model_change", provider: model.provider, modelId: model.id });
     const clamped = clampThinkingLevel(model, hadThinking);
     if (clamped !== hadThinking) this.setThinkingLevel(clamped);

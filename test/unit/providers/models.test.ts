@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { priceUsage, emptyUsage } from "../../../src/providers/event-stream.ts";
+import { priceUsage } from "../../../src/providers/cost.ts";
+import { emptyUsage } from "../../../src/providers/event-stream.ts";
 import { loadModels, resolveKeySpec, resolveModel } from "../../../src/providers/models.ts";
 import { clampThinkingLevel, thinkingLevelsFor } from "../../../src/providers/thinking.ts";
 
@@ -11,13 +12,13 @@ const home = () => mkdtempSync(join(tmpdir(), "pion-models-"));
 describe("model resolution", () => {
   const reg = loadModels(home(), {});
   test("provider/id, exact id, name, fuzzy pattern, :thinking suffix", () => {
-    expect(resolveModel(reg.all, "anthropic/claude-sonnet-4-5")?.model.id).toBe("claude-sonnet-4-5");
-    expect(resolveModel(reg.all, "gpt-5-mini")?.model.provider).toBe("openai");
-    expect(resolveModel(reg.all, "Claude Opus 4.1")?.model.id).toBe("claude-opus-4-1");
-    expect(resolveModel(reg.all, "haiku")?.model.id).toBe("claude-haiku-4-5");
-    expect(resolveModel(reg.all, "sonnet-4-5:high")).toMatchObject({ model: { id: "claude-sonnet-4-5" }, thinkingLevel: "high" });
-    expect(resolveModel(reg.all, "gpt-5", "openai")?.model.id).toBe("gpt-5");
-    expect(resolveModel(reg.all, "no-such-thing")).toBeUndefined();
+    expect(resolveModel(reg.all(), "anthropic/claude-sonnet-4-5")?.model.id).toBe("claude-sonnet-4-5");
+    expect(resolveModel(reg.all(), "gpt-5-mini")?.model.provider).toBe("openai");
+    expect(resolveModel(reg.all(), "Claude Opus 4.1")?.model.id).toBe("claude-opus-4-1-20250805");
+    expect(resolveModel(reg.all(), "haiku")?.model.id).toBe("claude-haiku-4-5");
+    expect(resolveModel(reg.all(), "sonnet-4-5:high")).toMatchObject({ model: { id: "claude-sonnet-4-5" }, thinkingLevel: "high" });
+    expect(resolveModel(reg.all(), "gpt-5", "openai")?.model.id).toBe("gpt-5");
+    expect(resolveModel(reg.all(), "no-such-thing")).toBeUndefined();
   });
 
   test("models.json adds providers and overrides; errors name the file and field", () => {
@@ -53,7 +54,7 @@ describe("model resolution", () => {
 
 describe("cost and thinking levels", () => {
   test("cost is broken down by the model's per-million prices", () => {
-    const [model] = loadModels(home(), {}).all;
+    const model = loadModels(home(), {}).find("anthropic", "claude-haiku-4-5");
     const u = emptyUsage();
     Object.assign(u, { input: 1000, output: 500, cacheRead: 2000, cacheWrite: 100 });
     priceUsage(u, { ...model!, cost: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 } });
@@ -66,7 +67,7 @@ describe("cost and thinking levels", () => {
   });
 
   test("levels per model and clamping", () => {
-    const [model] = loadModels(home(), {}).all;
+    const model = loadModels(home(), {}).find("anthropic", "claude-haiku-4-5");
     const plain = { ...model!, reasoning: false };
     expect(thinkingLevelsFor(plain)).toEqual(["off"]);
     expect(thinkingLevelsFor(model)).toEqual(["off", "minimal", "low", "medium", "high"]);
