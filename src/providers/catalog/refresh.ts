@@ -122,7 +122,11 @@ function writeAtomically(path: string, text: string): void {
     writeFileSync(tmp, text, { mode: 0o600 });
     renameSync(tmp, path);
   } catch (err) {
-    rmSync(tmp, { force: true });
+    try {
+      rmSync(tmp, { force: true });
+    } catch {
+      // Nothing was written there (e.g. the cache folder could not be made).
+    }
     throw new Error(`Cannot write the model catalog to ${path}: ${errorMessage(err)}`);
   }
 }
