@@ -185,6 +185,7 @@ function withModel(base: ModelRegistry, model: Model): ModelRegistry {
     models: (p) => (own(p) ? [model] : base.models(p)),
     all: () => [...base.all(), model],
     apiKey: (p) => (own(p) ? "none" : base.apiKey(p)),
+    keyOrigin: (p) => (own(p) ? "models.json" : base.keyOrigin(p)),
     find: (p, id) => (own(p) && id === model.id ? model : base.find(p, id)),
     available: () => [...base.available(), model],
     credentials: () => base.credentials(),

@@ -37,8 +37,19 @@ export function findModel(registry: ModelRegistry, pattern: string, provider?: s
 }
 
 /**
+ * A provider to start on when nothing names one: it has a key from models.json, --api-key, or
+ * a `*_API_KEY` variable. A generic token that happens to be set (GITHUB_TOKEN, HF_TOKEN) makes
+ * its provider usable when named, but does not choose it.
+ */
+function autoPickable(registry: ModelRegistry, provider: string): boolean {
+  if (registry.apiKey(provider) === undefined) return false;
+  const origin = registry.keyOrigin(provider) ?? "";
+  return origin === "models.json" || origin === "--api-key" || origin.endsWith("_API_KEY");
+}
+
+/**
  * The session's starting model: the pattern if given; else the provider's newest model; else
- * the newest model of the first provider (in the registry's order) that has a key. Throws a
+ * the newest model of the first provider (in the registry's order) with a key (see autoPickable). Throws a
  * one-line error for an unknown model or provider. A deprecated choice gets a stderr notice.
  */
 export function chooseModel(registry: ModelRegistry, o: { pattern?: string; provider?: string }): ModelChoice {
@@ -53,7 +64,7 @@ export function chooseModel(registry: ModelRegistry, o: { pattern?: string; prov
     choice = { model };
   } else {
     for (const p of registry.providers()) {
-      if (registry.apiKey(p) === undefined) continue;
+      if (!autoPickable(registry, p)) continue;
       const model = newestModel(registry.models(p));
       if (model) {
         choice = { model };

@@ -63,7 +63,7 @@ type FileProvider = v.InferOutput<typeof ProviderSchema>;
 const PREFERRED = ["anthropic", "openai", "google", "openrouter", "xai", "groq", "mistral", "deepseek", "cerebras"];
 
 export interface ModelRegistry {
-  /** Provider ids: catalog ones (PREFERRED first), then providers only models.json defines. */
+  /** Provider ids: the PREFERRED catalog ones, then those models.json names, then the rest of the catalog. */
   providers(): string[];
   /** One provider's models (parses only that provider's catalog data). */
   models(provider: string): Model[];
@@ -71,6 +71,8 @@ export interface ModelRegistry {
   all(): Model[];
   /** The API key for a provider, or undefined when it has no usable auth. */
   apiKey(provider: string): string | undefined;
+  /** Where the key came from: "--api-key", "models.json" or the environment variable's name. */
+  keyOrigin(provider: string): string | undefined;
   find(provider: string, id: string): Model | undefined;
   /** Models whose provider has usable auth. */
   available(): Model[];
@@ -138,21 +140,30 @@ export function loadModels(
     if (ids) return ids;
     const fromCatalog = catalog.ids();
     const preferred = PREFERRED.filter((p) => fromCatalog.includes(p));
-    ids = [...new Set([...preferred, ...fromCatalog, ...fileProviders.keys()])];
+    ids = [...new Set([...preferred, ...fileProviders.keys(), ...fromCatalog])];
     return ids;
   };
 
-  const keyCache = new Map<string, string | undefined>();
-  const apiKey = (provider: string): string | undefined => {
-    if (override?.apiKey && (!override.provider || override.provider === provider)) return override.apiKey;
-    if (keyCache.has(provider)) return keyCache.get(provider);
+  const keyCache = new Map<string, { key?: string; origin?: string }>();
+  const resolveKey = (provider: string): { key?: string; origin?: string } => {
+    if (override?.apiKey && (!override.provider || override.provider === provider)) return { key: override.apiKey, origin: "--api-key" };
+    let hit = keyCache.get(provider);
+    if (hit) return hit;
     const spec = fileProviders.get(provider)?.apiKey;
-    let key: string | undefined;
-    if (spec) key = resolveKeySpec(spec, env);
-    else for (const name of catalog.has(provider) ? (catalog.env(provider) ?? []) : []) if ((key = env[name] || undefined)) break;
-    keyCache.set(provider, key);
-    return key;
+    hit = {};
+    if (spec) hit = { key: resolveKeySpec(spec, env), origin: "models.json" };
+    else {
+      for (const name of catalog.has(provider) ? (catalog.env(provider) ?? []) : []) {
+        if (env[name]) {
+          hit = { key: env[name], origin: name };
+          break;
+        }
+      }
+    }
+    keyCache.set(provider, hit);
+    return hit;
   };
+  const apiKey = (provider: string) => resolveKey(provider).key;
 
   // The guard needs every provider's key variables, not only the configured ones: the catalog
   // header has them, so no model data is read.
@@ -174,6 +185,7 @@ export function loadModels(
     models,
     all: () => providers().flatMap(models),
     apiKey,
+    keyOrigin: (provider) => resolveKey(provider).origin,
     find: (provider, id) => models(provider).find((m) => m.id === id),
     available: () => providers().filter((p) => apiKey(p) !== undefined).flatMap(models),
     credentials,

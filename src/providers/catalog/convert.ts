@@ -130,7 +130,9 @@ export function convertProvider(p: ModelsDevProvider): CatalogProvider | undefin
   }
   if (models.length === 0) return undefined;
   models.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  const out: CatalogProvider = { id: p.id, name: p.name, api, baseUrl, env: p.env, models };
+  // Only variables that hold a secret: some providers also list an endpoint or account variable.
+  const env = p.env.filter((name) => /KEY|TOKEN|PAT|SECRET/.test(name));
+  const out: CatalogProvider = { id: p.id, name: p.name, api, baseUrl, env, models };
   if (p.doc) out.doc = p.doc;
   return out;
 }

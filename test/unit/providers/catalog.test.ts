@@ -10,6 +10,7 @@ import { Catalog, refreshedCatalogPath } from "../../../src/providers/catalog/lo
 import { ModelsDevSchema } from "../../../src/providers/catalog/models-dev.ts";
 import { priceUsage, pricesFor } from "../../../src/providers/cost.ts";
 import { emptyUsage } from "../../../src/providers/event-stream.ts";
+import { chooseModel } from "../../../src/providers/model-choice.ts";
 import { loadModels } from "../../../src/providers/models.ts";
 
 const ROOT = resolve(import.meta.dir, "../../..");
@@ -174,5 +175,17 @@ describe("choosing among catalog models", () => {
     const old = anthropic.find((m) => m.id === "claude-3-7-sonnet-20250219")!;
     expect(old.status).toBe("deprecated");
     expect(replacementFor(anthropic, old)?.id).toBe("claude-sonnet-5");
+  });
+  test("nothing named: the first provider with a *_API_KEY or models.json key, preferred ones first; a generic token does not choose", () => {
+    const home = tmp();
+    const pick = (env: Record<string, string>) => chooseModel(loadModels(home, env), {}).model;
+    expect(pick({ GITHUB_TOKEN: "g", HF_TOKEN: "h" })).toBeUndefined();
+    expect(pick({ GITHUB_TOKEN: "g", ZHIPU_API_KEY: "z" })?.provider).toBe("zai");
+    expect(pick({ ZHIPU_API_KEY: "z", GROQ_API_KEY: "q" })?.provider).toBe("groq");
+    writeFileSync(join(home, "models.json"), JSON.stringify({ providers: { mine: { baseUrl: "http://127.0.0.1:9", apiKey: "k", models: [{ id: "m" }] } } }));
+    expect(pick({ ZHIPU_API_KEY: "z" })?.provider).toBe("mine");
+    expect(pick({ ZHIPU_API_KEY: "z", ANTHROPIC_API_KEY: "a" })).toMatchObject({ provider: "anthropic", id: "claude-sonnet-5" });
+    // A named provider works with whatever key variable it has.
+    expect(chooseModel(loadModels(home, { GITHUB_TOKEN: "g" }), { provider: "github-models" }).model?.provider).toBe("github-models");
   });
 });
