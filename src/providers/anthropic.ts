@@ -7,7 +7,7 @@ import type {
 } from "@anthropic-ai/sdk/resources/messages/messages";
 import type { PushStream } from "./event-stream.ts";
 import { runProviderStream } from "./lifecycle.ts";
-import { withSdkWarnings } from "./sdk-warnings.ts";
+import { sdkLogger, withSdkWarnings } from "./sdk-warnings.ts";
 import { sseBatches } from "./sse.ts";
 import { sanitizeHistory, setToolArguments } from "./transform.ts";
 import type { AssistantMessage, ImageContent, LlmRequest, Message, StopReason, StreamFn, TextContent, ThinkingLevel } from "./types.ts";
@@ -30,6 +30,7 @@ export const streamAnthropic: StreamFn = (req, signal) =>
       apiKey: req.apiKey ?? "",
       baseURL: req.model.baseUrl.replace(/\/v1\/?$/, ""),
       maxRetries: 0,
+      logger: sdkLogger,
       // x-api-key as well: Anthropic-compatible proxies often read only that header.
       defaultHeaders: { ...(req.apiKey ? { "x-api-key": req.apiKey } : {}), ...req.model.headers },
     });
