@@ -6,6 +6,7 @@ import { loadModels } from "../../src/providers/models.ts";
 import type { Model } from "../../src/providers/types.ts";
 import { startFakeProvider } from "../support/fake-provider.ts";
 import { BINARY, Pion, runPion, tempDirs, writeSettings, type Rec } from "../support/pion.ts";
+import { recordProblems } from "../support/wire-check.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
 const FIXTURE = readFileSync(join(ROOT, "test/fixtures/models-dev/small.json"), "utf8");
@@ -191,6 +192,8 @@ describe("catalog models through built-in providers", () => {
       total: expect.closeTo((270000 * tier.input + 100 * tier.output + 10000 * tier.cacheRead!) / 1e6, 12),
     });
     expect(fake.requests.map((r) => (r.body as Rec).model)).toEqual(["gpt-5.4", "gpt-5.4"]);
+    // The catalog's fields (tiers, reasoning options, source) match the published wire schemas.
+    expect(p.records.flatMap(recordProblems)).toEqual([]);
     await p.close();
     await fake.stop();
   }, 60_000);
@@ -249,6 +252,7 @@ describe("catalog models through built-in providers", () => {
     await p.request({ type: "prompt", message: "hi" });
     await p.waitFor("agent_settled");
     expect((fake.requests[0]!.body as Rec).model).toBe("claude-sonnet-5-5");
+    expect(p.records.flatMap(recordProblems)).toEqual([]);
     await p.close();
     expect(lines(p.stderr)).toEqual([
       "pion models: anthropic/claude-sonnet-5-5 is not in the model catalog; using the limits of anthropic/claude-sonnet-5 (refresh it with: pion models refresh)",
