@@ -38,10 +38,10 @@ export const streamAnthropic: StreamFn = (req, signal) =>
     // read in batches by pion's SSE reader, which waits for the loop (backpressure) instead of
     // queueing a long reply's events ahead of it.
     // The SDK's own deprecation warning for a model pion already reported as deprecated is dropped.
-    const deprecated = req.model.status === "deprecated";
+    const ownNotice = req.model.status === "deprecated" ? `The model '${req.model.id}' is deprecated` : undefined;
     const call = withSdkWarnings(
       () => client.messages.create(toParams(req), { signal: sig }),
-      (m) => deprecated && m.includes("is deprecated"),
+      (m) => ownNotice !== undefined && m.startsWith(ownNotice),
     );
     const res = await call.asResponse();
     touch();

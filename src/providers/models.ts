@@ -121,6 +121,9 @@ export function loadModels(
     if (fp || cat) {
       const def = { id: provider, api: fp?.api ?? cat?.api ?? "openai-completions", baseUrl: fp?.baseUrl ?? cat?.baseUrl ?? "", headers: fp?.headers };
       let defs: SourcedModel[] = cat?.models ?? [];
+      // A models.json baseUrl moves the whole provider (a proxy, a test server), including the
+      // catalog models that have an endpoint of their own.
+      if (fp?.baseUrl) defs = defs.map((m) => (m.baseUrl ? { ...m, baseUrl: undefined } : m));
       if (fp?.models) {
         const extra = fp.models;
         defs = [...defs.filter((m) => !extra.some((e) => e.id === m.id)), ...extra.map((m) => ({ ...m, source: "models.json" as const }))];

@@ -42,6 +42,18 @@ describe("model resolution", () => {
     expect(() => loadModels(h, {})).toThrow(/Invalid JSON in .*models\.json/);
   });
 
+  test("a models.json baseUrl moves every model of a catalog provider, those with an endpoint of their own too", () => {
+    const h = home();
+    const own = loadModels(h, {}).models("zenmux");
+    expect(new Set(own.map((m) => m.baseUrl)).size).toBeGreaterThan(1);
+    writeFileSync(join(h, "models.json"), JSON.stringify({ providers: { zenmux: { baseUrl: "http://127.0.0.1:9/v1", apiKey: "k" } } }));
+    const moved = loadModels(h, {}).models("zenmux");
+    expect(moved.length).toBe(own.length);
+    expect(new Set(moved.map((m) => m.baseUrl))).toEqual(new Set(["http://127.0.0.1:9/v1"]));
+    // Their APIs stay: the anthropic-messages ones still speak that API to the new host.
+    expect(moved.map((m) => m.api)).toEqual(own.map((m) => m.api));
+  });
+
   test("api keys: literal, $ENV, !command, environment variables, --api-key", () => {
     expect(resolveKeySpec("literal-key", {})).toBe("literal-key");
     expect(resolveKeySpec("$MY_KEY", { MY_KEY: "v" })).toBe("v");
