@@ -167,6 +167,11 @@ describe("catalog models through built-in providers", () => {
     const model = (await p.request({ type: "get_state" })).data.model;
     expect(model).toEqual({ ...entry, baseUrl: `${fake.url}/v1` });
     expect(model).toMatchObject({ api: "openai-responses", contextWindow: 1050000, maxTokens: 128000, source: "built-in" });
+    // Every model of the keyed provider is available, with the catalog's fields.
+    const available: Rec[] = (await p.request({ type: "get_available_models" })).data.models;
+    expect(available.find((m) => m.id === "gpt-5.4")).toEqual(model);
+    expect(new Set(available.map((m) => m.provider))).toEqual(new Set(["openai"]));
+    expect(available.length).toBe(loadModels(tempDirs().home, {}).models("openai").length);
 
     fake.enqueue({ blocks: [{ type: "text", text: "short" }], usage: { input: 1000, output: 200, cacheRead: 3000 } });
     fake.enqueue({ blocks: [{ type: "text", text: "long" }], usage: { input: 270000, output: 100, cacheRead: 10000 } });
