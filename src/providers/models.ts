@@ -309,6 +309,8 @@ export function resolveModel(
   const model =
     pool.find((m) => m.id === pat) ??
     pool.find((m) => m.id.toLowerCase() === lower || m.name.toLowerCase() === lower) ??
+    // A router's id for it: "gpt-5.2" is OpenRouter's "openai/gpt-5.2".
+    pool.find((m) => m.id.toLowerCase().endsWith(`/${lower}`)) ??
     fuzzy((m) => m.id.toLowerCase().includes(lower)) ??
     fuzzy((m) => m.name.toLowerCase().includes(lower));
   return model ? { model, thinkingLevel: split.thinkingLevel } : undefined;

@@ -19,6 +19,9 @@ describe("model resolution", () => {
     expect(resolveModel(reg.all(), "sonnet-4-5:high")).toMatchObject({ model: { id: "claude-sonnet-4-5" }, thinkingLevel: "high" });
     expect(resolveModel(reg.all(), "gpt-5", "openai")?.model.id).toBe("gpt-5");
     expect(resolveModel(reg.all(), "no-such-thing")).toBeUndefined();
+    const openrouter = reg.models("openrouter");
+    expect(resolveModel(openrouter, "gpt-5.2")?.model.id).toBe("openai/gpt-5.2");
+    expect(resolveModel(openrouter, "claude-sonnet-4.5")?.model.id).toBe("anthropic/claude-sonnet-4.5");
   });
 
   test("models.json adds providers and overrides; errors name the file and field", () => {
