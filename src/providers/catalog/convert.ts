@@ -1,3 +1,4 @@
+import { isSecretName } from "../../credentials/child-env.ts";
 import type { Api, CostTier, ReasoningOption, ThinkingLevel } from "../types.ts";
 import type { CatalogData, CatalogProvider, ModelDef } from "./data.ts";
 import type { ModelsDev, ModelsDevModel, ModelsDevProvider } from "./models-dev.ts";
@@ -131,7 +132,7 @@ export function convertProvider(p: ModelsDevProvider): CatalogProvider | undefin
   if (models.length === 0) return undefined;
   models.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   // Only variables that hold a secret: some providers also list an endpoint or account variable.
-  const env = p.env.filter((name) => /KEY|TOKEN|PAT|SECRET/.test(name));
+  const env = p.env.filter(isSecretName);
   const out: CatalogProvider = { id: p.id, name: p.name, api, baseUrl, env, models };
   if (p.doc) out.doc = p.doc;
   return out;
