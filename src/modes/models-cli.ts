@@ -3,6 +3,7 @@ import { DEFAULT_CATALOG_URL, refreshCatalog } from "../providers/catalog/refres
 import { loadModels } from "../providers/models.ts";
 import { thinkingLevelsFor } from "../providers/thinking.ts";
 import type { Model } from "../providers/types.ts";
+import { searchModels, tokens } from "./list-models.ts";
 
 export interface ModelsCliOptions {
   home: string;
@@ -45,19 +46,12 @@ export async function runModelsCli(sub: string | undefined, o: ModelsCliOptions)
   return 0;
 }
 
-/** The catalog's models, optionally one provider's, matching every word of `search`. */
+/** The catalog's models, optionally one provider's, matching `search` as `--list-models` does. */
 export function listModels(registry: ReturnType<typeof loadModels>, o: { provider?: string; search?: string }): Model[] {
   if (o.provider && !registry.providerDefaults(o.provider)) throw new Error(`Unknown provider: ${o.provider}`);
-  const models = o.provider ? registry.models(o.provider) : registry.all();
-  const words = (o.search ?? "").toLowerCase().split(/\s+/).filter(Boolean);
-  if (words.length === 0) return models;
-  return models.filter((m) => {
-    const hay = `${m.provider}/${m.id} ${m.name}`.toLowerCase();
-    return words.every((w) => hay.includes(w));
-  });
+  return searchModels(o.provider ? registry.models(o.provider) : registry.all(), o.search);
 }
 
-const tokens = (n: number) => (n >= 1e6 && n % 1e5 === 0 ? `${n / 1e6}M` : n >= 1000 ? `${Math.round(n / 1000)}k` : String(n));
 const usd = (n: number) => `$${Number(n.toPrecision(4))}`;
 
 function thinking(m: Model): string {
