@@ -49,8 +49,44 @@ async function runSessions(argv: string[]): Promise<number> {
   }
 }
 
+/** `pion models [list|refresh] ...`: its own small flag set. */
+async function runModels(argv: string[]): Promise<number> {
+  const sub = argv[0] && !argv[0].startsWith("-") ? argv[0] : undefined;
+  const rest = sub ? argv.slice(1) : argv;
+  const opts: { json: boolean; provider?: string; search?: string; url?: string; timeoutSeconds?: number } = { json: false };
+  for (let i = 0; i < rest.length; i++) {
+    const tok = rest[i]!;
+    if (tok === "--json") opts.json = true;
+    else if (tok === "--provider" || tok === "--search" || tok === "--url" || tok === "--timeout") {
+      const val = rest[++i];
+      if (val === undefined) {
+        process.stderr.write(`pion: Option ${tok} needs a value\n`);
+        return 2;
+      }
+      if (tok === "--timeout") {
+        opts.timeoutSeconds = Number(val);
+        if (!(opts.timeoutSeconds > 0)) {
+          process.stderr.write(`pion: Option --timeout needs a number of seconds above 0\n`);
+          return 2;
+        }
+      } else opts[tok.slice(2) as "provider" | "search" | "url"] = val;
+    } else {
+      process.stderr.write(`pion: Unknown option for pion models: ${tok} (usage: pion models [--provider P] [--search TEXT] [--json] | pion models refresh [--url URL] [--timeout S])\n`);
+      return 2;
+    }
+  }
+  const { runModelsCli } = await import("./modes/models-cli.ts");
+  try {
+    return await runModelsCli(sub, { home: pionHome(), env: process.env, ...opts });
+  } catch (err) {
+    process.stderr.write(`pion: ${errorMessage(err)}\n`);
+    return 1;
+  }
+}
+
 async function run(argv: string[]): Promise<number> {
   if (argv[0] === "sessions") return runSessions(argv.slice(1));
+  if (argv[0] === "models") return runModels(argv.slice(1));
   if (argv[0] === "trust") {
     const { runTrustCli } = await import("./modes/trust-cli.ts");
     return runTrustCli(argv.slice(1), { home: pionHome(), cwd: process.cwd() });

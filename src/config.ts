@@ -33,6 +33,8 @@ const SettingsSchema = v.looseObject({
       inherit: v.optional(v.picklist(["all", "core"])),
     }),
   ),
+  /** Where `pion models refresh` downloads the catalog from (models.dev's format). */
+  modelCatalogUrl: v.optional(v.string()),
   retry: v.optional(
     v.looseObject({
       enabled: v.optional(v.boolean()),

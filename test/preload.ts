@@ -2,6 +2,7 @@ import { afterAll } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import catalogIndex from "../src/providers/catalog/builtin-index.json" with { type: "json" };
 
 const home = mkdtempSync(join(tmpdir(), "pion-test-"));
 process.env.PION_HOME = home;
@@ -9,8 +10,11 @@ process.env.PION_HOME = home;
 // the tests' own temp dirs) goes in one folder that is removed at the end.
 const scratch = mkdtempSync(join(tmpdir(), "pion-tmp-"));
 process.env.TMPDIR = scratch;
+// Tests must opt in to a model: no key from the developer's machine, including the catalog's
+// non-*_API_KEY variables (GITHUB_TOKEN, HF_TOKEN, ...), which make their providers available.
+const catalogKeys = new Set(Object.values(catalogIndex.env).flat());
 for (const key of Object.keys(process.env)) {
-  if (/_API_KEY$|_BASE_URL$/.test(key)) delete process.env[key]; // tests must opt in to a model
+  if (/_API_KEY$|_BASE_URL$/.test(key) || catalogKeys.has(key)) delete process.env[key];
 }
 afterAll(() => {
   rmSync(home, { recursive: true, force: true });

@@ -32,6 +32,8 @@ export function renderHelp(version: string, color: boolean, extensionFlags: read
     '  pion -p [options] "prompt"             print the final answer',
     "  pion --export <session.jsonl> [out]    write a session as HTML",
     "  pion sessions list|search <query>|show <id> [--json]",
+    "  pion models [--provider P] [--search TEXT] [--json]   the model catalog",
+    "  pion models refresh [--url URL] [--timeout S]         download a newer catalog (models.dev format)",
     "",
     bold("Options:"),
     table(main),

@@ -3,7 +3,8 @@ import { join, resolve } from "node:path";
 import { loadSettings, loadUserSettings, type Settings } from "../config.ts";
 import { createCredentialGuard, type CredentialGuard } from "../credentials/guard.ts";
 import { toolMasker } from "../credentials/mask-tools.ts";
-import { loadModels, resolveModel, type ModelRegistry } from "../providers/models.ts";
+import { chooseModel, findModel } from "../providers/model-choice.ts";
+import { loadModels, type ModelRegistry } from "../providers/models.ts";
 import { createScriptedStream, loadScript, scriptedModel } from "../providers/scripted.ts";
 import { streamByApi } from "../providers/index.ts";
 import type { Model, StreamFn, ThinkingLevel } from "../providers/types.ts";
@@ -199,13 +200,18 @@ function extensionPort(
 
 /** The registry plus one keyless model (the scripted provider's). */
 function withModel(base: ModelRegistry, model: Model): ModelRegistry {
-  const all = [...base.all, model];
+  const own = (p: string) => p === model.provider;
   return {
-    all,
-    apiKey: (p) => (p === model.provider ? "none" : base.apiKey(p)),
-    find: (p, id) => (p === model.provider && id === model.id ? model : base.find(p, id)),
+    ...base,
+    providers: () => [...base.providers(), model.provider],
+    models: (p) => (own(p) ? [model] : base.models(p)),
+    all: () => [...base.all(), model],
+    apiKey: (p) => (own(p) ? "none" : base.apiKey(p)),
+    keyOrigin: (p) => (own(p) ? "models.json" : base.keyOrigin(p)),
+    find: (p, id) => (own(p) && id === model.id ? model : base.find(p, id)),
     available: () => [...base.available(), model],
     credentials: () => base.credentials(),
+    providerDefaults: (p) => (own(p) ? { api: model.api, baseUrl: model.baseUrl } : base.providerDefaults(p)),
   };
 }
 
@@ -279,21 +285,11 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
     o = { ...o, model: sm.id };
   }
 
-  let model: Model | undefined;
-  let thinking: ThinkingLevel | undefined;
   const pattern = o.model ?? (o.provider ? undefined : settings.defaultModel);
   const provider = o.provider ?? (o.model ? undefined : settings.defaultProvider);
-  if (pattern) {
-    const found = resolveModel(registry.all, pattern, provider);
-    if (!found) throw new Error(`Model not found: ${provider ? `${provider}/` : ""}${pattern}`);
-    model = found.model;
-    thinking = found.thinkingLevel;
-  } else if (provider) {
-    model = registry.all.find((m) => m.provider === provider);
-    if (!model) throw new Error(`Unknown provider: ${provider}`);
-  } else {
-    model = registry.available()[0];
-  }
+  const choice = chooseModel(registry, { pattern, provider });
+  const model = choice.model;
+  let thinking = choice.thinkingLevel;
   if (model && (o.model || o.provider) && registry.apiKey(model.provider) === undefined) {
     throw new Error(`No API key for provider "${model.provider}": set its environment variable, models.json apiKey, or --api-key`);
   }
@@ -308,8 +304,8 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
 
   const scopedModels: Model[] = [];
   for (const pat of (o.models ?? "").split(",").map((p) => p.trim()).filter(Boolean)) {
-    const found = resolveModel(registry.all, pat);
-    if (!found) throw new Error(`Model not found in --models: ${pat}`);
+    const found = findModel(registry, pat);
+    if (!found?.model) throw new Error(`Model not found in --models: ${pat}`);
     if (!scopedModels.includes(found.model)) scopedModels.push(found.model);
   }
 

@@ -7,9 +7,7 @@ import type { Model } from "../providers/types.ts";
  */
 export function formatModelList(models: readonly Model[], search?: string): string {
   if (models.length === 0) return "No models available: set a provider's API key, or add models to models.json\n";
-  const words = (search ?? "").toLowerCase().split(/\s+/).filter(Boolean);
-  const shown = models
-    .filter((m) => words.every((w) => isSubsequence(w, `${m.provider} ${m.id}`.toLowerCase())))
+  const shown = searchModels(models, search)
     .sort((a, b) => a.provider.localeCompare(b.provider) || a.id.localeCompare(b.id));
   if (shown.length === 0) return `No models matching "${search}"\n`;
   const rows = [
@@ -27,6 +25,12 @@ export function formatModelList(models: readonly Model[], search?: string): stri
   return rows.map((r) => r.map((cell, col) => cell.padEnd(widths[col]!)).join("  ").trimEnd()).join("\n") + "\n";
 }
 
+/** The models whose "provider id" holds every word of `search` as a subsequence (all when there is none). */
+export function searchModels(models: readonly Model[], search?: string): Model[] {
+  const words = (search ?? "").toLowerCase().split(/\s+/).filter(Boolean);
+  return models.filter((m) => words.every((w) => isSubsequence(w, `${m.provider} ${m.id}`.toLowerCase())));
+}
+
 function isSubsequence(needle: string, hay: string): boolean {
   let at = 0;
   for (const ch of hay) if (ch === needle[at]) at++;
@@ -34,7 +38,7 @@ function isSubsequence(needle: string, hay: string): boolean {
 }
 
 /** 200000 -> 200K, 1000000 -> 1M, 1500000 -> 1.5M. */
-function tokens(n: number): string {
+export function tokens(n: number): string {
   if (n >= 1_000_000) return `${+(n / 1_000_000).toFixed(1)}M`;
   if (n >= 1_000) return `${+(n / 1_000).toFixed(1)}K`;
   return String(n);

@@ -192,11 +192,43 @@ export const ModelSchema = v.strictObject({
   baseUrl: v.string(),
   reasoning: v.boolean(),
   input: v.array(v.picklist(["text", "image"])),
-  cost: v.strictObject({ input: v.number(), output: v.number(), cacheRead: v.number(), cacheWrite: v.number() }),
+  cost: v.strictObject({
+    input: v.number(),
+    output: v.number(),
+    cacheRead: v.number(),
+    cacheWrite: v.number(),
+    // Additive: higher prices once a request's input exceeds contextOver tokens.
+    tiers: v.optional(
+      v.array(
+        v.strictObject({
+          contextOver: v.number(),
+          input: v.number(),
+          output: v.number(),
+          cacheRead: v.optional(v.number()),
+          cacheWrite: v.optional(v.number()),
+        }),
+      ),
+    ),
+  }),
   contextWindow: v.number(),
   maxTokens: v.number(),
   headers: v.optional(v.record(v.string(), v.string())),
   thinkingLevels: v.optional(v.array(ThinkingLevelSchema)),
+  // Additive, from the model catalog (models.dev).
+  reasoningOptions: v.optional(
+    v.array(
+      v.variant("type", [
+        v.strictObject({ type: v.literal("effort"), values: v.array(v.string()) }),
+        v.strictObject({ type: v.literal("budget_tokens"), min: v.optional(v.number()), max: v.optional(v.number()) }),
+        v.strictObject({ type: v.literal("toggle") }),
+      ]),
+    ),
+  ),
+  family: v.optional(v.string()),
+  releaseDate: v.optional(v.string()),
+  status: v.optional(v.picklist(["deprecated", "alpha", "beta"])),
+  toolCall: v.optional(v.boolean()),
+  source: v.optional(v.picklist(["built-in", "refreshed", "models.json"])),
 });
 
 export const TodoPhaseOutSchema = v.strictObject({

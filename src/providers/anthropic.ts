@@ -7,6 +7,7 @@ import type {
 } from "@anthropic-ai/sdk/resources/messages/messages";
 import type { PushStream } from "./event-stream.ts";
 import { runProviderStream } from "./lifecycle.ts";
+import { sdkLogger, withSdkWarnings } from "./sdk-warnings.ts";
 import { sseBatches } from "./sse.ts";
 import { sanitizeHistory, setToolArguments } from "./transform.ts";
 import type { AssistantMessage, ImageContent, LlmRequest, Message, StopReason, StreamFn, TextContent, ThinkingLevel } from "./types.ts";
@@ -29,13 +30,20 @@ export const streamAnthropic: StreamFn = (req, signal) =>
       apiKey: req.apiKey ?? "",
       baseURL: req.model.baseUrl.replace(/\/v1\/?$/, ""),
       maxRetries: 0,
+      logger: sdkLogger,
       // x-api-key as well: Anthropic-compatible proxies often read only that header.
       defaultHeaders: { ...(req.apiKey ? { "x-api-key": req.apiKey } : {}), ...req.model.headers },
     });
     // The SDK sends the request and turns HTTP errors into its APIError; the event stream is
     // read in batches by pion's SSE reader, which waits for the loop (backpressure) instead of
     // queueing a long reply's events ahead of it.
-    const res = await client.messages.create(toParams(req), { signal: sig }).asResponse();
+    // The SDK's own deprecation warning for a model pion already reported as deprecated is dropped.
+    const ownNotice = req.model.status === "deprecated" ? `The model '${req.model.id}' is deprecated` : undefined;
+    const call = withSdkWarnings(
+      () => client.messages.create(toParams(req), { signal: sig }),
+      (m) => ownNotice !== undefined && m.startsWith(ownNotice),
+    );
+    const res = await call.asResponse();
     touch();
     if (!res.body) throw new Error("empty response body");
     const state = new BlockState(msg, out);

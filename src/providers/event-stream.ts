@@ -106,19 +106,6 @@ export function emptyAssistant(model: Model): AssistantMessage {
   };
 }
 
-/** Fill in totalTokens and the cost breakdown from the model's per-million prices. */
-export function priceUsage(usage: Usage, model: Model): Usage {
-  const p = model.cost;
-  usage.totalTokens = usage.input + usage.output + usage.cacheRead + usage.cacheWrite;
-  const c = usage.cost;
-  c.input = (usage.input * p.input) / 1e6;
-  c.output = (usage.output * p.output) / 1e6;
-  c.cacheRead = (usage.cacheRead * p.cacheRead) / 1e6;
-  c.cacheWrite = (usage.cacheWrite * p.cacheWrite) / 1e6;
-  c.total = c.input + c.output + c.cacheRead + c.cacheWrite;
-  return usage;
-}
-
 /** Add one model call's usage (tokens and cost) to a running total. */
 export function addUsage(total: Usage, u: Usage): void {
   total.input += u.input;

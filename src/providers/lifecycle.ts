@@ -1,4 +1,5 @@
-import { emptyAssistant, priceUsage, PushStream } from "./event-stream.ts";
+import { priceUsage } from "./cost.ts";
+import { emptyAssistant, PushStream } from "./event-stream.ts";
 import { describeProviderError } from "./errors.ts";
 import { idleWatchdog, linkedController } from "./transform.ts";
 import type { AssistantMessage, AssistantStream, LlmRequest } from "./types.ts";

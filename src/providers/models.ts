@@ -4,28 +4,48 @@ import { describeIssues } from "../util/issues.ts";
 import { readJsonFile } from "../util/json-file.ts";
 import { isSecretName } from "../credentials/child-env.ts";
 import type { Credential } from "../credentials/guard.ts";
-import { BUILTIN_PROVIDERS, type ProviderDef } from "./catalog.ts";
+import { newestModel } from "./catalog/choose.ts";
+import type { ModelDef } from "./catalog/data.ts";
+import { Catalog, type SourcedModel } from "./catalog/load.ts";
 import type { Api, Model, ThinkingLevel } from "./types.ts";
 
 const ApiSchema = v.picklist(["anthropic-messages", "openai-completions", "openai-responses"]);
+const TierSchema = v.object({
+  contextOver: v.number(),
+  input: v.number(),
+  output: v.number(),
+  cacheRead: v.optional(v.number()),
+  cacheWrite: v.optional(v.number()),
+});
 const CostSchema = v.object({
   input: v.optional(v.number(), 0),
   output: v.optional(v.number(), 0),
   cacheRead: v.optional(v.number(), 0),
   cacheWrite: v.optional(v.number(), 0),
+  tiers: v.optional(v.array(TierSchema)),
 });
+const ReasoningOptionSchema = v.variant("type", [
+  v.object({ type: v.literal("effort"), values: v.array(v.string()) }),
+  v.object({ type: v.literal("budget_tokens"), min: v.optional(v.number()), max: v.optional(v.number()) }),
+  v.object({ type: v.literal("toggle") }),
+]);
 const ModelDefSchema = v.object({
   id: v.pipe(v.string(), v.minLength(1)),
   name: v.optional(v.string()),
   api: v.optional(ApiSchema),
   baseUrl: v.optional(v.string()),
+  family: v.optional(v.string()),
   reasoning: v.optional(v.boolean()),
+  reasoningOptions: v.optional(v.array(ReasoningOptionSchema)),
   input: v.optional(v.array(v.picklist(["text", "image"]))),
   contextWindow: v.optional(v.number()),
   maxTokens: v.optional(v.number()),
   cost: v.optional(CostSchema),
   headers: v.optional(v.record(v.string(), v.string())),
   thinkingLevels: v.optional(v.array(v.picklist(["off", "minimal", "low", "medium", "high", "xhigh", "max"]))),
+  releaseDate: v.optional(v.string()),
+  status: v.optional(v.picklist(["deprecated", "alpha", "beta"])),
+  toolCall: v.optional(v.boolean()),
 });
 const ProviderSchema = v.object({
   baseUrl: v.optional(v.string()),
@@ -37,12 +57,22 @@ const ProviderSchema = v.object({
 });
 const ModelsFileSchema = v.object({ providers: v.optional(v.record(v.string(), ProviderSchema), {}) });
 
-type ModelDef = v.InferOutput<typeof ModelDefSchema>;
+type FileProvider = v.InferOutput<typeof ProviderSchema>;
+
+/** Providers tried first when nothing names one: the first-party APIs, then the big routers. */
+const PREFERRED = ["anthropic", "openai", "google", "openrouter", "xai", "groq", "mistral", "deepseek", "cerebras"];
 
 export interface ModelRegistry {
-  all: Model[];
+  /** Provider ids: the PREFERRED catalog ones, then those models.json names, then the rest of the catalog. */
+  providers(): string[];
+  /** One provider's models (parses only that provider's catalog data). */
+  models(provider: string): Model[];
+  /** Every model of every provider: parses the whole catalog, for listings only. */
+  all(): Model[];
   /** The API key for a provider, or undefined when it has no usable auth. */
   apiKey(provider: string): string | undefined;
+  /** Where the key came from: "--api-key", "models.json" or the environment variable's name. */
+  keyOrigin(provider: string): string | undefined;
   find(provider: string, id: string): Model | undefined;
   /** Models whose provider has usable auth. */
   available(): Model[];
@@ -52,91 +82,128 @@ export interface ModelRegistry {
    * literal and command-resolved values, and --api-key. Resolves `!command` keys (cached).
    */
   credentials(): Credential[];
-}
-
-interface ProviderEntry {
-  def: ProviderDef;
-  apiKeySpec?: string;
+  /** The provider's API and base URL, for a model the catalog does not list yet. */
+  providerDefaults(provider: string): { api: Api; baseUrl: string; headers?: Record<string, string> } | undefined;
 }
 
 /**
- * The built-in catalog merged with `$PION_HOME/models.json` (the reference's schema).
- * `overrideKey` (from --api-key) applies to `keyProvider`.
+ * The model catalog (built-in, refreshed) merged with `$PION_HOME/models.json` (the reference's
+ * schema): models.json sets a provider's baseUrl, api, apiKey and headers, adds or replaces
+ * models (`models`) and changes fields of listed ones (`modelOverrides`). Catalog data is read
+ * on first use and per provider, so start-up pays only for what it touches.
+ * `override.apiKey` (from --api-key) applies to `override.provider`, or to every provider.
  */
 export function loadModels(
   home: string,
   env: Record<string, string | undefined>,
   override?: { provider?: string; apiKey?: string },
+  catalog: Catalog = new Catalog(home),
 ): ModelRegistry {
-  const providers = new Map<string, ProviderEntry>();
-  for (const def of BUILTIN_PROVIDERS) providers.set(def.id, { def: { ...def, models: [...def.models] } });
-
   const file = join(home, "models.json");
+  const fileProviders = new Map<string, FileProvider>();
   const raw = readJsonFile(file);
   if (raw !== undefined) {
     const parsed = v.safeParse(ModelsFileSchema, raw);
     if (!parsed.success) throw new Error(`Invalid models in ${file}: ${describeIssues(parsed.issues)}`);
     for (const [pid, p] of Object.entries(parsed.output.providers)) {
-      const prev = providers.get(pid);
-      const base: ProviderDef = prev?.def ?? { id: pid, api: p.api ?? "openai-completions", baseUrl: p.baseUrl ?? "", models: [] };
-      const def: ProviderDef = {
-        ...base,
-        api: p.api ?? base.api,
-        baseUrl: p.baseUrl ?? base.baseUrl,
-        headers: { ...base.headers, ...p.headers },
-        models: p.models ? mergeModels(base.models, p.models) : base.models,
-      };
-      if (p.modelOverrides) {
-        def.models = def.models.map((m) => (p.modelOverrides?.[m.id] ? { ...m, ...stripUndefined(p.modelOverrides[m.id]!) } : m));
-      }
-      if (!def.baseUrl) throw new Error(`Invalid models in ${file}: provider "${pid}" needs a baseUrl`);
-      providers.set(pid, { def, apiKeySpec: p.apiKey ?? prev?.apiKeySpec });
+      if (!p.baseUrl && !catalog.has(pid)) throw new Error(`Invalid models in ${file}: provider "${pid}" needs a baseUrl`);
+      fileProviders.set(pid, p);
     }
   }
 
-  const all: Model[] = [];
-  for (const { def } of providers.values()) {
-    for (const m of def.models) all.push(toModel(def, m));
-  }
-
-  const keyCache = new Map<string, string | undefined>();
-  const apiKey = (provider: string): string | undefined => {
-    if (override?.apiKey && (!override.provider || override.provider === provider)) return override.apiKey;
-    if (keyCache.has(provider)) return keyCache.get(provider);
-    const entry = providers.get(provider);
-    let key: string | undefined;
-    if (entry?.apiKeySpec) key = resolveKeySpec(entry.apiKeySpec, env);
-    else if (entry?.def.envKey) key = env[entry.def.envKey] || undefined;
-    else if (entry?.def.keyless) key = "none";
-    keyCache.set(provider, key);
-    return key;
+  const built = new Map<string, Model[]>();
+  const models = (provider: string): Model[] => {
+    let list = built.get(provider);
+    if (list) return list;
+    const fp = fileProviders.get(provider);
+    const cat = catalog.has(provider) ? catalog.provider(provider) : undefined;
+    list = [];
+    if (fp || cat) {
+      const def = { id: provider, api: fp?.api ?? cat?.api ?? "openai-completions", baseUrl: fp?.baseUrl ?? cat?.baseUrl ?? "", headers: fp?.headers };
+      let defs: SourcedModel[] = cat?.models ?? [];
+      // A models.json baseUrl moves the whole provider (a proxy, a test server), including the
+      // catalog models that have an endpoint of their own.
+      if (fp?.baseUrl) defs = defs.map((m) => (m.baseUrl ? { ...m, baseUrl: undefined } : m));
+      if (fp?.models) {
+        const extra = fp.models;
+        defs = [...defs.filter((m) => !extra.some((e) => e.id === m.id)), ...extra.map((m) => ({ ...m, source: "models.json" as const }))];
+      }
+      const overrides = fp?.modelOverrides;
+      if (overrides) {
+        defs = defs.map((m) => (Object.hasOwn(overrides, m.id) ? { ...m, ...stripUndefined(overrides[m.id]!), source: "models.json" as const } : m));
+      }
+      list = defs.map((m) => toModel(def, m));
+    }
+    built.set(provider, list);
+    return list;
   };
 
+  let ids: string[] | undefined;
+  const providers = (): string[] => {
+    if (ids) return ids;
+    const fromCatalog = catalog.ids();
+    const preferred = PREFERRED.filter((p) => fromCatalog.includes(p));
+    ids = [...new Set([...preferred, ...fileProviders.keys(), ...fromCatalog])];
+    return ids;
+  };
+
+  const keyCache = new Map<string, { key?: string; origin?: string }>();
+  const resolveKey = (provider: string): { key?: string; origin?: string } => {
+    if (override?.apiKey && (!override.provider || override.provider === provider)) return { key: override.apiKey, origin: "--api-key" };
+    let hit = keyCache.get(provider);
+    if (hit) return hit;
+    const spec = fileProviders.get(provider)?.apiKey;
+    hit = {};
+    if (spec) hit = { key: resolveKeySpec(spec, env), origin: "models.json" };
+    else {
+      for (const name of catalog.has(provider) ? (catalog.env(provider) ?? []) : []) {
+        if (env[name]) {
+          hit = { key: env[name], origin: name };
+          break;
+        }
+      }
+    }
+    keyCache.set(provider, hit);
+    return hit;
+  };
+  const apiKey = (provider: string) => resolveKey(provider).key;
+
+  // The guard needs every provider's key variables, not only the configured ones: the catalog
+  // header has them, so no model data is read.
   const credentials = (): Credential[] => {
     const out: Credential[] = [];
-    for (const [pid, { def, apiKeySpec }] of providers) {
-      for (const name of providerEnvNames(def)) out.push({ label: name, envNames: [name], value: env[name] });
-      if (apiKeySpec) out.push(specCredential(pid, apiKeySpec, env, () => apiKey(pid)));
+    for (const pid of providers()) {
+      const spec = fileProviders.get(pid)?.apiKey;
+      for (const name of (catalog.has(pid) ? (catalog.env(pid) ?? []) : []).filter(isSecretName)) {
+        out.push({ label: name, envNames: [name], value: env[name] });
+      }
+      if (spec) out.push(specCredential(pid, spec, env, () => apiKey(pid)));
     }
     if (override?.apiKey) out.push({ label: "--api-key", envNames: [], value: override.apiKey });
     return out;
   };
 
   return {
-    all,
+    providers,
+    models,
+    all: () => providers().flatMap(models),
     apiKey,
-    find: (provider, id) => all.find((m) => m.provider === provider && m.id === id),
-    available: () => all.filter((m) => apiKey(m.provider) !== undefined),
+    keyOrigin: (provider) => resolveKey(provider).origin,
+    find: (provider, id) => models(provider).find((m) => m.id === id),
+    available: () => providers().filter((p) => apiKey(p) !== undefined).flatMap(models),
     credentials,
+    providerDefaults: (provider) => {
+      const fp = fileProviders.get(provider);
+      const cat = catalog.has(provider) ? catalog.provider(provider) : undefined;
+      if (!fp && !cat) return undefined;
+      const out: { api: Api; baseUrl: string; headers?: Record<string, string> } = {
+        api: fp?.api ?? cat?.api ?? "openai-completions",
+        baseUrl: fp?.baseUrl ?? cat?.baseUrl ?? "",
+      };
+      if (fp?.headers) out.headers = fp.headers;
+      return out;
+    },
   };
-}
-
-/**
- * The variables a catalog provider reads its key from: of its env names, those naming a secret
- * (models.dev lists region, project and endpoint variables beside the keys).
- */
-function providerEnvNames(def: ProviderDef): string[] {
-  return (def.envKey ? [def.envKey] : []).filter(isSecretName);
 }
 
 /** What a models.json `apiKey` reads: `$VAR`, a bare variable name, `!command` (and the `$VAR`s it names), or a literal. */
@@ -152,16 +219,15 @@ function specCredential(provider: string, spec: string, env: Record<string, stri
 
 const ENV_NAME = /^[A-Z][A-Z0-9_]*$/;
 
-function mergeModels(base: ModelDef[], extra: ModelDef[]): ModelDef[] {
-  const out = base.filter((m) => !extra.some((e) => e.id === m.id));
-  return [...out, ...extra];
-}
-
 function stripUndefined<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, val]) => val !== undefined)) as Partial<T>;
 }
 
-function toModel(p: ProviderDef, m: ModelDef): Model {
+type ProviderBase = { id: string; api: Api; baseUrl: string; headers?: Record<string, string> };
+
+/** A ModelDef with the provider's defaults filled in; optional fields only where the data has them. */
+export function toModel(p: ProviderBase, m: ModelDef & { source?: Model["source"] }): Model {
+  const { tiers, ...prices } = m.cost ?? {};
   const model: Model = {
     id: m.id,
     name: m.name ?? m.id,
@@ -170,13 +236,20 @@ function toModel(p: ProviderDef, m: ModelDef): Model {
     baseUrl: m.baseUrl ?? p.baseUrl,
     reasoning: m.reasoning ?? false,
     input: m.input ?? ["text"],
-    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, ...m.cost },
+    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, ...prices },
     contextWindow: m.contextWindow ?? 128000,
     maxTokens: m.maxTokens ?? 16384,
   };
+  if (tiers && tiers.length > 0) model.cost.tiers = tiers;
   const headers = { ...p.headers, ...m.headers };
   if (Object.keys(headers).length > 0) model.headers = headers;
   if (m.thinkingLevels) model.thinkingLevels = m.thinkingLevels;
+  if (m.reasoningOptions) model.reasoningOptions = m.reasoningOptions;
+  if (m.family) model.family = m.family;
+  if (m.releaseDate) model.releaseDate = m.releaseDate;
+  if (m.status) model.status = m.status;
+  if (m.toolCall === false) model.toolCall = false;
+  if (m.source) model.source = m.source;
   return model;
 }
 
@@ -193,25 +266,29 @@ export function resolveKeySpec(spec: string, env: Record<string, string | undefi
   return spec;
 }
 
+const LEVELS: readonly string[] = ["off", "minimal", "low", "medium", "high", "xhigh", "max"];
+
+/** `pattern` without a trailing `:level`, and that level. */
+export function splitThinkingSuffix(pattern: string): { pattern: string; thinkingLevel?: ThinkingLevel } {
+  const colon = pattern.lastIndexOf(":");
+  if (colon > 0 && LEVELS.includes(pattern.slice(colon + 1))) {
+    return { pattern: pattern.slice(0, colon), thinkingLevel: pattern.slice(colon + 1) as ThinkingLevel };
+  }
+  return { pattern };
+}
+
 /**
  * Resolve `--model` / `--provider`: `provider/id`, an exact id or name, or a fuzzy
- * substring; an optional `:level` suffix sets the thinking level.
+ * substring (the newest current model matching it); an optional `:level` suffix sets the
+ * thinking level.
  */
 export function resolveModel(
   models: readonly Model[],
   pattern: string,
   provider?: string,
 ): { model: Model; thinkingLevel?: ThinkingLevel } | undefined {
-  let pat = pattern;
-  let thinkingLevel: ThinkingLevel | undefined;
-  const colon = pat.lastIndexOf(":");
-  if (colon > 0) {
-    const lvl = pat.slice(colon + 1);
-    if (["off", "minimal", "low", "medium", "high", "xhigh", "max"].includes(lvl)) {
-      thinkingLevel = lvl as ThinkingLevel;
-      pat = pat.slice(0, colon);
-    }
-  }
+  const split = splitThinkingSuffix(pattern);
+  let pat = split.pattern;
   let pool = provider ? models.filter((m) => m.provider === provider) : [...models];
   const slash = pat.indexOf("/");
   if (!provider && slash > 0) {
@@ -223,10 +300,18 @@ export function resolveModel(
     }
   }
   const lower = pat.toLowerCase();
+  // A fuzzy pattern ("haiku") means the newest current model it matches, not the first listed,
+  // of the first provider (in the pool's order) that has one.
+  const fuzzy = (pick: (m: Model) => boolean) => {
+    const hits = pool.filter(pick);
+    return hits.length > 0 ? newestModel(hits.filter((m) => m.provider === hits[0]!.provider)) : undefined;
+  };
   const model =
     pool.find((m) => m.id === pat) ??
     pool.find((m) => m.id.toLowerCase() === lower || m.name.toLowerCase() === lower) ??
-    pool.find((m) => m.id.toLowerCase().includes(lower)) ??
-    pool.find((m) => m.name.toLowerCase().includes(lower));
-  return model ? { model, thinkingLevel } : undefined;
+    // A router's id for it: "gpt-5.2" is OpenRouter's "openai/gpt-5.2".
+    pool.find((m) => m.id.toLowerCase().endsWith(`/${lower}`)) ??
+    fuzzy((m) => m.id.toLowerCase().includes(lower)) ??
+    fuzzy((m) => m.name.toLowerCase().includes(lower));
+  return model ? { model, thinkingLevel: split.thinkingLevel } : undefined;
 }

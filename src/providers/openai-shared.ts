@@ -2,6 +2,7 @@ import type OpenAI from "openai";
 import type { ReasoningEffort } from "openai/resources/shared";
 import type { PushStream } from "./event-stream.ts";
 import { runProviderStream } from "./lifecycle.ts";
+import { sdkLogger } from "./sdk-warnings.ts";
 import type { AssistantMessage, AssistantStream, LlmRequest, Model, ThinkingLevel } from "./types.ts";
 
 export const IMAGE_OMITTED = "[image omitted: this model does not accept images]";
@@ -34,6 +35,7 @@ export function runOpenAIStream(
       // Otherwise the SDK reads OPENAI_ORG_ID / OPENAI_PROJECT_ID and sends them to any compatible server.
       organization: null,
       project: null,
+      logger: sdkLogger,
     });
     await consume({ ...ctx, client });
   });

@@ -2,7 +2,8 @@ import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import * as v from "valibot";
 import { describeIssues } from "../util/issues.ts";
-import { emptyAssistant, priceUsage, PushStream } from "./event-stream.ts";
+import { priceUsage } from "./cost.ts";
+import { emptyAssistant, PushStream } from "./event-stream.ts";
 import type { Model, StreamFn, ToolCall } from "./types.ts";
 
 /**

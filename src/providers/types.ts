@@ -94,12 +94,32 @@ export interface ToolResultMessage {
 /** What a provider can be sent. */
 export type Message = UserMessage | AssistantMessage | ToolResultMessage;
 
+/** A higher price that applies once a request's input exceeds `contextOver` tokens (models.dev `cost.tiers`). */
+export interface CostTier {
+  contextOver: number;
+  input: number;
+  output: number;
+  cacheRead?: number;
+  cacheWrite?: number;
+}
+
 export interface ModelCost {
   input: number;
   output: number;
   cacheRead: number;
   cacheWrite: number;
+  /** Ascending by `contextOver`; the highest tier the request's input exceeds sets the price. */
+  tiers?: CostTier[];
 }
+
+/** How a model's reasoning is controlled (models.dev `reasoning_options`); a model may list several. */
+export type ReasoningOption =
+  | { type: "effort"; values: string[] }
+  | { type: "budget_tokens"; min?: number; max?: number }
+  | { type: "toggle" };
+
+/** Where a model's entry came from: the embedded catalog, `pion models refresh`, or `models.json`. */
+export type ModelSource = "built-in" | "refreshed" | "models.json";
 
 export interface Model {
   id: string;
@@ -115,6 +135,15 @@ export interface Model {
   headers?: Record<string, string>;
   /** Thinking levels beyond "high" that this model accepts. */
   thinkingLevels?: ThinkingLevel[];
+  /** The catalog's reasoning controls, for adapters that choose request parameters per model. */
+  reasoningOptions?: ReasoningOption[];
+  family?: string;
+  /** YYYY-MM-DD or YYYY-MM. */
+  releaseDate?: string;
+  status?: "deprecated" | "alpha" | "beta";
+  /** False for catalog models that cannot call tools. */
+  toolCall?: boolean;
+  source?: ModelSource;
 }
 
 export type ThinkingLevel = "off" | "minimal" | "low" | "medium" | "high" | "xhigh" | "max";

@@ -1,5 +1,6 @@
 import type { AgentEvent } from "../agent/events.ts";
 import { runAgent } from "../agent/loop.ts";
+import { noticeDeprecated } from "../providers/catalog/notices.ts";
 import { clampThinkingLevel, thinkingLevelsFor } from "../providers/thinking.ts";
 import { addUsage, emptyUsage } from "../providers/event-stream.ts";
 import type { AssistantMessage, ImageContent, ToolCall, LlmRequest, Model, StreamFn, TextContent, ThinkingLevel, UserMessage } from "../providers/types.ts";
@@ -241,6 +242,7 @@ export class AgentSession {
   setModel(model: Model): void {
     const hadThinking = this.thinkingLevel;
     this.model = model;
+    noticeDeprecated(model, this.opts.models.models(model.provider));
     this.append({ type: "model_change", provider: model.provider, modelId: model.id });
     const clamped = clampThinkingLevel(model, hadThinking);
     if (clamped !== hadThinking) this.setThinkingLevel(clamped);

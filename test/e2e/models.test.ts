@@ -25,6 +25,7 @@ describe("models and thinking levels", () => {
       cost: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
       contextWindow: 200000,
       maxTokens: 8192,
+      source: "models.json",
     });
     expect((await p.request({ type: "get_available_thinking_levels" })).data).toEqual({ levels: ["off", "minimal", "low", "medium", "high"] });
     expect((await p.request({ type: "set_thinking_level", level: "xhigh" })).success).toBe(true);

@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { priceUsage, emptyUsage } from "../../../src/providers/event-stream.ts";
+import { priceUsage } from "../../../src/providers/cost.ts";
+import { emptyUsage } from "../../../src/providers/event-stream.ts";
 import { loadModels, resolveKeySpec, resolveModel } from "../../../src/providers/models.ts";
 import { clampThinkingLevel, thinkingLevelsFor } from "../../../src/providers/thinking.ts";
 
@@ -11,13 +12,16 @@ const home = () => mkdtempSync(join(tmpdir(), "pion-models-"));
 describe("model resolution", () => {
   const reg = loadModels(home(), {});
   test("provider/id, exact id, name, fuzzy pattern, :thinking suffix", () => {
-    expect(resolveModel(reg.all, "anthropic/claude-sonnet-4-5")?.model.id).toBe("claude-sonnet-4-5");
-    expect(resolveModel(reg.all, "gpt-5-mini")?.model.provider).toBe("openai");
-    expect(resolveModel(reg.all, "Claude Opus 4.1")?.model.id).toBe("claude-opus-4-1");
-    expect(resolveModel(reg.all, "haiku")?.model.id).toBe("claude-haiku-4-5");
-    expect(resolveModel(reg.all, "sonnet-4-5:high")).toMatchObject({ model: { id: "claude-sonnet-4-5" }, thinkingLevel: "high" });
-    expect(resolveModel(reg.all, "gpt-5", "openai")?.model.id).toBe("gpt-5");
-    expect(resolveModel(reg.all, "no-such-thing")).toBeUndefined();
+    expect(resolveModel(reg.all(), "anthropic/claude-sonnet-4-5")?.model.id).toBe("claude-sonnet-4-5");
+    expect(resolveModel(reg.all(), "gpt-5-mini")?.model.provider).toBe("openai");
+    expect(resolveModel(reg.all(), "Claude Opus 4.1")?.model.id).toBe("claude-opus-4-1-20250805");
+    expect(resolveModel(reg.all(), "haiku")?.model.id).toBe("claude-haiku-4-5");
+    expect(resolveModel(reg.all(), "sonnet-4-5:high")).toMatchObject({ model: { id: "claude-sonnet-4-5" }, thinkingLevel: "high" });
+    expect(resolveModel(reg.all(), "gpt-5", "openai")?.model.id).toBe("gpt-5");
+    expect(resolveModel(reg.all(), "no-such-thing")).toBeUndefined();
+    const openrouter = reg.models("openrouter");
+    expect(resolveModel(openrouter, "gpt-5.2")?.model.id).toBe("openai/gpt-5.2");
+    expect(resolveModel(openrouter, "claude-sonnet-4.5")?.model.id).toBe("anthropic/claude-sonnet-4.5");
   });
 
   test("models.json adds providers and overrides; errors name the file and field", () => {
@@ -41,6 +45,18 @@ describe("model resolution", () => {
     expect(() => loadModels(h, {})).toThrow(/Invalid JSON in .*models\.json/);
   });
 
+  test("a models.json baseUrl moves every model of a catalog provider, those with an endpoint of their own too", () => {
+    const h = home();
+    const own = loadModels(h, {}).models("zenmux");
+    expect(new Set(own.map((m) => m.baseUrl)).size).toBeGreaterThan(1);
+    writeFileSync(join(h, "models.json"), JSON.stringify({ providers: { zenmux: { baseUrl: "http://127.0.0.1:9/v1", apiKey: "k" } } }));
+    const moved = loadModels(h, {}).models("zenmux");
+    expect(moved.length).toBe(own.length);
+    expect(new Set(moved.map((m) => m.baseUrl))).toEqual(new Set(["http://127.0.0.1:9/v1"]));
+    // Their APIs stay: the anthropic-messages ones still speak that API to the new host.
+    expect(moved.map((m) => m.api)).toEqual(own.map((m) => m.api));
+  });
+
   test("api keys: literal, $ENV, !command, environment variables, --api-key", () => {
     expect(resolveKeySpec("literal-key", {})).toBe("literal-key");
     expect(resolveKeySpec("$MY_KEY", { MY_KEY: "v" })).toBe("v");
@@ -53,7 +69,7 @@ describe("model resolution", () => {
 
 describe("cost and thinking levels", () => {
   test("cost is broken down by the model's per-million prices", () => {
-    const [model] = loadModels(home(), {}).all;
+    const model = loadModels(home(), {}).find("anthropic", "claude-haiku-4-5");
     const u = emptyUsage();
     Object.assign(u, { input: 1000, output: 500, cacheRead: 2000, cacheWrite: 100 });
     priceUsage(u, { ...model!, cost: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 } });
@@ -66,7 +82,7 @@ describe("cost and thinking levels", () => {
   });
 
   test("levels per model and clamping", () => {
-    const [model] = loadModels(home(), {}).all;
+    const model = loadModels(home(), {}).find("anthropic", "claude-haiku-4-5");
     const plain = { ...model!, reasoning: false };
     expect(thinkingLevelsFor(plain)).toEqual(["off"]);
     expect(thinkingLevelsFor(model)).toEqual(["off", "minimal", "low", "medium", "high"]);
