@@ -9,6 +9,8 @@ import type { ComposeHooks, Composed } from "../modes/compose.ts";
 import type { McpServerConfig } from "../mcp/config.ts";
 import type { SessionStore } from "../store/store.ts";
 import { errorMessage } from "../util/errors.ts";
+import { PERMISSION_MODES, type PermissionMode } from "../permissions/rules.ts";
+import { acpApprovals } from "./approvals.ts";
 import { clientTextOps, RecordingFiles } from "./files.ts";
 import { SessionLink } from "./session-link.ts";
 import { replayMessage } from "./updates.ts";
@@ -22,6 +24,12 @@ export interface AcpAgentDeps {
   /** Names of the environment variables that hold provider keys, for messages. */
   keyHint: string;
 }
+
+const MODE_NAMES: Record<PermissionMode, { name: string; description: string }> = {
+  auto: { name: "Auto", description: "Every tool call runs unless a rule denies it" },
+  ask: { name: "Ask", description: "Calls that can change something wait for your approval" },
+  "read-only": { name: "Read only", description: "Only read-only tools run" },
+};
 
 export function createAcpAgent(deps: AcpAgentDeps): acp.AgentApp {
   const sessions = new Map<string, SessionLink>();
@@ -45,7 +53,7 @@ export function createAcpAgent(deps: AcpAgentDeps): acp.AgentApp {
     const files = new RecordingFiles(clientTextOps(client, clientCaps?.fs, () => sessionId));
     let composed: Composed;
     try {
-      composed = await deps.compose({ cwd, resume }, { store: deps.store, files });
+      composed = await deps.compose({ cwd, resume }, { store: deps.store, files, permissionGate: true });
     } catch (err) {
       const msg = errorMessage(err);
       if (msg.startsWith("No API key")) throw acp.RequestError.authRequired(undefined, msg);
@@ -61,10 +69,18 @@ export function createAcpAgent(deps: AcpAgentDeps): acp.AgentApp {
       );
     }
     sessionId = composed.session.sessionId;
+    if (composed.permissions) composed.permissions.port = acpApprovals(client, () => sessionId);
     const link = new SessionLink(composed, (update) => client.notify("session/update", { sessionId, update }), files);
     sessions.set(sessionId, link);
     if (mcp.length > 0) await composed.setMcpServers(mcp);
     return link;
+  }
+
+  /** The permission modes as ACP session modes. */
+  function modes(link: SessionLink): acp.SessionModeState | undefined {
+    const gate = link.composed.permissions;
+    if (!gate) return undefined;
+    return { currentModeId: gate.mode, availableModes: PERMISSION_MODES.map((id) => ({ id, name: MODE_NAMES[id].name, description: MODE_NAMES[id].description })) };
   }
 
   function configOptions(link: SessionLink): acp.SessionConfigOption[] {
@@ -130,7 +146,7 @@ export function createAcpAgent(deps: AcpAgentDeps): acp.AgentApp {
     .onRequest("session/new", async ({ params, client }) => {
       const link = await open(client, params.cwd, params.mcpServers ?? []);
       announceCommands(link);
-      return { sessionId: link.sessionId, configOptions: configOptions(link) };
+      return { sessionId: link.sessionId, modes: modes(link), configOptions: configOptions(link) };
     })
     .onRequest("session/load", async ({ params, client }) => {
       const existing = sessions.get(params.sessionId);
@@ -144,7 +160,17 @@ export function createAcpAgent(deps: AcpAgentDeps): acp.AgentApp {
         for (const update of replayMessage(m, params.cwd)) await client.notify("session/update", { sessionId: link.sessionId, update });
       }
       announceCommands(link);
-      return { configOptions: configOptions(link) };
+      return { modes: modes(link), configOptions: configOptions(link) };
+    })
+    .onRequest("session/set_mode", ({ params }) => {
+      const link = get(params.sessionId);
+      const gate = link.composed.permissions;
+      if (!gate || !(PERMISSION_MODES as readonly string[]).includes(params.modeId)) {
+        throw acp.RequestError.invalidParams({ field: "modeId" }, `Unknown mode: ${params.modeId}; expected ${PERMISSION_MODES.join(", ")}`);
+      }
+      gate.mode = params.modeId as PermissionMode;
+      link.send({ sessionUpdate: "current_mode_update", currentModeId: gate.mode });
+      return {};
     })
     .onRequest("session/list", ({ params }) => {
       const page = deps.store.listSessions({ cwd: params.cwd ?? undefined, cursor: params.cursor ?? undefined });

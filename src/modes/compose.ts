@@ -106,6 +106,8 @@ export interface ComposeHooks {
   store?: SessionStore;
   /** Where read, write and edit take text from and put it (ACP: through the editor). */
   files?: TextFileOps;
+  /** Build the permission gate even in auto mode without rules (ACP switches modes at run time). */
+  permissionGate?: boolean;
 }
 
 export interface Composed {
@@ -374,7 +376,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
   const append = o.appendSystemPrompt?.length ? o.appendSystemPrompt.map((t) => textOrFile(t, o.cwd)).join("\n\n") : undefined;
   const { store, fileFor } = hooks.store ? { store: hooks.store, fileFor: sessionFiles(o) } : sessionStorage(o);
 
-  const permissions = await composePermissions(o, settings, () => session);
+  const permissions = await composePermissions(o, settings, () => session, hooks.permissionGate === true);
 
   const session = new AgentSession({
     store,
@@ -522,12 +524,17 @@ async function startMcp(o: CliOptions, projectTrusted: boolean, childEnv: () => 
 }
 
 /** The permission gate, loaded only when a mode other than auto or a rule is configured. */
-async function composePermissions(o: CliOptions, settings: Settings, session: () => AgentSession): Promise<PermissionGate | undefined> {
+async function composePermissions(
+  o: CliOptions,
+  settings: Settings,
+  session: () => AgentSession,
+  always: boolean,
+): Promise<PermissionGate | undefined> {
   const user = settings.permissions;
   const configured =
     (o.permissionMode ?? user?.mode ?? "auto") !== "auto" ||
     [user?.allow, user?.ask, user?.deny, settings.projectDeny, o.allow, o.deny].some((list) => (list?.length ?? 0) > 0);
-  if (!configured) return undefined;
+  if (!configured && !always) return undefined;
   const [{ PermissionGate }, { permissionConfig }] = await Promise.all([import("../permissions/gate.ts"), import("../permissions/config.ts")]);
   const config = permissionConfig(user, settings.projectDeny, { mode: o.permissionMode, allow: o.allow, deny: o.deny });
   return new PermissionGate(config, {

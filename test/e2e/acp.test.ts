@@ -262,4 +262,37 @@ describe("ACP mode", () => {
     expect(await c.close()).toBe(0);
     await fake.stop();
   });
+
+  test.concurrent("approvals go to the editor as session/request_permission; modes are the permission modes", async () => {
+    const { fake, dirs, c } = setup({
+      args: ["--permission-mode", "ask"],
+      permission: (req) => ({
+        outcome: { outcome: "selected", optionId: JSON.stringify(req.toolCall.rawInput).includes("allowed") ? "allow" : "deny" },
+      }),
+    });
+    await c.agent.request("initialize", INIT);
+    const s = await c.agent.request("session/new", { cwd: dirs.cwd, mcpServers: [] });
+    expect(s.modes).toMatchObject({ currentModeId: "ask" });
+    expect(s.modes!.availableModes.map((m) => m.id)).toEqual(["auto", "ask", "read-only"]);
+    fake.enqueue({ blocks: [{ type: "toolCall", id: "ok", name: "bash", arguments: { command: "echo allowed" } }] });
+    fake.enqueue({ blocks: [{ type: "toolCall", id: "no", name: "bash", arguments: { command: "echo refused" } }] });
+    fake.enqueue({ blocks: [{ type: "text", text: "done" }] });
+    await c.agent.request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "text", text: "go" }] });
+    expect(c.permissionRequests.map((r) => [r.toolCall.toolCallId, r.toolCall.kind])).toEqual([["ok", "execute"], ["no", "execute"]]);
+    expect(c.permissionRequests[0]!.options.map((o) => o.kind)).toEqual(["allow_once", "allow_always", "reject_once"]);
+    const ends = (c.updates.get(s.sessionId) as acp.ToolCallUpdate[]).filter((u) => u.status === "completed" || u.status === "failed");
+    expect(ends.find((u) => u.toolCallId === "ok")).toMatchObject({ status: "completed" });
+    expect(JSON.stringify(ends.find((u) => u.toolCallId === "ok")!.content)).toContain("allowed");
+    expect(ends.find((u) => u.toolCallId === "no")).toMatchObject({ status: "failed" });
+    // auto mode: nothing is asked
+    await c.agent.request("session/set_mode", { sessionId: s.sessionId, modeId: "auto" });
+    expect(c.updates.get(s.sessionId)!.some((u) => u.sessionUpdate === "current_mode_update" && u.currentModeId === "auto")).toBe(true);
+    fake.enqueue({ blocks: [{ type: "toolCall", id: "free", name: "bash", arguments: { command: "echo free" } }] });
+    fake.enqueue({ blocks: [{ type: "text", text: "done" }] });
+    await c.agent.request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "text", text: "again" }] });
+    expect(c.permissionRequests.length).toBe(2);
+    expect((await errorOf(c.agent.request("session/set_mode", { sessionId: s.sessionId, modeId: "yolo" }))).code).toBe(-32602);
+    await c.close();
+    await fake.stop();
+  });
 });
