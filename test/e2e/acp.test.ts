@@ -266,9 +266,10 @@ describe("ACP mode", () => {
   test.concurrent("approvals go to the editor as session/request_permission; modes are the permission modes", async () => {
     const { fake, dirs, c } = setup({
       args: ["--permission-mode", "ask"],
-      permission: (req) => ({
-        outcome: { outcome: "selected", optionId: JSON.stringify(req.toolCall.rawInput).includes("allowed") ? "allow" : "deny" },
-      }),
+      permission: (req) => {
+        const input = JSON.stringify(req.toolCall.rawInput);
+        return { outcome: { outcome: "selected", optionId: input.includes("allowed") ? "allow" : input.includes("never") ? "deny_always" : "deny" } };
+      },
     });
     await c.agent.request("initialize", INIT);
     const s = await c.agent.request("session/new", { cwd: dirs.cwd, mcpServers: [] });
@@ -279,19 +280,47 @@ describe("ACP mode", () => {
     fake.enqueue({ blocks: [{ type: "text", text: "done" }] });
     await c.agent.request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "text", text: "go" }] });
     expect(c.permissionRequests.map((r) => [r.toolCall.toolCallId, r.toolCall.kind])).toEqual([["ok", "execute"], ["no", "execute"]]);
-    expect(c.permissionRequests[0]!.options.map((o) => o.kind)).toEqual(["allow_once", "allow_always", "reject_once"]);
+    expect(c.permissionRequests[0]!.options.map((o) => o.kind)).toEqual(["allow_once", "allow_always", "reject_once", "reject_always"]);
     const ends = (c.updates.get(s.sessionId) as acp.ToolCallUpdate[]).filter((u) => u.status === "completed" || u.status === "failed");
     expect(ends.find((u) => u.toolCallId === "ok")).toMatchObject({ status: "completed" });
     expect(JSON.stringify(ends.find((u) => u.toolCallId === "ok")!.content)).toContain("allowed");
     expect(ends.find((u) => u.toolCallId === "no")).toMatchObject({ status: "failed" });
+    // reject always: the same command is refused again without a request
+    fake.enqueue({ blocks: [{ type: "toolCall", id: "n1", name: "bash", arguments: { command: "echo never" } }] });
+    fake.enqueue({ blocks: [{ type: "toolCall", id: "n2", name: "bash", arguments: { command: "echo never" } }] });
+    fake.enqueue({ blocks: [{ type: "text", text: "done" }] });
+    await c.agent.request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "text", text: "never" }] });
+    expect(c.permissionRequests.map((r) => r.toolCall.toolCallId)).toEqual(["ok", "no", "n1"]);
+    const again = (c.updates.get(s.sessionId) as acp.ToolCallUpdate[]).findLast((u) => u.toolCallId === "n2")!;
+    expect(again.status).toBe("failed");
+    expect(JSON.stringify(again.content)).toContain("always reject");
     // auto mode: nothing is asked
     await c.agent.request("session/set_mode", { sessionId: s.sessionId, modeId: "auto" });
     expect(c.updates.get(s.sessionId)!.some((u) => u.sessionUpdate === "current_mode_update" && u.currentModeId === "auto")).toBe(true);
     fake.enqueue({ blocks: [{ type: "toolCall", id: "free", name: "bash", arguments: { command: "echo free" } }] });
     fake.enqueue({ blocks: [{ type: "text", text: "done" }] });
     await c.agent.request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "text", text: "again" }] });
-    expect(c.permissionRequests.length).toBe(2);
+    expect(c.permissionRequests.length).toBe(3);
     expect((await errorOf(c.agent.request("session/set_mode", { sessionId: s.sessionId, modeId: "yolo" }))).code).toBe(-32602);
+    await c.close();
+    await fake.stop();
+  });
+
+  test.concurrent("a prompt sent while one runs is queued and answered in turn; a run limit answers max_turn_requests", async () => {
+    const { fake, dirs, c } = setup({ args: ["--max-turns", "3"] });
+    await c.agent.request("initialize", INIT);
+    const s = await c.agent.request("session/new", { cwd: dirs.cwd, mcpServers: [] });
+    fake.enqueue({ blocks: [{ type: "text", text: ["first ", "reply"] }], chunkDelayMs: 200 });
+    fake.enqueue({ blocks: [{ type: "text", text: "second reply" }] });
+    const p1 = c.agent.request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "text", text: "one" }] });
+    await fake.waitForRequests(1, 30_000);
+    const p2 = c.agent.request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "text", text: "two" }] });
+    expect([(await p1).stopReason, (await p2).stopReason]).toEqual(["end_turn", "end_turn"]);
+    expect(JSON.stringify(fake.requests[1]!.body)).toContain("two");
+    // three model calls at most: a tool loop that would go on is stopped
+    for (let i = 0; i < 3; i++) fake.enqueue({ blocks: [{ type: "toolCall", id: `l${i}`, name: "ls", arguments: {} }] });
+    const r = await c.agent.request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "text", text: "loop" }] });
+    expect(r.stopReason).toBe("max_turn_requests");
     await c.close();
     await fake.stop();
   });
