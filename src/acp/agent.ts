@@ -53,7 +53,7 @@ export function createAcpAgent(deps: AcpAgentDeps): acp.AgentApp {
     const files = new RecordingFiles(clientTextOps(client, clientCaps?.fs, () => sessionId));
     let composed: Composed;
     try {
-      composed = await deps.compose({ cwd, resume }, { store: deps.store, files, permissionGate: true });
+      composed = await deps.compose({ cwd, resume }, { store: deps.store, files, permissionGate: true, todoTool: true });
     } catch (err) {
       const msg = errorMessage(err);
       if (msg.startsWith("No API key")) throw acp.RequestError.authRequired(undefined, msg);

@@ -30,8 +30,14 @@ export function acpApprovals(client: acp.AgentContext, sessionId: () => string):
     async request(req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer | undefined> {
       if (signal.aborted) return undefined;
       if (rejected.has(subjectKey(req))) return { by: "host", decision: "deny", message: "the user chose to always reject this call" };
+      // A withdrawn request settles at once: the editor's late answer (or none) no longer matters.
+      let onAbort: () => void = () => {};
+      const withdrawn = new Promise<undefined>((resolve) => {
+        onAbort = () => resolve(undefined);
+        signal.addEventListener("abort", onAbort, { once: true });
+      });
       try {
-        const res = await client.request(
+        const asked = client.request(
           "session/request_permission",
           {
             sessionId: sessionId(),
@@ -40,7 +46,9 @@ export function acpApprovals(client: acp.AgentContext, sessionId: () => string):
           },
           { cancellationSignal: signal },
         );
-        if (signal.aborted || res.outcome.outcome === "cancelled") return undefined;
+        asked.catch(() => undefined);
+        const res = await Promise.race([asked, withdrawn]);
+        if (!res || signal.aborted || res.outcome.outcome === "cancelled") return undefined;
         const optionId = res.outcome.optionId;
         if (optionId === REJECT_ALWAYS.optionId) {
           rejected.add(subjectKey(req));
@@ -51,6 +59,8 @@ export function acpApprovals(client: acp.AgentContext, sessionId: () => string):
       } catch (err) {
         if (signal.aborted) return undefined;
         return { by: "unavailable", why: `the editor could not be asked: ${errorMessage(err)}` };
+      } finally {
+        signal.removeEventListener("abort", onAbort);
       }
     },
   };

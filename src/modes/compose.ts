@@ -108,6 +108,8 @@ export interface ComposeHooks {
   files?: TextFileOps;
   /** Build the permission gate even in auto mode without rules (ACP switches modes at run time). */
   permissionGate?: boolean;
+  /** Offer the todo tool from the start (ACP editors show its plan; elsewhere it joins once a host sets one). */
+  todoTool?: boolean;
 }
 
 export interface Composed {
@@ -364,7 +366,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
   const tools = () => {
     const { selected, todoTool } = builtinTools();
     const all = new Map(selected);
-    if (session.todos.length > 0) all.set("todo", todoTool);
+    if (hooks.todoTool || session.todos.length > 0) all.set("todo", todoTool);
     for (const t of hostTools.tools()) all.set(t.name, t);
     if (hasExtensions && !o.noTools) for (const t of extensions!.tools()) all.set(t.name, t);
     if (mcp.manager && !o.noTools) for (const t of mcp.manager.tools()) if (toolSpec.mcp(t.name)) all.set(t.name, t);

@@ -324,4 +324,47 @@ describe("ACP mode", () => {
     await c.close();
     await fake.stop();
   });
+
+  test.concurrent("the model's plan (the todo tool) reaches the editor as plan updates", async () => {
+    const { fake, dirs, c } = setup();
+    await c.agent.request("initialize", INIT);
+    const s = await c.agent.request("session/new", { cwd: dirs.cwd, mcpServers: [] });
+    const phases = [{ name: "Fix", tasks: [{ content: "find the bug", status: "completed" }, { content: "write the test", status: "in_progress" }, { content: "ship", status: "pending" }] }];
+    fake.enqueue({ blocks: [{ type: "toolCall", id: "plan", name: "todo", arguments: { phases } }] });
+    fake.enqueue({ blocks: [{ type: "text", text: "planned" }] });
+    await c.agent.request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "text", text: "plan it" }] });
+    expect((fake.requests[0]!.body as { tools: { name: string }[] }).tools.map((t) => t.name)).toContain("todo");
+    const plan = c.updates.get(s.sessionId)!.find((u) => u.sessionUpdate === "plan") as acp.Plan;
+    expect(plan.entries).toEqual([
+      { content: "find the bug", priority: "medium", status: "completed" },
+      { content: "write the test", priority: "medium", status: "in_progress" },
+      { content: "ship", priority: "medium", status: "pending" },
+    ]);
+    await c.close();
+    await fake.stop();
+  });
+
+  test.concurrent("cancel withdraws a pending permission request", async () => {
+    let asked!: () => void;
+    const seen = new Promise<void>((r) => (asked = r));
+    const { fake, dirs, c } = setup({
+      args: ["--permission-mode", "ask"],
+      permission: () => {
+        asked();
+        return new Promise(() => {}); // the user never answers
+      },
+    });
+    await c.agent.request("initialize", INIT);
+    const s = await c.agent.request("session/new", { cwd: dirs.cwd, mcpServers: [] });
+    fake.enqueue({ blocks: [{ type: "toolCall", id: "w", name: "bash", arguments: { command: "echo waiting" } }] });
+    const p = c.agent.request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "text", text: "go" }] });
+    await seen;
+    await c.agent.notify("session/cancel", { sessionId: s.sessionId });
+    expect((await p).stopReason).toBe("cancelled");
+    const end = (c.updates.get(s.sessionId) as acp.ToolCallUpdate[]).findLast((u) => u.toolCallId === "w")!;
+    expect(end.status).toBe("failed");
+    expect(JSON.stringify(end.content)).toContain("aborted while the call waited for approval");
+    await c.close();
+    await fake.stop();
+  });
 });
