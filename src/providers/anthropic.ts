@@ -173,7 +173,7 @@ function toParams(req: LlmRequest): MessageCreateParamsStreaming {
   const params: MessageCreateParamsStreaming = {
     model: model.id,
     max_tokens: model.maxTokens,
-    messages: toMessages(sanitizeHistory(req.messages), model.input.includes("image")),
+    messages: markConversationCache(toMessages(sanitizeHistory(req.messages), model.input.includes("image"))),
     stream: true,
   };
   if (req.systemPrompt) params.system = [{ type: "text", text: req.systemPrompt, cache_control: { type: "ephemeral" } }];
@@ -207,6 +207,25 @@ function userBlocks(content: string | (TextContent | ImageContent)[], images: bo
     } else blocks.push({ type: "text", text: "[image omitted: this model does not accept images]" });
   }
   return blocks.length > 0 ? blocks : [{ type: "text", text: "(empty)" }];
+}
+
+/**
+ * A cache breakpoint on the last block of the last message (beside the system prompt's and the
+ * last tool's: three of Anthropic's four), so the next request of a tool loop, which repeats
+ * this one and adds to it, reads everything this one sent from the cache.
+ */
+function markConversationCache(messages: MessageParam[]): MessageParam[] {
+  const last = messages[messages.length - 1];
+  if (!last) return messages;
+  if (typeof last.content === "string") {
+    if (last.content) last.content = [{ type: "text", text: last.content, cache_control: { type: "ephemeral" } }];
+    return messages;
+  }
+  const block = last.content[last.content.length - 1];
+  if (block && block.type !== "thinking" && block.type !== "redacted_thinking") {
+    (block as { cache_control?: { type: "ephemeral" } }).cache_control = { type: "ephemeral" };
+  }
+  return messages;
 }
 
 function toMessages(history: Message[], images: boolean): MessageParam[] {

@@ -57,7 +57,7 @@ describe("prompt through the Anthropic SDK", () => {
     const body = fake.requests[0]!.body as Record<string, unknown>;
     expect(body.model).toBe("fake-model");
     expect(body.max_tokens).toBe(8192);
-    expect(body.messages).toEqual([{ role: "user", content: [{ type: "text", text: "Hi there" }] }]);
+    expect(body.messages).toEqual([{ role: "user", content: [{ type: "text", text: "Hi there", cache_control: { type: "ephemeral" } }] }]);
     expect(fake.requests[0]!.headers["x-api-key"]).toBe("test-key");
 
     const msgs = await p.request({ type: "get_messages" });
