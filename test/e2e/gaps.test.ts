@@ -25,7 +25,7 @@ describe("images", () => {
     await p.request({ type: "prompt", message: "what is this?", images: [img] });
     await p.waitFor("agent_settled");
     const content = (fake.requests[0]!.body as { messages: { content: Rec[] }[] }).messages[0]!.content;
-    expect(content[1]).toEqual({ type: "image", source: { type: "base64", media_type: "image/png", data: PNG } });
+    expect(content[1]).toEqual({ type: "image", source: { type: "base64", media_type: "image/png", data: PNG }, cache_control: { type: "ephemeral" } });
     const user = p.records.find((r) => r.type === "message_end" && r.message.role === "user")!.message;
     expect(user.content).toEqual([{ type: "text", text: "what is this?" }, img]);
     await p.request({ type: "set_model", provider: "textonly", modelId: "plain-text" });
