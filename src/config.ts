@@ -86,8 +86,14 @@ export const loadUserSettings = (home: string): Settings => readSettingsFile(joi
  * `.pion/settings.json` when the folder is trusted. The project's `defaultProjectTrust` is
  * dropped (with a note on stderr): trust is decided from the user's settings alone.
  */
-export function loadSettings(home: string, cwd: string, projectTrusted: boolean, warn: (msg: string) => void = () => {}): Settings {
-  const user = loadUserSettings(home);
+export function loadSettings(
+  home: string,
+  cwd: string,
+  projectTrusted: boolean,
+  warn: (msg: string) => void = () => {},
+  /** The user's settings when the caller has read them already (the trust decision needs them first). */
+  user: Settings = loadUserSettings(home),
+): Settings {
   if (!projectTrusted) return user;
   const file = projectPaths(cwd).settings;
   const { defaultProjectTrust, ...project } = readSettingsFile(file);

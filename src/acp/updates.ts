@@ -3,7 +3,7 @@
  * keeps the per-call state (file contents before an edit) and sends what this returns.
  */
 import type * as acp from "@agentclientprotocol/sdk";
-import { isAbsolute, resolve } from "node:path";
+import { resolveToolPath } from "../tools/path.ts";
 import type { ToolResult } from "../tools/tool.ts";
 import type { TodoPhase } from "../tools/todo.ts";
 import type { AgentMessage } from "../store/entries.ts";
@@ -65,8 +65,7 @@ export function toolPath(name: string, args: Args, cwd: string): string | undefi
   if (!["read", "write", "edit", "ls", "grep", "find"].includes(name)) return undefined;
   const p = str(args.path);
   if (p === undefined) return name === "ls" || name === "grep" || name === "find" ? cwd : undefined;
-  const expanded = p.startsWith("~/") ? `${process.env.HOME ?? ""}${p.slice(1)}` : p;
-  return isAbsolute(expanded) ? expanded : resolve(cwd, expanded);
+  return resolveToolPath(p, cwd);
 }
 
 export function toolCallStart(id: string, name: string, args: Args, cwd: string): acp.SessionUpdate {

@@ -48,7 +48,7 @@ export class McpManager {
     this.conns = [...keep, ...fresh];
     this.errors = [...errors];
     this.cache = undefined;
-    for (const e of errors) this.o.onStatus?.({ name: e.name, state: "failed", transport: e.transport, toolCount: 0, source: e.source, error: e.error });
+    for (const e of errors) this.o.onStatus?.(errorStatus(e));
     for (const c of fresh) if (c.state === "disabled") this.o.onStatus?.(c.status());
     for (const c of fresh) void c.connect();
     await Promise.all(stop.map((c) => c.stop()));
@@ -72,7 +72,7 @@ export class McpManager {
   status(): McpServerStatus[] {
     return [
       ...this.conns.map((c) => c.status()),
-      ...this.errors.map((e) => ({ name: e.name, state: "failed" as const, transport: e.transport, toolCount: 0, source: e.source, error: e.error })),
+      ...this.errors.map(errorStatus),
     ];
   }
 
@@ -101,3 +101,6 @@ export class McpManager {
     await Promise.all(all.map((c) => c.stop()));
   }
 }
+
+/** A server that cannot be configured as written: failed from the start, with the reason. */
+const errorStatus = (e: McpConfigError): McpServerStatus => ({ name: e.name, state: "failed", transport: e.transport, toolCount: 0, source: e.source, error: e.error });

@@ -267,15 +267,11 @@ const LEVELS = ["off", "minimal", "low", "medium", "high", "xhigh", "max"];
 export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {}): Promise<Composed> {
   let o = opts;
   // Trust first, from the command line and the user's own files: nothing of the project is read before it.
-  const projectTrust = decideProjectTrust({
-    home: o.home,
-    cwd: o.cwd,
-    approve: o.approve,
-    defaultProjectTrust: loadUserSettings(o.home).defaultProjectTrust,
-  });
+  const userSettings = loadUserSettings(o.home);
+  const projectTrust = decideProjectTrust({ home: o.home, cwd: o.cwd, approve: o.approve, defaultProjectTrust: userSettings.defaultProjectTrust });
   const notice = skippedNotice(projectTrust, o.home);
   if (notice) log("trust", notice);
-  const settings = loadSettings(o.home, o.cwd, projectTrust.trusted, (msg) => log("settings", msg));
+  const settings = loadSettings(o.home, o.cwd, projectTrust.trusted, (msg) => log("settings", msg), userSettings);
   let registry = loadModels(o.home, o.env, { provider: o.provider, apiKey: o.apiKey });
   let stream: StreamFn = streamByApi;
   if (o.provider === "scripted") {
