@@ -23,6 +23,8 @@ export interface AcpAgentDeps {
   toMcpConfigs: (servers: readonly acp.McpServer[], cwd: string) => McpServerConfig[];
   /** Names of the environment variables that hold provider keys, for messages. */
   keyHint: string;
+  /** Whether some provider has a key (what the "environment" auth method can check). */
+  hasKey: () => boolean;
 }
 
 const MODE_NAMES: Record<PermissionMode, { name: string; description: string }> = {
@@ -142,7 +144,12 @@ export function createAcpAgent(deps: AcpAgentDeps): acp.AgentApp {
         ],
       };
     })
-    .onRequest("authenticate", () => ({}))
+    .onRequest("authenticate", ({ params }) => {
+      if (params.methodId !== "environment") throw acp.RequestError.invalidParams({ field: "methodId" }, `Unknown auth method: ${params.methodId}`);
+      // Keys are read from the environment at start: authenticating can only confirm one is there.
+      if (!deps.hasKey()) throw acp.RequestError.authRequired(undefined, `No provider key found: set ${deps.keyHint} before starting pion`);
+      return {};
+    })
     .onRequest("session/new", async ({ params, client }) => {
       const link = await open(client, params.cwd, params.mcpServers ?? []);
       announceCommands(link);

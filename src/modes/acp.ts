@@ -1,4 +1,5 @@
 import { toServerConfig, type McpServerConfig } from "../mcp/config.ts";
+import { loadModels } from "../providers/models.ts";
 import type { Composed } from "./compose.ts";
 import { composeSession, sessionStorage, type CliOptions } from "./compose.ts";
 
@@ -15,6 +16,7 @@ export async function runAcpMode(opts: CliOptions): Promise<number> {
   const app = createAcpAgent({
     store,
     keyHint: "ANTHROPIC_API_KEY, OPENAI_API_KEY or another provider's key variable",
+    hasKey: () => loadModels(opts.home, opts.env, { apiKey: opts.apiKey }).available().length > 0,
     compose: async (o, hooks) => {
       // Settings and project trust are decided per session, for the cwd the editor names.
       const composed = await composeSession({ ...opts, cwd: o.cwd, session: o.resume, continue: false, mode: "acp" }, hooks);

@@ -45,6 +45,8 @@ describe("ACP mode", () => {
       agentCapabilities: { loadSession: true, promptCapabilities: { image: true, embeddedContext: true }, mcpCapabilities: { http: true } },
     });
     expect(init.authMethods!.length).toBeGreaterThan(0);
+    expect(await c.agent.request("authenticate", { methodId: "environment" })).toEqual({});
+    expect((await errorOf(c.agent.request("authenticate", { methodId: "oauth" }))).code).toBe(-32602);
     const s = await c.agent.request("session/new", { cwd: dirs.cwd, mcpServers: [] });
     expect(s.configOptions!.find((o) => o.id === "model")).toMatchObject({ type: "select", currentValue: "fake/fake-model" });
     fake.enqueue({
@@ -236,6 +238,7 @@ describe("ACP mode", () => {
     const bare = tempDirs();
     const c2 = startAcp({ ...bare });
     await c2.agent.request("initialize", INIT);
+    expect((await errorOf(c2.agent.request("authenticate", { methodId: "environment" }))).code).toBe(-32000);
     const noKey = await errorOf(c2.agent.request("session/new", { cwd: bare.cwd, mcpServers: [] }));
     expect(noKey.code).toBe(-32000);
     expect(noKey.message + JSON.stringify(noKey)).toContain("ANTHROPIC_API_KEY");
