@@ -36,7 +36,6 @@ export interface HandlerContext extends SessionHandlerContext {
 export function createHandlers(ctx: HandlerContext): Handlers {
   const s = () => ctx.session;
   return {
-    ...sessionHandlers(ctx),
     prompt: (c) =>
       withInput(ctx, c.message, c.images, true, (text, images) =>
         s().prompt(text, images, c.streamingBehavior, c.id, { maxTurns: c.maxTurns, maxCostUsd: c.maxCostUsd }),
@@ -50,7 +49,6 @@ export function createHandlers(ctx: HandlerContext): Handlers {
       return s().isBusy ? s().abort().then(start) : start();
     },
     get_state: () => getState(s(), ctx.projectTrust, ctx.permissions),
-    get_messages: () => ({ messages: s().messages() }),
     set_todos: (c) => ({ phases: s().setTodos(normalizeTodos(c.phases)) }),
     set_host_tools: (c) => ({ toolNames: ctx.hostTools.set(c.tools) }),
 
@@ -138,6 +136,8 @@ export function createHandlers(ctx: HandlerContext): Handlers {
     host_tool_update: (c) => ctx.hostTools.update(c.id, c.partialResult),
     host_tool_result: (c) => ctx.hostTools.result(c.id, c.result, c.isError),
     tool_approval_response: (c) => ctx.approvals?.respond(c),
+    // Last: tsc reports a command defined here as well (TS2783), instead of one silently replacing the other.
+    ...sessionHandlers(ctx),
   };
 }
 
