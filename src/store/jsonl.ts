@@ -124,52 +124,59 @@ interface RawRecord {
 const WINDOW = 1 << 20;
 
 /**
- * The non-blank lines before byte `stopAt` of the file, parsed one at a time; the file is read
- * a window at a time, and a line is decoded only once it is complete. A line that is not JSON
- * is an error naming it.
+ * The non-blank lines before byte `stopAt` of the file, parsed one at a time. The file is read
+ * a window at a time and each window's complete lines are decoded together, as one string the
+ * lines are cut from (decoding line by line cost a third of a 100k-entry import); the bytes of an
+ * unfinished line wait for the next window. A line that is not JSON is an error naming it.
  */
 function* records(fd: number, stopAt: number, source: string): Generator<RawRecord> {
   const buf = Buffer.allocUnsafe(WINDOW);
-  let carry: Buffer[] = [];
+  let carry: Buffer | undefined;
   let lineNo = 0;
   let bom = true;
-  const record = (bytes: Buffer): RawRecord | undefined => {
-    lineNo++;
-    let end = bytes.length;
-    if (end > 0 && bytes[end - 1] === 13) end--;
-    let start = 0;
+  function* lines(text: string): Generator<RawRecord> {
+    // `text` holds the lines between two line breaks: n breaks inside it, n + 1 lines.
+    for (let start = 0; start <= text.length; ) {
+      let nl = text.indexOf("\n", start);
+      if (nl === -1) nl = text.length;
+      lineNo++;
+      const end = nl > start && text.charCodeAt(nl - 1) === 13 ? nl - 1 : nl;
+      const line = text.slice(start, end);
+      start = nl + 1;
+      if (line.trim() === "") continue;
+      let value: unknown;
+      try {
+        value = JSON.parse(line);
+      } catch {
+        throw new PionError(`${source}:${lineNo}: not a JSON line`, "invalid_jsonl");
+      }
+      yield { line: lineNo, value, text: line };
+    }
+  }
+  const decode = (bytes: Buffer): string => {
+    let from = 0;
     if (bom) {
       bom = false;
-      if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) start = 3;
+      if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) from = 3;
     }
-    const text = bytes.toString("utf8", start, end);
-    if (text.trim() === "") return undefined;
-    try {
-      return { line: lineNo, value: JSON.parse(text), text };
-    } catch {
-      throw new PionError(`${source}:${lineNo}: not a JSON line`, "invalid_jsonl");
-    }
+    return bytes.toString("utf8", from);
   };
   for (let pos = 0; pos < stopAt; ) {
     const n = readSync(fd, buf, 0, Math.min(WINDOW, stopAt - pos), pos);
     if (n === 0) break;
     pos += n;
     const chunk = buf.subarray(0, n);
-    let start = 0;
-    for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, start)) {
-      const piece = chunk.subarray(start, nl);
-      const r = record(carry.length ? Buffer.concat([...carry, piece]) : piece);
-      carry = [];
-      start = nl + 1;
-      if (r) yield r;
+    const last = chunk.lastIndexOf(10);
+    if (last === -1) {
+      // The window is reused: keep a copy of the unfinished line.
+      carry = carry ? Buffer.concat([carry, chunk]) : Buffer.from(chunk);
+      continue;
     }
-    // The window is reused: keep a copy of the unfinished line.
-    if (start < n) carry.push(Buffer.from(chunk.subarray(start)));
+    const done = chunk.subarray(0, last);
+    yield* lines(decode(carry ? Buffer.concat([carry, done]) : done));
+    carry = last + 1 < n ? Buffer.from(chunk.subarray(last + 1)) : undefined;
   }
-  if (carry.length) {
-    const r = record(Buffer.concat(carry));
-    if (r) yield r;
-  }
+  if (carry) yield* lines(decode(carry));
 }
 
 /**

@@ -4,6 +4,7 @@ import { dirname, resolve } from "node:path";
 import { PionError } from "../util/errors.ts";
 import { type Entry, type SessionHeader, searchableText, userText } from "./entries.ts";
 import { isOwnerAlive, type ProcessOwner, processOwner } from "./owner.ts";
+import { writeThenCheckpointAside } from "./checkpoint.ts";
 import { migrate } from "./sqlite-schema.ts";
 import type {
   EntryPage,
@@ -95,7 +96,7 @@ export function openSqliteStore(dbPath: string, options: SqliteStoreOptions = {}
   db.run("PRAGMA synchronous = NORMAL");
   db.run("PRAGMA foreign_keys = ON");
   withBusyRetry(() => migrate(db));
-  return new SqliteStore(db, options.owner ?? processOwner());
+  return new SqliteStore(db, dbPath === ":memory:" ? undefined : resolve(dbPath), options.owner ?? processOwner());
 }
 
 function withBusyRetry(fn: () => void, deadlineMs = 10_000): void {
@@ -117,6 +118,8 @@ class SqliteStore implements SessionStore {
 
   constructor(
     private readonly db: Database,
+    /** The database file; undefined in memory. */
+    private readonly path: string | undefined,
     private readonly owner: ProcessOwner,
   ) {
     this.q = {
@@ -213,8 +216,8 @@ class SqliteStore implements SessionStore {
   importSession(header: SessionHeader, file: string | undefined, entries: Iterable<StoredEntry>, cache: () => SessionCache): void {
     const BATCH = 1000;
     let batches = 0;
-    this.db
-      .transaction(() => {
+    const write = () =>
+      this.db.transaction(() => {
         this.createSession(header, file);
         let batch: StoredEntry[] = [];
         for (const entry of entries) {
@@ -228,8 +231,10 @@ class SqliteStore implements SessionStore {
         }
         if (batch.length > 0) this.insertAll(header.id, batch);
         this.setSessionCache(header.id, cache());
-      })
-      .immediate();
+      }).immediate();
+    // The checkpoint of what the import wrote runs aside (see checkpoint.ts).
+    if (this.path) writeThenCheckpointAside(this.db, this.path, write);
+    else write();
     // What the parse of a large file left behind is garbage now: collect it before the session
     // is used, so the next answers reuse that memory instead of growing the process further
     // (50k entries and more; below that the collector's own schedule keeps up).

@@ -165,6 +165,26 @@ describe("JSONL import", () => {
     expect(compaction).toEqual({ type: "compaction", id: compaction.id, parentId: v1.entries[1]!.id, timestamp: "2025-01-01T00:00:03.000Z", summary: "s", firstKeptEntryId: v1.entries[1]!.id, tokensBefore: 5 });
   });
 
+  test.concurrent("lines that cross the 1 MB read windows, a BOM, CRLF, blank lines and multi-byte text read the same", () => {
+    const head = '{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/p"}';
+    const lines = [head];
+    // Lines of 1,000 to 300,000 characters, "é" and "€" among them: window edges fall inside lines,
+    // inside multi-byte characters and right after line breaks.
+    for (let i = 0; i < 40; i++) {
+      const text = `${"é€x".repeat((i * 7919) % 100_000)}${i}`;
+      lines.push(JSON.stringify({ type: "message", id: `e${i}`, parentId: i === 0 ? null : `e${i - 1}`, timestamp: "2025-01-01T00:00:01.000Z", message: { role: "user", content: text, timestamp: i } }));
+      if (i % 9 === 0) lines.push("");
+    }
+    const parsed = parseJsonl(`\ufeff${lines.join("\r\n")}\r\n`);
+    expect(parsed.entries.length).toBe(40);
+    expect(parsed.entries.map((e) => (e as { message: { content: string } }).message.content)).toEqual(
+      lines.filter((l) => l !== "" && l !== head).map((l) => JSON.parse(l).message.content),
+    );
+    // An error after several windows still names its line (blank lines counted).
+    const bad = [...lines.slice(0, 30), "{not json", ...lines.slice(30)].join("\n");
+    expect(() => parseJsonl(bad, "big.jsonl")).toThrow("big.jsonl:31: not a JSON line");
+  });
+
   test.concurrent("bad files are errors naming the line", () => {
     expect(() => parseJsonl('{"type":"message"}\n', "x.jsonl")).toThrow(/x.jsonl is not a session file/);
     expect(() => parseJsonl('{"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/"}\nnot json\n{}\n', "x.jsonl")).toThrow("x.jsonl:2: not a JSON line");

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { SCHEMA_VERSION } from "../../../src/store/sqlite-schema.ts";
 import { openSqliteStore } from "../../../src/store/sqlite-store.ts";
 import { PionError } from "../../../src/util/errors.ts";
-import { assistant, chain, header, ids, tempDir, user } from "./helpers.ts";
+import { assistant, chain, header, ids, stored, tempDir, user } from "./helpers.ts";
 
 const mode = (path: string): number => statSync(path).mode & 0o777;
 
@@ -30,6 +30,25 @@ describe("sqlite store on disk", () => {
     expect(ids(b.entries("s1"))).toEqual(["a", "b", "c"]);
     expect(b.getSession("s1")).toEqual({ header: expect.objectContaining({ id: "s1" }), file: join(dir.path, "s1.jsonl"), name: "work", leafId: "a" });
     b.close();
+  });
+
+  test("an import's checkpoint runs on a thread of its own: the database file fills while the process goes on", async () => {
+    using dir = tempDir();
+    const dbPath = join(dir.path, "pion.db");
+    const store = openSqliteStore(dbPath);
+    const text = "x".repeat(1000);
+    const entries = Array.from({ length: 20_000 }, (_, i) => stored(user(`e${i}`, i === 0 ? null : `e${i - 1}`, text)));
+    store.importSession(header("big"), undefined, entries, () => ({ leafId: "e19999", messageCount: 20_000 }));
+    // Written to the WAL; the database file gets the pages at the checkpoint, which the import did not wait for.
+    expect(statSync(dbPath).size).toBeLessThan(1 << 20);
+    store.append("big", user("after", "e19999", "next")); // the store goes on meanwhile
+    const until = Date.now() + 20_000;
+    while (statSync(dbPath).size < 20_000_000 && Date.now() < until) await Bun.sleep(20);
+    expect(statSync(dbPath).size).toBeGreaterThan(20_000_000);
+    expect(store.entries("big").length).toBe(20_001);
+    store.append("big", user("later", "after", "x"));
+    store.close();
+    expect(ids(openSqliteStore(dbPath).entries("big")).slice(-2)).toEqual(["after", "later"]);
   });
 
   test.concurrent("the database is in WAL mode at the current schema version", () => {
