@@ -1,7 +1,7 @@
 import { loadUserSettings } from "../config.ts";
 import { DEFAULT_CATALOG_URL, refreshCatalog } from "../providers/catalog/refresh.ts";
 import { loadModels } from "../providers/models.ts";
-import { thinkingLevelsFor } from "../providers/thinking.ts";
+import { THINKING_ORDER, thinkingLevelsFor } from "../providers/thinking.ts";
 import type { Model } from "../providers/types.ts";
 import { searchModels, tokens } from "./list-models.ts";
 
@@ -54,9 +54,12 @@ export function listModels(registry: ReturnType<typeof loadModels>, o: { provide
 
 const usd = (n: number) => `$${Number(n.toPrecision(4))}`;
 
+/** The levels besides "off": "-" for none, "a..b" when they follow each other in THINKING_ORDER, else a list. */
 function thinking(m: Model): string {
-  const levels = thinkingLevelsFor(m);
-  return levels.length === 1 ? "-" : `${levels[1]}..${levels.at(-1)}`;
+  const on = thinkingLevelsFor(m).filter((l) => l !== "off");
+  if (on.length === 0) return "-";
+  const contiguous = THINKING_ORDER.indexOf(on.at(-1)!) - THINKING_ORDER.indexOf(on[0]!) === on.length - 1;
+  return on.length === 1 ? on[0]! : contiguous ? `${on[0]}..${on.at(-1)}` : on.join(",");
 }
 
 function prices(m: Model): string {

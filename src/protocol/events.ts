@@ -132,7 +132,7 @@ export const EVENT_SCHEMAS = {
   summarization_retry_finished: ev("summarization_retry_finished", {}),
   bash_execution_update: ev("bash_execution_update", { id: v.optional(v.string()), delta: v.string() }),
   session_info_changed: ev("session_info_changed", { name: v.string(), entryId: v.string() }),
-  thinking_level_changed: ev("thinking_level_changed", { level: ThinkingLevelSchema }),
+  thinking_level_changed: ev("thinking_level_changed", { level: ThinkingLevelSchema, requested: v.optional(ThinkingLevelSchema) }),
   entry_appended: ev("entry_appended", { entry: EntrySchema }),
   todo_update: ev("todo_update", { phases: v.array(TodoPhaseOutSchema) }),
   mcp_status: ev("mcp_status", McpServerStatusSchema.entries),

@@ -129,6 +129,9 @@ export const PION_FIELDS: Readonly<Record<string, Readonly<Record<string, string
   },
   "event message_end": { entryId: "Id of the entry the message was committed as, before the event was written." },
   "event session_info_changed": { entryId: "Id of the session_info entry." },
+  "event thinking_level_changed": {
+    requested: "The level a set_thinking_level or a model switch asked for, when the model does not offer it: level is then the nearest one it offers (sent even when the level stays the same).",
+  },
   "event tool_execution_end": { durationMs: "Wall time of the tool call." },
   "event agent_settled": {
     usage: "Summed usage of every model call of the run (retries and compaction included).",

@@ -7,19 +7,11 @@ import type {
 } from "@anthropic-ai/sdk/resources/messages/messages";
 import type { PushStream } from "./event-stream.ts";
 import { runProviderStream } from "./lifecycle.ts";
+import { anthropicReasoning } from "./reasoning-params.ts";
 import { sdkLogger, withSdkWarnings } from "./sdk-warnings.ts";
 import { sseBatches } from "./sse.ts";
 import { sanitizeHistory, setToolArguments } from "./transform.ts";
-import type { AssistantMessage, ImageContent, LlmRequest, Message, StopReason, StreamFn, TextContent, ThinkingLevel } from "./types.ts";
-
-const BUDGETS: Record<Exclude<ThinkingLevel, "off">, number> = {
-  minimal: 1024,
-  low: 4096,
-  medium: 10240,
-  high: 20480,
-  xhigh: 32768,
-  max: 63999,
-};
+import type { AssistantMessage, ImageContent, LlmRequest, Message, Model, StopReason, StreamFn, TextContent, ThinkingContent } from "./types.ts";
 
 export const streamAnthropic: StreamFn = (req, signal) =>
   runProviderStream(req, signal, async ({ msg, out, signal: sig, touch }) => {
@@ -172,9 +164,9 @@ function toParams(req: LlmRequest): MessageCreateParamsStreaming {
   const { model } = req;
   const params: MessageCreateParamsStreaming = {
     model: model.id,
-    max_tokens: model.maxTokens,
-    messages: markConversationCache(toMessages(sanitizeHistory(req.messages), model.input.includes("image"))),
+    messages: markConversationCache(toMessages(sanitizeHistory(req.messages), model)),
     stream: true,
+    ...anthropicReasoning(model, req.thinkingLevel),
   };
   if (req.systemPrompt) params.system = [{ type: "text", text: req.systemPrompt, cache_control: { type: "ephemeral" } }];
   if (req.tools.length > 0) {
@@ -184,13 +176,6 @@ function toParams(req: LlmRequest): MessageCreateParamsStreaming {
       input_schema: t.parameters as { type: "object" },
       ...(i === req.tools.length - 1 ? { cache_control: { type: "ephemeral" as const } } : {}),
     }));
-  }
-  if (model.reasoning && req.thinkingLevel !== "off") {
-    const budget = Math.max(1024, Math.min(BUDGETS[req.thinkingLevel], model.maxTokens - 1024));
-    params.max_tokens = Math.max(model.maxTokens, budget + 1024);
-    params.thinking = { type: "enabled", budget_tokens: budget };
-  } else if (model.reasoning) {
-    params.thinking = { type: "disabled" };
   }
   if (req.sessionId) params.metadata = { user_id: req.sessionId };
   return params;
@@ -228,7 +213,21 @@ function markConversationCache(messages: MessageParam[]): MessageParam[] {
   return messages;
 }
 
-function toMessages(history: Message[], images: boolean): MessageParam[] {
+/**
+ * A thinking block goes back exactly as it arrived (the API checks its signature), and only to the
+ * provider and model that signed it; redacted thinking stays redacted. For any other source,
+ * readable thinking goes as text and redacted thinking, unreadable, is dropped.
+ */
+function thinkingBlock(c: ThinkingContent, m: AssistantMessage, model: Model): ContentBlockParam | undefined {
+  const native = m.api === "anthropic-messages" && m.provider === model.provider && m.model === model.id;
+  const signature = native ? c.thinkingSignature : undefined;
+  if (c.redacted) return signature ? { type: "redacted_thinking", data: signature } : undefined;
+  if (signature) return { type: "thinking", thinking: c.thinking, signature };
+  return c.thinking ? { type: "text", text: c.thinking } : undefined;
+}
+
+function toMessages(history: Message[], model: Model): MessageParam[] {
+  const images = model.input.includes("image");
   const out: MessageParam[] = [];
   for (const m of history) {
     if (m.role === "user") {
@@ -239,9 +238,8 @@ function toMessages(history: Message[], images: boolean): MessageParam[] {
         if (c.type === "text") {
           if (c.text) blocks.push({ type: "text", text: c.text });
         } else if (c.type === "thinking") {
-          if (c.redacted && c.thinkingSignature) blocks.push({ type: "redacted_thinking", data: c.thinkingSignature });
-          else if (c.thinkingSignature && m.api === "anthropic-messages") blocks.push({ type: "thinking", thinking: c.thinking, signature: c.thinkingSignature });
-          else if (c.thinking) blocks.push({ type: "text", text: c.thinking });
+          const block = thinkingBlock(c, m, model);
+          if (block) blocks.push(block);
         } else blocks.push({ type: "tool_use", id: c.id, name: c.name, input: c.arguments });
       }
       if (blocks.length > 0) out.push({ role: "assistant", content: blocks });

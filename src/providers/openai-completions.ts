@@ -7,7 +7,8 @@ import type {
   ChatCompletionMessageParam,
 } from "openai/resources/chat/completions";
 import type { PushStream } from "./event-stream.ts";
-import { callIdOf, dataUrl, IMAGE_OMITTED, reasoningEffort, runOpenAIStream } from "./openai-shared.ts";
+import { callIdOf, dataUrl, IMAGE_OMITTED, runOpenAIStream } from "./openai-shared.ts";
+import { completionsReasoning } from "./reasoning-params.ts";
 import { sanitizeHistory, setToolArguments } from "./transform.ts";
 import type { AssistantMessage, ImageContent, LlmRequest, StopReason, StreamFn, TextContent, ToolCall } from "./types.ts";
 
@@ -171,6 +172,7 @@ function toParams(req: LlmRequest): ChatCompletionCreateParamsStreaming {
     stream: true,
     stream_options: { include_usage: true },
     max_completion_tokens: model.maxTokens,
+    ...completionsReasoning(model, req.thinkingLevel),
   };
   if (req.tools.length > 0) {
     params.tools = req.tools.map((t) => ({
@@ -178,7 +180,6 @@ function toParams(req: LlmRequest): ChatCompletionCreateParamsStreaming {
       function: { name: t.name, description: t.description, parameters: t.parameters },
     }));
   }
-  if (model.reasoning && req.thinkingLevel !== "off") params.reasoning_effort = reasoningEffort(model, req.thinkingLevel);
   return params;
 }
 

@@ -11,7 +11,8 @@ import type {
 } from "openai/resources/responses/responses";
 import * as v from "valibot";
 import type { PushStream } from "./event-stream.ts";
-import { callIdOf, dataUrl, IMAGE_OMITTED, reasoningEffort, runOpenAIStream } from "./openai-shared.ts";
+import { callIdOf, dataUrl, IMAGE_OMITTED, runOpenAIStream } from "./openai-shared.ts";
+import { responsesReasoning } from "./reasoning-params.ts";
 import { sanitizeHistory, setToolArguments } from "./transform.ts";
 import type { AssistantMessage, ImageContent, LlmRequest, Model, StreamFn, TextContent, ToolResultMessage } from "./types.ts";
 
@@ -177,6 +178,7 @@ function toParams(req: LlmRequest): ResponseCreateParamsStreaming {
     stream: true,
     store: false,
     max_output_tokens: model.maxTokens,
+    ...responsesReasoning(model, req.thinkingLevel),
   };
   if (req.systemPrompt) params.instructions = req.systemPrompt;
   if (req.tools.length > 0) {
@@ -187,10 +189,6 @@ function toParams(req: LlmRequest): ResponseCreateParamsStreaming {
       parameters: t.parameters,
       strict: false,
     }));
-  }
-  if (model.reasoning) {
-    params.include = ["reasoning.encrypted_content"];
-    if (req.thinkingLevel !== "off") params.reasoning = { effort: reasoningEffort(model, req.thinkingLevel), summary: "auto" };
   }
   if (req.sessionId) params.prompt_cache_key = req.sessionId;
   return params;

@@ -1,9 +1,8 @@
 import type OpenAI from "openai";
-import type { ReasoningEffort } from "openai/resources/shared";
 import type { PushStream } from "./event-stream.ts";
 import { runProviderStream } from "./lifecycle.ts";
 import { sdkLogger } from "./sdk-warnings.ts";
-import type { AssistantMessage, AssistantStream, LlmRequest, Model, ThinkingLevel } from "./types.ts";
+import type { AssistantMessage, AssistantStream, LlmRequest } from "./types.ts";
 
 export const IMAGE_OMITTED = "[image omitted: this model does not accept images]";
 
@@ -49,12 +48,6 @@ export function openaiBaseUrl(baseUrl: string): string {
   } catch {
     return trimmed;
   }
-}
-
-/** xhigh and max become "high" unless the model declares them. */
-export function reasoningEffort(model: Model, level: Exclude<ThinkingLevel, "off">): ReasoningEffort {
-  if (level === "xhigh" || level === "max") return model.thinkingLevels?.includes(level) ? "xhigh" : "high";
-  return level;
 }
 
 /** Our tool-call ids from the Responses API are `${call_id}|${item id}`; the call id is what the model pairs on. */

@@ -24,7 +24,7 @@ export type SessionEvent =
   | { type: "prompt_result"; id: string; stopReason: string; aborted: boolean; errorMessage?: string; usage: Usage; cost: number }
   | { type: "queue_update"; steering: string[]; followUp: string[] }
   | { type: "session_info_changed"; name: string | undefined; entryId: string }
-  | { type: "thinking_level_changed"; level: ThinkingLevel }
+  | { type: "thinking_level_changed"; level: ThinkingLevel; /** The level asked for, when the model does not offer it. */ requested?: ThinkingLevel }
   | { type: "auto_retry_start"; attempt: number; maxAttempts: number; delayMs: number; errorMessage: string }
   | { type: "auto_retry_end"; success: boolean; attempt: number; finalError?: string }
   | { type: "todo_update"; phases: TodoPhase[] }

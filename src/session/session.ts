@@ -244,16 +244,17 @@ export class AgentSession {
     this.model = model;
     noticeDeprecated(model, this.opts.models.models(model.provider));
     this.append({ type: "model_change", provider: model.provider, modelId: model.id });
-    const clamped = clampThinkingLevel(model, hadThinking);
-    if (clamped !== hadThinking) this.setThinkingLevel(clamped);
+    if (clampThinkingLevel(model, hadThinking) !== hadThinking) this.setThinkingLevel(hadThinking);
   }
 
+  /** The model's nearest offered level; thinking_level_changed also reports a request it cannot take (`requested`). */
   setThinkingLevel(level: ThinkingLevel): ThinkingLevel {
     const clamped = clampThinkingLevel(this.model, level);
-    if (clamped === this.thinkingLevel) return clamped;
-    this.thinkingLevel = clamped;
-    this.append({ type: "thinking_level_change", thinkingLevel: clamped });
-    void this.emit({ type: "thinking_level_changed", level: clamped });
+    if (clamped !== this.thinkingLevel) {
+      this.thinkingLevel = clamped;
+      this.append({ type: "thinking_level_change", thinkingLevel: clamped });
+    } else if (clamped === level) return clamped;
+    void this.emit({ type: "thinking_level_changed", level: clamped, ...(clamped !== level ? { requested: level } : {}) });
     return clamped;
   }
 

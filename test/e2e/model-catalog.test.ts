@@ -28,7 +28,7 @@ describe("pion models", () => {
     const rows = lines(text.stdout);
     expect(rows[0]).toMatch(/^PROVIDER\s+MODEL\s+NAME\s+CONTEXT\s+OUTPUT\s+THINKING\s+PRICE \/1M \(in\/out\)\s+STATUS\s+SOURCE$/);
     const cols = (id: string) => rows.find((r) => r.split(/\s{2,}/)[1] === id)?.split(/\s{2,}/);
-    expect(cols("claude-sonnet-5")).toEqual(["anthropic", "claude-sonnet-5", "Claude Sonnet 5", "1M", "1K", "minimal..max", "$2/$10 cache $0.2/$2.5", "-", "models.json"]);
+    expect(cols("claude-sonnet-5")).toEqual(["anthropic", "claude-sonnet-5", "Claude Sonnet 5", "1M", "1K", "low..max", "$2/$10 cache $0.2/$2.5", "-", "models.json"]);
     expect(cols("claude-3-7-sonnet-20250219")?.slice(-2)).toEqual(["deprecated", "built-in"]);
     expect(rows.slice(1).every((r) => r.startsWith("anthropic "))).toBe(true);
 
@@ -43,7 +43,7 @@ describe("pion models", () => {
       ...builtin("anthropic", "claude-sonnet-5"),
       maxTokens: 1000,
       source: "models.json",
-      thinking: ["off", "minimal", "low", "medium", "high", "xhigh", "max"],
+      thinking: ["off", "low", "medium", "high", "xhigh", "max"],
     });
 
     const local = await runPion(["models", "--provider", "local", "--json"], dirs);

@@ -38,7 +38,7 @@ describe("models and thinking levels", () => {
     const from = p.records.length;
     const set = await p.request({ type: "set_model", provider: "fake", modelId: "fake-plain" });
     expect(set.data).toMatchObject({ id: "fake-plain", provider: "fake", reasoning: false });
-    expect(p.records.slice(from).find((r) => r.type === "thinking_level_changed")).toEqual({ type: "thinking_level_changed", level: "off" });
+    expect(p.records.slice(from).find((r) => r.type === "thinking_level_changed")).toEqual({ type: "thinking_level_changed", level: "off", requested: "low" });
     expect((await p.request({ type: "get_available_thinking_levels" })).data).toEqual({ levels: ["off"] });
     expect((await p.request({ type: "cycle_thinking_level" })).data).toBeNull();
     const cyc = (await p.request({ type: "cycle_model" })).data;

@@ -20,6 +20,8 @@ export type FakeApi = "anthropic-messages" | "openai-completions" | "openai-resp
 export type FakeBlock =
   | { type: "text"; /** An array gives the individual deltas. */ text: string | string[] }
   | { type: "thinking"; thinking: string | string[]; /** Anthropic signature / Responses encrypted_content. */ signature?: string }
+  /** Anthropic only (the OpenAI encoders leave it out): encrypted thinking the client must send back unchanged. */
+  | { type: "redacted_thinking"; data: string }
   | {
       type: "toolCall";
       /** Default: toolu_… for Anthropic, call_… for OpenAI. */

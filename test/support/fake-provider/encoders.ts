@@ -77,6 +77,8 @@ export function encodeAnthropic(plan: StreamPlan): Frame[] {
       frames.push(sse("content_block_start", { type: "content_block_start", index, content_block: block }));
       for (const thinking of deltasOf(b.thinking)) delta(index, { type: "thinking_delta", thinking });
       delta(index, { type: "signature_delta", signature: b.signature ?? fakeSignature() });
+    } else if (b.type === "redacted_thinking") {
+      frames.push(sse("content_block_start", { type: "content_block_start", index, content_block: { type: "redacted_thinking", data: b.data } }));
     } else {
       const block = { type: "tool_use", id: b.id ?? randomId("toolu_01", 22), name: b.name, input: {} };
       frames.push(sse("content_block_start", { type: "content_block_start", index, content_block: block }));
@@ -121,7 +123,7 @@ export function encodeCompletions(plan: StreamPlan): Frame[] {
       for (const content of deltasOf(b.text)) frames.push(chunk({ content }));
     } else if (b.type === "thinking") {
       for (const reasoning_content of deltasOf(b.thinking)) frames.push(chunk({ reasoning_content }));
-    } else {
+    } else if (b.type !== "redacted_thinking") {
       const index = toolIndex++;
       const id = b.id ?? randomId("call_", 24);
       frames.push(chunk({ tool_calls: [{ index, id, type: "function", function: { name: b.name, arguments: "" } }] }));
@@ -216,7 +218,7 @@ export function encodeResponses(plan: StreamPlan): Frame[] {
       ev("response.reasoning_summary_text.done", { ...at, text });
       ev("response.reasoning_summary_part.done", { ...at, part: { type: "summary_text", text } });
       done({ id: item_id, type: "reasoning", encrypted_content, summary: [{ type: "summary_text", text }] });
-    } else {
+    } else if (b.type === "toolCall") {
       const item_id = randomId("fc_", 48);
       const call = { id: item_id, type: "function_call", call_id: b.id ?? randomId("call_", 24), name: b.name };
       added({ ...call, status: "in_progress", arguments: "" });
