@@ -111,8 +111,7 @@ export function sessionHandlers(ctx: SessionHandlerContext) {
         return { entries: r.entries, leafId, hasMore: r.hasMore };
       }
       // Stored bodies are passed on as they are, read while the answer is written.
-      const rows = ctx.store.bodies(s().sessionId);
-      return RawJson.wrap('{"entries":[', commaJoined(bodiesOf(rows)), `],"leafId":${JSON.stringify(leafId)}}`);
+      return RawJson.wrap('{"entries":[', commaJoined(ctx.store.bodyPages(s().sessionId)), `],"leafId":${JSON.stringify(leafId)}}`);
     },
     get_tree: () => RawJson.wrap('{"tree":', s().treeJson(), `,"leafId":${JSON.stringify(s().leaf)}}`),
     get_messages: () => RawJson.wrap('{"messages":', s().messagesJson(), "}"),
@@ -157,10 +156,6 @@ export function sessionHandlers(ctx: SessionHandlerContext) {
       results: ctx.store.searchSessions({ query: c.query, cwd: c.cwd, limit: c.limit }),
     }),
   };
-}
-
-function* bodiesOf(rows: Iterable<{ body: string }>): Generator<string> {
-  for (const r of rows) yield r.body;
 }
 
 function page<T>(entries: T[], limit: number | undefined, leafId: string | null) {

@@ -168,6 +168,7 @@ class JsonlExportStore implements SessionStore {
   setSessionCache = (sessionId: string, cache: SessionCache): void => this.inner.setSessionCache(sessionId, cache);
   entries = (sessionId: string): Entry[] => this.inner.entries(sessionId);
   bodies = (sessionId: string): Iterable<BodyRow> => this.inner.bodies(sessionId);
+  bodyPages = (sessionId: string): Iterable<string> => this.inner.bodyPages(sessionId);
   contextMessages = (sessionId: string): Iterable<string> => this.inner.contextMessages(sessionId);
   entryIndex = (sessionId: string): IndexRow[] => this.inner.entryIndex(sessionId);
   bodyReader = (sessionId: string): ((ref: number) => string) => this.inner.bodyReader(sessionId);

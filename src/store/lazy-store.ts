@@ -39,6 +39,9 @@ export class LazyStore implements SessionStore {
   bodies(sessionId: string): Iterable<BodyRow> {
     return this.s.bodies(sessionId);
   }
+  bodyPages(sessionId: string): Iterable<string> {
+    return this.s.bodyPages(sessionId);
+  }
   contextMessages(sessionId: string): Iterable<string> {
     return this.s.contextMessages(sessionId);
   }

@@ -63,6 +63,8 @@ type Param = string | number | null;
 type WindowRow = [number, string, number | null];
 
 const NO_LIMIT = -1;
+/** Rows read at a time by the answers that stream a whole session (about 0.5 MB of bodies). */
+const PAGE = 512;
 
 /**
  * Opens (creating and migrating as needed) the session database.
@@ -150,6 +152,9 @@ class SqliteStore implements SessionStore {
       index: db.prepare<unknown, [string]>(
         `SELECT seq, id, parent_id, type, created_at, role, CASE WHEN type IN ('message', 'custom') THEN NULL ELSE body END
          FROM entry WHERE session_id = ?1 ORDER BY seq`,
+      ),
+      bodyPage: db.prepare<unknown, [string, number, number]>(
+        "SELECT seq, body FROM entry WHERE session_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3",
       ),
       contextMessages: db.prepare<unknown, [string, number, number]>(
         `SELECT seq, body, message_at FROM entry WHERE session_id = ?1 AND seq > ?2 AND type = 'message' AND role IS NOT 'system'
@@ -256,16 +261,33 @@ class SqliteStore implements SessionStore {
     };
   }
 
+  bodyPages(sessionId: string): Iterable<string> {
+    this.mustExist(sessionId);
+    const page = this.q.bodyPage;
+    return {
+      // A page of rows at a time, as arrays (no object per row) joined in one call: SQLite's own
+      // group_concat was two to three times slower than this.
+      *[Symbol.iterator]() {
+        for (let after = 0; ; ) {
+          const rows = page.values(sessionId, after, PAGE) as unknown as [number, string][];
+          if (rows.length > 0) yield rows.map((r) => r[1]).join(",");
+          if (rows.length < PAGE) return;
+          after = rows[rows.length - 1]![0];
+        }
+      },
+    };
+  }
+
   contextMessages(sessionId: string): Iterable<string> {
     this.mustExist(sessionId);
     const rows = this.q.contextMessages;
     return {
-      // A window of rows at a time: the bodies of a large session are never all in memory.
+      // A page of rows at a time: the bodies of a large session are never all in memory.
       *[Symbol.iterator]() {
         for (let after = 0; ; ) {
-          const page = rows.values(sessionId, after, 512) as unknown as WindowRow[];
-          for (const [, body, at] of page) yield messageOf(body, at);
-          if (page.length < 512) return;
+          const page = rows.values(sessionId, after, PAGE) as unknown as WindowRow[];
+          if (page.length > 0) yield page.map(([, body, at]) => messageOf(body, at)).join(",");
+          if (page.length < PAGE) return;
           after = page[page.length - 1]![0];
         }
       },

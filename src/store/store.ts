@@ -144,8 +144,14 @@ export interface SessionStore {
    */
   bodies(sessionId: string): Iterable<BodyRow>;
   /**
+   * The same bodies as `bodies`, as pieces of their comma-separated list (each piece one body or
+   * several joined by commas): the items of the get_entries answer.
+   */
+  bodyPages(sessionId: string): Iterable<string>;
+  /**
    * The message JSON of every `message` entry but system-role ones, in append order, read as the
-   * caller iterates: the context of a session whose cache says `plainContext`.
+   * caller iterates, as pieces of their comma-separated list (like `bodyPages`): the context of a
+   * session whose cache says `plainContext`.
    */
   contextMessages(sessionId: string): Iterable<string>;
   /** Every entry of the session as an IndexRow, in append order. */

@@ -178,6 +178,15 @@ describe.each(stores)("%s store", (_name, open) => {
     s.importSession(header("s2"), undefined, [moved, label].map((e) => ({ entry: e as unknown as Entry, body: JSON.stringify(e) })), () => ({ leafId: "l1", messageCount: 1 }));
 
     expect([...s.bodies("s1")]).toEqual(entries.map((e) => ({ id: e.id, type: e.type, body: JSON.stringify(e) })));
+    // Pages of the comma-separated lists (1,200 rows: several pages), the other session's rows in none of them.
+    const pages = [...s.bodyPages("s1")];
+    expect(pages.length).toBeGreaterThan(1);
+    expect(pages.join(",")).toBe(entries.map((e) => JSON.stringify(e)).join(","));
+    expect([...s.bodyPages("s2")].join(",")).toBe([moved, label].map((e) => JSON.stringify(e)).join(","));
+    const context = [...s.contextMessages("s1")];
+    expect(context.length).toBeGreaterThan(1);
+    expect(JSON.parse(`[${context.join(",")}]`)).toEqual(entries.map((e) => (e as { message: unknown }).message));
+    expect([...s.contextMessages("s2")]).toEqual([JSON.stringify(moved.message)]);
     const index = s.entryIndex("s1");
     expect(index.map((r) => [r.id, r.parentId, r.type, r.timestamp, r.role, r.body])).toEqual(
       entries.map((e) => [e.id, e.parentId, "message", e.timestamp, e.type === "message" ? e.message.role : null, null]),
