@@ -31,12 +31,13 @@ export function linearity(path: readonly Entry[], all: Iterable<Entry>): { linea
   let plain = true;
   for (const e of all) {
     if (path[i++] !== e) return {};
-    if (SHAPING.has(e.type)) plain = false;
+    if (SHAPING_ENTRIES.has(e.type)) plain = false;
   }
   if (i !== path.length) return {};
   return plain ? { linear: true, plainContext: true } : { linear: true };
 }
-const SHAPING = new Set(["compaction", "custom_message", "branch_summary", "context_edit"]);
+/** Entry kinds that make the context other than the branch's messages. */
+export const SHAPING_ENTRIES: ReadonlySet<string> = new Set(["compaction", "custom_message", "branch_summary", "context_edit"]);
 
 type Collected = { id?: string; message: AgentMessage };
 

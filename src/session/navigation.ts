@@ -2,8 +2,8 @@ import { existsSync, realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import { readJsonl } from "../store/jsonl.ts";
 import { pathTo, type Entry, type SessionHeader } from "../store/entries.ts";
-import type { SessionCache, SessionStore, StoredEntry } from "../store/store.ts";
-import { buildContext, linearity } from "./context.ts";
+import type { IndexRow, SessionCache, SessionStore, StoredEntry } from "../store/store.ts";
+import { buildContext, linearity, SHAPING_ENTRIES } from "./context.ts";
 import { PionError } from "../util/errors.ts";
 
 /** Text of a user message entry, or undefined for anything else. */
@@ -34,27 +34,17 @@ export function locateSession(
     const id = source.header.id;
     if (store.getSession(id)) return id;
     const file = source.version === 3 && !source.tornTail ? real : fileFor(source.header);
-    // Entries stream from the file into the store; only a light copy of each stays, for the
-    // summary that lets the session open without reading them back.
-    const light = new Map<string, Entry>();
-    let leafId: string | null = null;
+    // Entries stream from the file into the store; what the summary needs is taken as they pass.
+    // A linear session (the usual file) is summed up from that alone; any other from the store's
+    // index once its rows are in (still inside the import's transaction).
+    const summary = new StreamSummary();
     function* recorded(): Generator<StoredEntry> {
       for (const row of source.entries()) {
-        light.set(row.entry.id, lightEntry(row.entry));
-        leafId = row.entry.id;
+        summary.add(row.entry);
         yield row;
       }
     }
-    store.importSession(source.header, file, recorded(), () => {
-      const branch = pathTo(light, leafId);
-      const cache: SessionCache = { leafId, messageCount: buildContext(branch).length };
-      Object.assign(cache, linearity(branch, light.values()));
-      for (const e of branch) {
-        if (e.type === "model_change") cache.model = { provider: e.provider, modelId: e.modelId };
-        else if (e.type === "thinking_level_change") cache.thinkingLevel = e.thinkingLevel;
-      }
-      return cache;
-    });
+    store.importSession(source.header, file, recorded(), () => summary.cache() ?? summaryOf(indexEntries(store.entryIndex(id)), summary.leafId));
     return id;
   }
   if (!target.includes("/") && store.getSession(target)) return target;
@@ -62,11 +52,65 @@ export function locateSession(
 }
 
 /**
- * What the session summary needs of an entry: for messages and extension data, the kind and
- * the tree links without the content (buildContext then counts the same messages).
+ * The session's entries as the index has them, by id: messages with their role only, `custom`
+ * entries without their data, every other kind whole. Enough to build the tree and count the
+ * context. `onMessage` sees each message stand-in with its row (to fetch its JSON later).
  */
-function lightEntry(e: Entry): Entry {
-  if (e.type === "message") return { ...e, message: { role: e.message.role } } as Entry;
-  if (e.type === "custom_message" || e.type === "custom") return { type: e.type, id: e.id, parentId: e.parentId, timestamp: e.timestamp } as Entry;
-  return e;
+export function indexEntries(rows: readonly IndexRow[], onMessage?: (message: object, row: IndexRow) => void): Map<string, Entry> {
+  const byId = new Map<string, Entry>();
+  for (const row of rows) {
+    const base = { id: row.id, parentId: row.parentId, timestamp: row.timestamp };
+    let e: Entry;
+    if (row.type === "message") {
+      const message = { role: row.role };
+      onMessage?.(message, row);
+      e = { type: "message", ...base, message } as Entry;
+    } else e = (row.body !== null ? JSON.parse(row.body) : { type: row.type, ...base }) as Entry;
+    byId.set(row.id, e);
+  }
+  return byId;
+}
+
+/** The summary of a session from its entries (see indexEntries) and leaf. */
+function summaryOf(byId: ReadonlyMap<string, Entry>, leafId: string | null): SessionCache {
+  const branch = pathTo(byId, leafId);
+  const cache: SessionCache = { leafId, messageCount: buildContext(branch).length };
+  Object.assign(cache, linearity(branch, byId.values()));
+  for (const e of branch) {
+    if (e.type === "model_change") cache.model = { provider: e.provider, modelId: e.modelId };
+    else if (e.type === "thinking_level_change") cache.thinkingLevel = e.thinkingLevel;
+  }
+  return cache;
+}
+
+/**
+ * What a file's entries tell as they stream by. While every entry is the child of the one before
+ * it (the first a root), the session is linear and its branch is every entry; while none shapes
+ * the context (SHAPING_ENTRIES), its context is its messages but system-role ones.
+ */
+class StreamSummary {
+  leafId: string | null = null;
+  private linear = true;
+  private plain = true;
+  private messages = 0;
+  private model: SessionCache["model"];
+  private thinkingLevel: string | undefined;
+
+  add(e: Entry): void {
+    if (e.parentId !== this.leafId) this.linear = false;
+    this.leafId = e.id;
+    if (SHAPING_ENTRIES.has(e.type)) this.plain = false;
+    else if (e.type === "message" && (e.message as { role: string }).role !== "system") this.messages++;
+    else if (e.type === "model_change") this.model = { provider: e.provider, modelId: e.modelId };
+    else if (e.type === "thinking_level_change") this.thinkingLevel = e.thinkingLevel;
+  }
+
+  /** The summary of a linear, plain session; undefined for any other (see summaryOf). */
+  cache(): SessionCache | undefined {
+    if (!this.linear || !this.plain) return undefined;
+    const cache: SessionCache = { leafId: this.leafId, messageCount: this.messages, linear: true, plainContext: true };
+    if (this.model) cache.model = this.model;
+    if (this.thinkingLevel !== undefined) cache.thinkingLevel = this.thinkingLevel;
+    return cache;
+  }
 }

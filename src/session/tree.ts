@@ -3,6 +3,7 @@ import type { SessionCache, SessionStore } from "../store/store.ts";
 import { PionError } from "../util/errors.ts";
 import { shortId, uuid } from "../util/id.ts";
 import { buildContext, linearity } from "./context.ts";
+import { indexEntries } from "./navigation.ts";
 import { commaJoined } from "../util/json-pieces.ts";
 
 /** An entry before the tree gives it an id, parent and time. */
@@ -192,17 +193,7 @@ export class SessionTree {
     // A linear session without context-shaping entries: its message rows are the context.
     if (this.cache?.plainContext) return bracketed(commaJoined(this.store.contextMessages(this.sessionId)));
     const refs = new Map<object, number>();
-    const byId = new Map<string, Entry>();
-    for (const row of this.store.entryIndex(this.sessionId)) {
-      const base = { id: row.id, parentId: row.parentId, timestamp: row.timestamp };
-      let e: Entry;
-      if (row.type === "message") {
-        const message = { role: row.role };
-        refs.set(message, row.ref);
-        e = { type: "message", ...base, message } as Entry;
-      } else e = (row.body !== null ? JSON.parse(row.body) : { type: row.type, ...base }) as Entry;
-      byId.set(row.id, e);
-    }
+    const byId = indexEntries(this.store.entryIndex(this.sessionId), (message, row) => refs.set(message, row.ref));
     const messages = buildContext(pathTo(byId, this.leafId));
     const messageJson = this.store.messageReader(this.sessionId);
     return jsonArray(messages, (m) => {

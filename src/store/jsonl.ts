@@ -172,8 +172,14 @@ function* records(fd: number, stopAt: number, source: string): Generator<RawReco
       carry = carry ? Buffer.concat([carry, chunk]) : Buffer.from(chunk);
       continue;
     }
-    const done = chunk.subarray(0, last);
-    yield* lines(decode(carry ? Buffer.concat([carry, done]) : done));
+    let from = 0;
+    if (carry) {
+      // The unfinished line ends in this window: decoded on its own, the rest without a copy.
+      const first = chunk.indexOf(10);
+      yield* lines(decode(Buffer.concat([carry, chunk.subarray(0, first)])));
+      from = first + 1;
+    }
+    if (from <= last) yield* lines(decode(chunk.subarray(from, last)));
     carry = last + 1 < n ? Buffer.from(chunk.subarray(last + 1)) : undefined;
   }
   if (carry) yield* lines(decode(carry));
