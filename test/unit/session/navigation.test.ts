@@ -35,6 +35,19 @@ test("an imported linear file is summarized as a plain context; one with a compa
   const c = locateSession(store, swapped, dir.path, () => undefined);
   expect(store.getSession(c)?.cache).toEqual({ leafId: "c", messageCount: 1 });
 
+  // Model and thinking level: the last change on the branch, taken as the entries stream by.
+  const settings = join(dir.path, "settings.jsonl");
+  const withSettings = [
+    { ...rows[0], id: "33333333-0000-4000-8000-000000000000" },
+    { type: "model_change", id: "m1", parentId: null, timestamp: "2026-01-01T00:00:01.000Z", provider: "p", modelId: "one" },
+    { type: "thinking_level_change", id: "t1", parentId: "m1", timestamp: "2026-01-01T00:00:02.000Z", thinkingLevel: "high" },
+    { type: "model_change", id: "m2", parentId: "t1", timestamp: "2026-01-01T00:00:03.000Z", provider: "p", modelId: "two" },
+    { ...rows[2], parentId: "m2" },
+  ];
+  writeFileSync(settings, `${withSettings.map((r) => JSON.stringify(r)).join("\n")}\n`);
+  const d = locateSession(store, settings, dir.path, () => undefined);
+  expect(store.getSession(d)?.cache).toEqual({ leafId: "b", messageCount: 1, linear: true, plainContext: true, model: { provider: "p", modelId: "two" }, thinkingLevel: "high" });
+
   // A session pion wrote and left: the flag is recorded for the next opener as well.
   const tree = new SessionTree(store, dir.path, () => undefined, () => ({}));
   tree.openStored(a);
