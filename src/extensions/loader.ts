@@ -9,11 +9,13 @@
 import { existsSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { Runner } from "./runner.ts";
+import { setFactoryShellGuard } from "./tool-factories.ts";
 import type { ExtensionRunner, ExtensionSessionPort } from "./types.ts";
 import { registerVirtualModules } from "./virtual-modules.ts";
 
 export async function loadExtensions(paths: string[], port: ExtensionSessionPort): Promise<ExtensionRunner> {
   registerVirtualModules();
+  setFactoryShellGuard(port.shellGuard);
   const runner = new Runner(port);
   for (const raw of paths) {
     const path = isAbsolute(raw) ? raw : resolve(port.cwd, raw);

@@ -55,7 +55,7 @@ export class Runner implements ExtensionRunner {
       setSessionName: (n) => port.setSessionName(n),
       getSessionName: () => port.getSessionName(),
       setLabel: (id, l) => port.setLabel(id, l),
-      exec: (command, args, options) => execProgram(command, args, port.cwd, options, port.childEnv?.()),
+      exec: (command, args, options) => execProgram(command, args, port.cwd, options, port.shellGuard?.childEnv()),
       flagValues: this.flagValues,
     };
   }

@@ -3,6 +3,7 @@
  * ExtensionSessionPort; loadExtensions (loader.ts) returns an ExtensionRunner the session
  * calls at each hook point. Nothing here knows about stdout except through writeFrame.
  */
+import type { ShellGuard } from "../tools/shell.ts";
 import type { Tool } from "../tools/tool.ts";
 
 export type ExtensionMode = "rpc" | "json" | "print" | "acp";
@@ -50,8 +51,8 @@ export interface ExtensionSessionPort {
   setLabel(entryId: string, label: string | undefined): void;
   /** Write a frame on stdout (extension_ui_request, extension_error). */
   writeFrame(frame: Record<string, unknown>): void;
-  /** Optional: the environment of programs `pi.exec` starts (pion's, minus its credentials). */
-  childEnv?(): Record<string, string>;
+  /** Optional: the environment of programs `pi.exec` and factory-made bash tools start (pion's, minus its credentials), and the masking of their output. */
+  shellGuard?: ShellGuard;
   /** Optional: prompt templates and skills, appended to the extension commands in `pi.getCommands()`. */
   otherCommands?(): SlashCommandInfo[];
 }

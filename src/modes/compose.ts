@@ -193,7 +193,7 @@ function extensionPort(
     setSessionName: (name) => void must().setName(name),
     getSessionName: () => get()?.name,
     setLabel: (entryId, label) => must().setLabel(entryId, label),
-    childEnv: () => guard.childEnv(),
+    shellGuard: guard,
     writeFrame: (frame) => {
       const f = frame as unknown as ExtensionFrame;
       if (ref.session) void ref.session.publish(f);
