@@ -4,10 +4,12 @@
  * Each module's default export is called with its own `pi`; async factories are awaited in
  * load order. A module that fails (import error, no default function, factory throws) is
  * reported as an `extension_error` with event "load" and on stderr, and whatever it had
- * registered is dropped; the others still load.
+ * registered is dropped; the others still load. Failures of their later asynchronous work
+ * are reported too (async-errors.ts).
  */
 import { existsSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
+import { watchAsyncErrors } from "./async-errors.ts";
 import { Runner } from "./runner.ts";
 import { setFactoryShellGuard } from "./tool-factories.ts";
 import type { ExtensionRunner, ExtensionSessionPort } from "./types.ts";
@@ -17,6 +19,7 @@ export async function loadExtensions(paths: string[], port: ExtensionSessionPort
   registerVirtualModules();
   setFactoryShellGuard(port.shellGuard);
   const runner = new Runner(port);
+  watchAsyncErrors(runner);
   for (const raw of paths) {
     const path = isAbsolute(raw) ? raw : resolve(port.cwd, raw);
     if (!existsSync(path)) {
@@ -24,6 +27,7 @@ export async function loadExtensions(paths: string[], port: ExtensionSessionPort
       continue;
     }
     let factory: unknown;
+    runner.track(path);
     try {
       const mod: unknown = await import(path);
       factory = mod && typeof mod === "object" ? (mod as { default?: unknown }).default : undefined;

@@ -64,6 +64,18 @@ export class Runner implements ExtensionRunner {
     return this.records.map((r) => ({ path: r.path }));
   }
 
+  /** Every extension whose code ran, loaded or not: its timers and promises may still fail later. */
+  private readonly started = new Set<string>();
+
+  paths(): readonly string[] {
+    return [...this.started];
+  }
+
+  /** An extension's code is about to run (its module is imported): its failures are its own from now on. */
+  track(path: string): void {
+    this.started.add(path);
+  }
+
   /** Start recording a new extension; the loader removes it again when its factory fails. */
   add(path: string): { record: ExtensionRecord; api: ExtensionApi } {
     const record = newExtensionRecord(path);

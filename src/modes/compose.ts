@@ -15,6 +15,7 @@ import { expandSkillCommand, loadSkills } from "../resources/skills.ts";
 import { buildSystemPrompt } from "../resources/system-prompt.ts";
 import { errorMessage } from "../util/errors.ts";
 import { log } from "../util/log.ts";
+import { divertStdout } from "../util/stdout-guard.ts";
 import { AgentSession } from "../session/session.ts";
 import type { ExtensionFrame } from "../session/session-types.ts";
 import type { SessionHeader } from "../store/entries.ts";
@@ -349,7 +350,9 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
     noDiscovery: o.noExtensions === true,
     project: projectTrust.trusted,
   });
-  // The loader (and its virtual modules) is only imported when there is something to load.
+  // The loader (and its virtual modules) is only imported when there is something to load;
+  // from then on stdout is pion's alone (what extensions print goes to stderr).
+  if (extensionPaths.length > 0) divertStdout();
   const extensions =
     extensionPaths.length > 0
       ? await (await import("../extensions/loader.ts")).loadExtensions(extensionPaths, extensionPort(ref, o.cwd, o.mode ?? "rpc", projectTrust.trusted, () => shutdown.abort(), guard))
