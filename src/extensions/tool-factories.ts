@@ -8,16 +8,26 @@
  * guard (pion's environment minus its credentials), set by the loader before extensions load.
  */
 import { dirname } from "node:path";
-import { createBashTool as pionBash, type BashSpawn } from "../tools/bash.ts";
-import { createEditTool as pionEdit } from "../tools/edit.ts";
+import type { BashSpawn } from "../tools/bash.ts";
 import type { TextFileOps } from "../tools/file-ops.ts";
-import { createFindTool as pionFind, type FindOperations } from "../tools/find.ts";
-import { createGrepTool as pionGrep, type GrepOperations } from "../tools/grep.ts";
-import { createLsTool as pionLs, type LsOperations } from "../tools/ls.ts";
-import { createReadTool as pionRead, type ReadOperations } from "../tools/read.ts";
+import type { FindOperations } from "../tools/find.ts";
+import type { GrepOperations } from "../tools/grep.ts";
+import type { LsOperations } from "../tools/ls.ts";
+import type { ReadOperations } from "../tools/read.ts";
 import { definedEnv, startLocalShell, type ShellExec, type ShellGuard } from "../tools/shell.ts";
 import type { Tool, ToolResult } from "../tools/tool.ts";
-import { createWriteTool as pionWrite } from "../tools/write.ts";
+
+// The tools' code loads when an extension first calls a factory (the factories are synchronous,
+// hence require): most extensions never do, and their start-up does not pay for it.
+const tools = {
+  read: () => require("../tools/read.ts") as typeof import("../tools/read.ts"),
+  write: () => require("../tools/write.ts") as typeof import("../tools/write.ts"),
+  edit: () => require("../tools/edit.ts") as typeof import("../tools/edit.ts"),
+  bash: () => require("../tools/bash.ts") as typeof import("../tools/bash.ts"),
+  grep: () => require("../tools/grep.ts") as typeof import("../tools/grep.ts"),
+  find: () => require("../tools/find.ts") as typeof import("../tools/find.ts"),
+  ls: () => require("../tools/ls.ts") as typeof import("../tools/ls.ts"),
+};
 
 /** The reference's `BashOperations`: output goes to `onData`; resolves with the exit code. */
 export interface BashOperations {
@@ -123,20 +133,20 @@ const execThrough =
     (await ops.exec(command, cwd, { onData: o.onData, signal: o.signal, env: o.env })).exitCode;
 
 const builders = {
-  read: (cwd: string, o: { operations?: ReadOperations } = {}) => pionRead({ cwd, operations: o.operations }),
-  write: (cwd: string, o: { operations?: WriteOperations } = {}) => pionWrite({ cwd, files: o.operations && writeFiles(o.operations) }),
-  edit: (cwd: string, o: { operations?: EditOperations } = {}) => pionEdit({ cwd, files: o.operations && editFiles(o.operations) }),
+  read: (cwd: string, o: { operations?: ReadOperations } = {}) => tools.read().createReadTool({ cwd, operations: o.operations }),
+  write: (cwd: string, o: { operations?: WriteOperations } = {}) => tools.write().createWriteTool({ cwd, files: o.operations && writeFiles(o.operations) }),
+  edit: (cwd: string, o: { operations?: EditOperations } = {}) => tools.edit().createEditTool({ cwd, files: o.operations && editFiles(o.operations) }),
   bash: (cwd: string, o: BashFactoryOptions = {}) =>
-    pionBash({
+    tools.bash().createBashTool({
       cwd,
       guard: currentGuard,
       commandPrefix: o.commandPrefix,
       spawnHook: o.spawnHook,
       exec: o.operations && execThrough(o.operations),
     }),
-  grep: (cwd: string, o: { operations?: GrepOperations } = {}) => pionGrep({ cwd, operations: o.operations }),
-  find: (cwd: string, o: { operations?: FindOperations } = {}) => pionFind({ cwd, operations: o.operations }),
-  ls: (cwd: string, o: { operations?: LsOperations } = {}) => pionLs({ cwd, operations: o.operations }),
+  grep: (cwd: string, o: { operations?: GrepOperations } = {}) => tools.grep().createGrepTool({ cwd, operations: o.operations }),
+  find: (cwd: string, o: { operations?: FindOperations } = {}) => tools.find().createFindTool({ cwd, operations: o.operations }),
+  ls: (cwd: string, o: { operations?: LsOperations } = {}) => tools.ls().createLsTool({ cwd, operations: o.operations }),
 };
 
 /**

@@ -49,24 +49,29 @@ export function withVirtualModels(base: ModelRegistry, runner: ExtensionRunner):
     const ids = new Set(list.map((m) => `${m.provider}/${m.id}`));
     return (m: Model) => !ids.has(`${m.provider}/${m.id}`);
   };
-  const apiKey = (p: string) => base.apiKey(p) ?? (virtualOnly(p) && virtual().some((m) => m.provider === p) ? NO_KEY_NEEDED : undefined);
+  // The provider check last: it may read the provider's catalog data.
+  const apiKey = (p: string) => base.apiKey(p) ?? (virtual().some((m) => m.provider === p) && virtualOnly(p) ? NO_KEY_NEEDED : undefined);
+  // Without virtual models (most runs) every answer is the base registry's own.
   return {
     ...base,
-    providers: () => [...new Set([...base.providers(), ...virtual().map((m) => m.provider)])],
+    providers: () => {
+      const v = virtual();
+      return v.length === 0 ? base.providers() : [...new Set([...base.providers(), ...v.map((m) => m.provider)])];
+    },
     models: (p) => {
       const own = virtual().filter((m) => m.provider === p);
-      return [...base.models(p).filter(hides(own)), ...own];
+      return own.length === 0 ? base.models(p) : [...base.models(p).filter(hides(own)), ...own];
     },
     all: () => {
       const v = virtual();
-      return [...base.all().filter(hides(v)), ...v];
+      return v.length === 0 ? base.all() : [...base.all().filter(hides(v)), ...v];
     },
     apiKey,
     keyOrigin: (p) => base.keyOrigin(p) ?? (apiKey(p) === NO_KEY_NEEDED ? "virtual model" : undefined),
     find: (p, id) => virtual().find((m) => m.provider === p && m.id === id) ?? base.find(p, id),
     available: () => {
       const v = virtual();
-      return [...base.available().filter(hides(v)), ...v.filter((m) => apiKey(m.provider) !== undefined)];
+      return v.length === 0 ? base.available() : [...base.available().filter(hides(v)), ...v.filter((m) => apiKey(m.provider) !== undefined)];
     },
   };
 }

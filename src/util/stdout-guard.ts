@@ -10,5 +10,6 @@ export function divertStdout(): void {
   if (diverted) return;
   diverted = true;
   for (const name of ["log", "info", "debug", "dir", "table"] as const) console[name] = console.error;
-  process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
+  // Redefined rather than patched: touching process.stdout would build its stream (memory, start-up).
+  Object.defineProperty(process, "stdout", { configurable: true, get: () => process.stderr });
 }
