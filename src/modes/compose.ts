@@ -285,7 +285,9 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
   if (extensionPaths.length > 0) divertStdout();
   const extensions =
     extensionPaths.length > 0
-      ? await (await import("../extensions/loader.ts")).loadExtensions(extensionPaths, extensionPort(ref, o.cwd, o.mode ?? "rpc", projectTrust.trusted, () => shutdown.abort(), guard))
+      ? await (await import("../extensions/loader.ts")).loadExtensions(extensionPaths, extensionPort(ref, o.cwd, o.mode ?? "rpc", projectTrust.trusted, () => shutdown.abort(), guard), {
+          reportAsyncErrors: true,
+        })
       : undefined;
   const hasExtensions = extensions !== undefined && extensions.loaded.length > 0;
   // Before session_start, so handlers (and pi.getFlag) see the command line's values.
