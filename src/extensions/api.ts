@@ -6,6 +6,7 @@
  */
 import { errorMessage } from "../util/errors.ts";
 import { compileJsonSchema } from "../util/json-schema.ts";
+import type { Model, ThinkingLevel } from "../providers/types.ts";
 import type { ToolAnnotations } from "../tools/tool.ts";
 import type { ExecOptions, ExecResult } from "./exec.ts";
 import { TUI_API_STAND_INS } from "./tui-stand-ins.ts";
@@ -19,6 +20,8 @@ export interface ExtensionContext {
   hasUI: boolean;
   cwd: string;
   readonly model: { provider: string; id: string } | undefined;
+  /** The models pion knows, virtual ones included. */
+  modelRegistry: ExtensionModelRegistry;
   /** No abort signal is shared with extensions yet. */
   signal: AbortSignal | undefined;
   isIdle(): boolean;
@@ -55,6 +58,31 @@ export interface ToolDefinition {
     onUpdate: ((update: ToolUpdate) => void) | undefined,
     ctx: ExtensionContext,
   ): Promise<{ content: unknown[]; details?: unknown; isError?: boolean }> | { content: unknown[]; details?: unknown; isError?: boolean };
+}
+
+/** `ctx.modelRegistry`: lookups over pion's models; pion has no classifier models and no model calls for extensions. */
+export interface ExtensionModelRegistry {
+  find(provider: string, id: string): Model | undefined;
+  getAvailable(): Model[];
+  getAll(): Model[];
+  /** Models of another type than chat (classifiers): pion has none. */
+  findOfType(type: string, provider: string, id: string): undefined;
+  classify(...args: unknown[]): Promise<never>;
+  streamSimple(...args: unknown[]): never;
+  complete(...args: unknown[]): Promise<never>;
+}
+
+/** `pi.registerVirtualModel`: a selectable model whose `route` picks a physical model for each request. */
+export interface VirtualModelDefinition {
+  provider: string;
+  id: string;
+  name?: string;
+  /** The levels offered for selection (default ["off"]); their meaning is the router's. */
+  thinkingLevels?: ThinkingLevel[];
+  contextWindow?: number;
+  maxTokens?: number;
+  input?: ("text" | "image")[];
+  route(request: Record<string, unknown>, ctx: ExtensionContext): unknown;
 }
 
 export interface CommandDefinition {
@@ -113,6 +141,8 @@ export interface ExtensionApi {
   registerToolRenderer(resolver: unknown): void;
   registerMarkdownTransformer(transformer: unknown, options?: unknown): void;
   registerProvider(name: string, config: unknown): void;
+  registerVirtualModel(model: VirtualModelDefinition): void;
+  unregisterVirtualModel(provider: string, id: string): void;
   setModel(model: unknown): Promise<boolean>;
 }
 
@@ -136,6 +166,8 @@ export interface ExtensionRecord {
   tools: Map<string, ToolDefinition>;
   commands: Map<string, CommandDefinition>;
   flags: Map<string, FlagRegistration>;
+  /** By `provider/id`. */
+  virtualModels: Map<string, VirtualModelDefinition>;
 }
 
 /** The runner's side of the API: what `pi` delegates to. */
@@ -155,7 +187,7 @@ export interface ApiHost {
 }
 
 export function newExtensionRecord(path: string): ExtensionRecord {
-  return { path, handlers: new Map(), tools: new Map(), commands: new Map(), flags: new Map() };
+  return { path, handlers: new Map(), tools: new Map(), commands: new Map(), flags: new Map(), virtualModels: new Map() };
 }
 
 export function createExtensionApi(record: ExtensionRecord, host: ApiHost): ExtensionApi {
@@ -216,6 +248,12 @@ export function createExtensionApi(record: ExtensionRecord, host: ApiHost): Exte
     registerProvider() {
       throw new Error("pi.registerProvider is not supported by pion; configure providers in models.json");
     },
+    registerVirtualModel(model) {
+      record.virtualModels.set(virtualModelKey(model), checkVirtualModel(model));
+    },
+    unregisterVirtualModel(provider, id) {
+      record.virtualModels.delete(`${provider}/${id}`);
+    },
     setModel() {
       return Promise.reject(new Error("pi.setModel is not supported by pion extensions"));
     },
@@ -251,4 +289,27 @@ export function createEventBus(onError: (channel: string, err: unknown) => void)
       }
     },
   };
+}
+
+const LEVELS: readonly string[] = ["off", "minimal", "low", "medium", "high", "xhigh", "max"];
+
+function virtualModelKey(model: VirtualModelDefinition): string {
+  if (!model || typeof model.provider !== "string" || !model.provider || typeof model.id !== "string" || !model.id) {
+    throw new TypeError("pi.registerVirtualModel: a virtual model needs a provider and an id");
+  }
+  return `${model.provider}/${model.id}`;
+}
+
+function checkVirtualModel(model: VirtualModelDefinition): VirtualModelDefinition {
+  const name = `pi.registerVirtualModel("${model.provider}/${model.id}")`;
+  if (typeof model.route !== "function") throw new TypeError(`${name}: route must be a function`);
+  const levels = model.thinkingLevels;
+  if (levels !== undefined && (!Array.isArray(levels) || levels.some((l) => !LEVELS.includes(l)))) {
+    throw new TypeError(`${name}: thinkingLevels must list levels of ${LEVELS.join(", ")}`);
+  }
+  for (const key of ["contextWindow", "maxTokens"] as const) {
+    const n = model[key];
+    if (n !== undefined && (typeof n !== "number" || !(n >= 0))) throw new TypeError(`${name}: ${key} must be a number of tokens`);
+  }
+  return model;
 }

@@ -4,17 +4,31 @@
  * Each module's default export is called with its own `pi`; async factories are awaited in
  * load order. A module that fails (import error, no default function, factory throws) is
  * reported as an `extension_error` with event "load" and on stderr, and whatever it had
- * registered is dropped; the others still load.
+ * registered is dropped; the others still load. Failures of their later asynchronous work
+ * can be reported too (`reportAsyncErrors`).
  */
 import { existsSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
+import { watchAsyncErrors } from "./async-errors.ts";
 import { Runner } from "./runner.ts";
+import { setFactoryShellGuard } from "./tool-factories.ts";
 import type { ExtensionRunner, ExtensionSessionPort } from "./types.ts";
 import { registerVirtualModules } from "./virtual-modules.ts";
 
-export async function loadExtensions(paths: string[], port: ExtensionSessionPort): Promise<ExtensionRunner> {
+export interface LoadOptions {
+  /**
+   * Report the extensions' later asynchronous failures instead of letting them end the process
+   * (async-errors.ts): process-wide handlers, for the process that serves the session (not a test
+   * runner or `--help`).
+   */
+  reportAsyncErrors?: boolean;
+}
+
+export async function loadExtensions(paths: string[], port: ExtensionSessionPort, options: LoadOptions = {}): Promise<ExtensionRunner> {
   registerVirtualModules();
+  setFactoryShellGuard(port.shellGuard);
   const runner = new Runner(port);
+  if (options.reportAsyncErrors) watchAsyncErrors(runner);
   for (const raw of paths) {
     const path = isAbsolute(raw) ? raw : resolve(port.cwd, raw);
     if (!existsSync(path)) {
@@ -22,6 +36,7 @@ export async function loadExtensions(paths: string[], port: ExtensionSessionPort
       continue;
     }
     let factory: unknown;
+    runner.track(path);
     try {
       const mod: unknown = await import(path);
       factory = mod && typeof mod === "object" ? (mod as { default?: unknown }).default : undefined;

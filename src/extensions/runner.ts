@@ -14,8 +14,10 @@ import {
   type ExtensionApi,
   type ExtensionCommandContext,
   type ExtensionContext,
+  type ExtensionModelRegistry,
   type ExtensionRecord,
   type Handler,
+  type VirtualModelDefinition,
 } from "./api.ts";
 import { execProgram } from "./exec.ts";
 import { adaptTool } from "./tool-adapter.ts";
@@ -55,13 +57,25 @@ export class Runner implements ExtensionRunner {
       setSessionName: (n) => port.setSessionName(n),
       getSessionName: () => port.getSessionName(),
       setLabel: (id, l) => port.setLabel(id, l),
-      exec: (command, args, options) => execProgram(command, args, port.cwd, options, port.childEnv?.()),
+      exec: (command, args, options) => execProgram(command, args, port.cwd, options, port.shellGuard?.childEnv()),
       flagValues: this.flagValues,
     };
   }
 
   get loaded(): { path: string }[] {
     return this.records.map((r) => ({ path: r.path }));
+  }
+
+  /** Every extension whose code ran, loaded or not: its timers and promises may still fail later. */
+  private readonly started = new Set<string>();
+
+  paths(): readonly string[] {
+    return [...this.started];
+  }
+
+  /** An extension's code is about to run (its module is imported): its failures are its own from now on. */
+  track(path: string): void {
+    this.started.add(path);
   }
 
   /** Start recording a new extension; the loader removes it again when its factory fails. */
@@ -100,6 +114,7 @@ export class Runner implements ExtensionRunner {
       get model() {
         return port.model();
       },
+      modelRegistry: this.modelRegistry,
       signal: undefined,
       isIdle: () => port.isIdle(),
       abort: () => port.abort(),
@@ -257,6 +272,30 @@ export class Runner implements ExtensionRunner {
   handleUiResponse(frame: UiResponse): void {
     this.bridge.respond(frame);
   }
+
+  virtualModels(): VirtualModelDefinition[] {
+    const byKey = new Map<string, VirtualModelDefinition>();
+    for (const record of this.records) for (const [key, def] of record.virtualModels) byKey.set(key, def);
+    return [...byKey.values()];
+  }
+
+  async routeVirtual(provider: string, id: string, request: Record<string, unknown>): Promise<unknown> {
+    const def = this.virtualModels().find((d) => d.provider === provider && d.id === id);
+    if (!def) throw new Error(`Virtual model ${provider}/${id} is not registered.`);
+    return def.route(request, this.context());
+  }
+
+  private readonly modelRegistry: ExtensionModelRegistry = {
+    find: (provider, id) => this.port.models?.()?.find(provider, id),
+    getAvailable: () => this.port.models?.()?.available() ?? [],
+    getAll: () => this.port.models?.()?.all() ?? [],
+    findOfType: () => undefined,
+    classify: () => Promise.reject(new Error("pion has no classifier models")),
+    streamSimple: () => {
+      throw new Error("ctx.modelRegistry.streamSimple is not available in pion extensions");
+    },
+    complete: () => Promise.reject(new Error("ctx.modelRegistry.complete is not available in pion extensions")),
+  };
 
   /** A name registered by several extensions gets `:1`, `:2`... in load order, as in the reference. */
   private resolvedCommands() {

@@ -3,6 +3,9 @@
  * ExtensionSessionPort; loadExtensions (loader.ts) returns an ExtensionRunner the session
  * calls at each hook point. Nothing here knows about stdout except through writeFrame.
  */
+import type { Model } from "../providers/types.ts";
+import type { ShellGuard } from "../tools/shell.ts";
+import type { VirtualModelDefinition } from "./api.ts";
 import type { Tool } from "../tools/tool.ts";
 
 export type ExtensionMode = "rpc" | "json" | "print" | "acp";
@@ -50,10 +53,19 @@ export interface ExtensionSessionPort {
   setLabel(entryId: string, label: string | undefined): void;
   /** Write a frame on stdout (extension_ui_request, extension_error). */
   writeFrame(frame: Record<string, unknown>): void;
-  /** Optional: the environment of programs `pi.exec` starts (pion's, minus its credentials). */
-  childEnv?(): Record<string, string>;
+  /** Optional: the environment of programs `pi.exec` and factory-made bash tools start (pion's, minus its credentials), and the masking of their output. */
+  shellGuard?: ShellGuard;
   /** Optional: prompt templates and skills, appended to the extension commands in `pi.getCommands()`. */
   otherCommands?(): SlashCommandInfo[];
+  /** Optional: the models `ctx.modelRegistry` looks up (virtual ones included); none without it. */
+  models?(): ModelLookup | undefined;
+}
+
+/** The part of the model registry extensions read. */
+export interface ModelLookup {
+  find(provider: string, id: string): Model | undefined;
+  available(): Model[];
+  all(): Model[];
 }
 
 export interface ToolCallInfo {
@@ -120,4 +132,8 @@ export interface ExtensionRunner {
   runCommand(text: string): Promise<boolean>;
   /** An extension_ui_response from the host; unknown ids are ignored. */
   handleUiResponse(frame: { id: string; value?: string; confirmed?: boolean; cancelled?: boolean }): void;
+  /** Every registered virtual model, one per provider/id (the latest registration wins), in load order. */
+  virtualModels(): VirtualModelDefinition[];
+  /** Ask the router of the virtual model provider/id; what it returns is unchecked. Throws when none is registered or the router throws. */
+  routeVirtual(provider: string, id: string, request: Record<string, unknown>): Promise<unknown>;
 }

@@ -2,7 +2,8 @@
  * The reference's package names, served to extensions as Bun virtual modules so their
  * imports resolve inside the compiled binary (no node_modules next to it). Type-only imports
  * vanish when Bun transpiles; these are the runtime names the reference's documented examples
- * import. Every helper does what its name says (text-helpers.ts, type-builder.ts); the inert
+ * import. Every helper does what its name says (text-helpers.ts, type-builder.ts, and the
+ * built-in tool factories in tool-factories.ts); the inert
  * stand-ins for TUI pieces pion never renders are all in tui-stand-ins.ts; functions pion
  * cannot offer throw a clear error when called, so an extension that needs them fails with a
  * message instead of "export not found".
@@ -14,6 +15,7 @@
 import { pionHome, VERSION } from "../config.ts";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize } from "../tools/truncate.ts";
 import * as text from "./text-helpers.ts";
+import { toolFactoryExports } from "./tool-factories.ts";
 import { TUI_MODULE_STAND_INS } from "./tui-stand-ins.ts";
 import { StringEnum, Type } from "./type-builder.ts";
 
@@ -67,12 +69,8 @@ const codingAgent: Exports = {
   formatReadLineRange: (offset?: number, limit?: number) => (offset || limit ? `${offset ?? 1}-${limit ? (offset ?? 1) + limit - 1 : ""}` : ""),
   withFileMutationQueue,
 };
-for (const name of [
-  "parseFrontmatter", "convertToLlm", "serializeConversation", "createLocalBashOperations",
-  "createBashTool", "createEditTool", "createFindTool", "createGrepTool", "createLsTool", "createReadTool", "createWriteTool",
-  "createBashToolDefinition", "createEditToolDefinition", "createFindToolDefinition", "createGrepToolDefinition",
-  "createLsToolDefinition", "createReadToolDefinition", "createWriteToolDefinition",
-]) codingAgent[name] = unsupported(name);
+Object.assign(codingAgent, toolFactoryExports());
+for (const name of ["parseFrontmatter", "convertToLlm", "serializeConversation"]) codingAgent[name] = unsupported(name);
 
 const ai: Exports = { Type, StringEnum, uuidv7 };
 for (const name of [

@@ -15,6 +15,7 @@ import { expandSkillCommand, loadSkills } from "../resources/skills.ts";
 import { buildSystemPrompt } from "../resources/system-prompt.ts";
 import { errorMessage } from "../util/errors.ts";
 import { log } from "../util/log.ts";
+import { divertStdout } from "../util/stdout-guard.ts";
 import { AgentSession } from "../session/session.ts";
 import type { ExtensionFrame } from "../session/session-types.ts";
 import type { SessionHeader } from "../store/entries.ts";
@@ -25,10 +26,12 @@ import { openSqliteStore } from "../store/sqlite-store.ts";
 import type { SessionStore } from "../store/store.ts";
 import { discoverExtensions } from "../extensions/discover.ts";
 import { HostTools } from "../extensions/host-tools.ts";
-import type { ExtensionRunner, ExtensionSessionPort, RegisteredFlag } from "../extensions/types.ts";
+import type { ExtensionRunner, RegisteredFlag } from "../extensions/types.ts";
 import { BUILTIN_TOOL_NAMES, startingTools, toolMatcher } from "../tools/select.ts";
 import { textOrFile } from "../resources/text-or-file.ts";
+import { extensionPort, type SessionRef } from "./extension-port.ts";
 import { openStartupSession } from "./startup-session.ts";
+import { extensionRouter, withVirtualModels } from "./virtual-models.ts";
 import { createTodoTool } from "../tools/todo.ts";
 import type { McpConfig, McpServerConfig } from "../mcp/config.ts";
 import type { McpServerStatus } from "../mcp/connection.ts";
@@ -150,58 +153,6 @@ const NOTIFIED: ReadonlySet<string> = new Set([
   "tool_execution_end",
 ]);
 
-/** What extensions may do to the session (resolved lazily: extensions load before the session exists). */
-interface SessionRef {
-  session?: AgentSession;
-  early: ExtensionFrame[];
-}
-
-function extensionPort(
-  ref: SessionRef,
-  cwd: string,
-  mode: "rpc" | "json" | "print" | "acp",
-  projectTrusted: boolean,
-  shutdown: () => void,
-  guard: CredentialGuard,
-): ExtensionSessionPort {
-  const get = () => ref.session;
-  const must = () => {
-    const s = get();
-    if (!s) throw new Error("the session is not ready yet");
-    return s;
-  };
-  return {
-    cwd,
-    mode,
-    hasUI: mode === "rpc",
-    projectTrusted,
-    model: () => {
-      const m = get()?.model;
-      return m ? { provider: m.provider, id: m.id } : undefined;
-    },
-    isIdle: () => !get()?.isBusy,
-    hasPendingMessages: () => (get()?.queues.size ?? 0) > 0,
-    abort: () => void get()?.abort(),
-    shutdown,
-    sendMessage: (msg, opts) => must().sendCustomMessage(guard.maskDeep(msg), opts),
-    sendUserMessage: (text, opts) => {
-      const s = must();
-      if (s.isBusy) s.enqueue(opts?.deliverAs ?? "followUp", text);
-      else s.prompt(text, undefined);
-    },
-    appendEntry: (customType, data) => must().appendCustom(customType, guard.maskDeep(data)),
-    setSessionName: (name) => void must().setName(name),
-    getSessionName: () => get()?.name,
-    setLabel: (entryId, label) => must().setLabel(entryId, label),
-    childEnv: () => guard.childEnv(),
-    writeFrame: (frame) => {
-      const f = frame as unknown as ExtensionFrame;
-      if (ref.session) void ref.session.publish(f);
-      else ref.early.push(f);
-    },
-  };
-}
-
 /** The registry plus one keyless model (the scripted provider's). */
 function withModel(base: ModelRegistry, model: Model): ModelRegistry {
   const own = (p: string) => p === model.provider;
@@ -285,29 +236,9 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
     o = { ...o, model: sm.id };
   }
 
-  const pattern = o.model ?? (o.provider ? undefined : settings.defaultModel);
-  const provider = o.provider ?? (o.model ? undefined : settings.defaultProvider);
-  const choice = chooseModel(registry, { pattern, provider });
-  const model = choice.model;
-  let thinking = choice.thinkingLevel;
-  if (model && (o.model || o.provider) && registry.apiKey(model.provider) === undefined) {
-    throw new Error(`No API key for provider "${model.provider}": set its environment variable, models.json apiKey, or --api-key`);
-  }
-  if (o.thinking !== undefined) {
-    if (!LEVELS.includes(o.thinking)) throw new Error(`Invalid thinking level "${o.thinking}": expected one of ${LEVELS.join(", ")}`);
-    thinking = o.thinking as ThinkingLevel;
-  }
-
   // Resolved on first use (a process that starts nothing and prints no tool output never reads them).
   const guard = createCredentialGuard({ env: o.env, credentials: () => registry.credentials(), shellEnv: settings.shellEnv });
   const maskTools = toolMasker(guard);
-
-  const scopedModels: Model[] = [];
-  for (const pat of (o.models ?? "").split(",").map((p) => p.trim()).filter(Boolean)) {
-    const found = findModel(registry, pat);
-    if (!found?.model) throw new Error(`Model not found in --models: ${pat}`);
-    if (!scopedModels.includes(found.model)) scopedModels.push(found.model);
-  }
 
   const toolSpec = splitMcpToolSpec(o.tools ?? settings.defaultTools);
   const selectedNames = startingTools({ ...o, tools: toolSpec.rest }, undefined, [...BUILTIN_TOOL_NAMES, "todo"]);
@@ -349,15 +280,43 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
     noDiscovery: o.noExtensions === true,
     project: projectTrust.trusted,
   });
-  // The loader (and its virtual modules) is only imported when there is something to load.
+  // The loader (and its virtual modules) is only imported when there is something to load;
+  // from then on stdout is pion's alone (what extensions print goes to stderr).
+  if (extensionPaths.length > 0) divertStdout();
   const extensions =
     extensionPaths.length > 0
-      ? await (await import("../extensions/loader.ts")).loadExtensions(extensionPaths, extensionPort(ref, o.cwd, o.mode ?? "rpc", projectTrust.trusted, () => shutdown.abort(), guard))
+      ? await (await import("../extensions/loader.ts")).loadExtensions(extensionPaths, extensionPort(ref, o.cwd, o.mode ?? "rpc", projectTrust.trusted, () => shutdown.abort(), guard), {
+          reportAsyncErrors: true,
+        })
       : undefined;
   const hasExtensions = extensions !== undefined && extensions.loaded.length > 0;
   // Before session_start, so handlers (and pi.getFlag) see the command line's values.
   const flagValues = o.resolveExtensionFlags?.(extensions?.registeredFlags() ?? []);
   if (flagValues && extensions) extensions.setFlagValues(flagValues);
+  // The models extensions registered are chosen like any other (--model jev/auto).
+  if (extensions) registry = withVirtualModels(registry, extensions);
+  ref.models = registry;
+
+  const pattern = o.model ?? (o.provider ? undefined : settings.defaultModel);
+  const provider = o.provider ?? (o.model ? undefined : settings.defaultProvider);
+  const choice = chooseModel(registry, { pattern, provider });
+  const model = choice.model;
+  let thinking = choice.thinkingLevel;
+  if (model && (o.model || o.provider) && registry.apiKey(model.provider) === undefined) {
+    throw new Error(`No API key for provider "${model.provider}": set its environment variable, models.json apiKey, or --api-key`);
+  }
+  if (o.thinking !== undefined) {
+    if (!LEVELS.includes(o.thinking)) throw new Error(`Invalid thinking level "${o.thinking}": expected one of ${LEVELS.join(", ")}`);
+    thinking = o.thinking as ThinkingLevel;
+  }
+
+  const scopedModels: Model[] = [];
+  for (const pat of (o.models ?? "").split(",").map((p) => p.trim()).filter(Boolean)) {
+    const found = findModel(registry, pat);
+    if (!found?.model) throw new Error(`Model not found in --models: ${pat}`);
+    if (!scopedModels.includes(found.model)) scopedModels.push(found.model);
+  }
+
   // Host tools join from the next model call; the todo tool once the host set a plan.
   const tools = () => {
     const { selected, todoTool } = builtinTools();
@@ -393,6 +352,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
         contextFiles: resources.contextFiles,
       }),
     extensions: hasExtensions ? extensions : undefined,
+    router: extensions && extensionRouter(extensions),
     expand: (text) => expandSkillCommand(expandPromptTemplate(text, resources.templates), resources.skills),
     cwd: o.cwd,
     model,

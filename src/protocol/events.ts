@@ -154,7 +154,16 @@ export const EVENT_SCHEMAS = {
     usage: UsageSchema,
     cost: v.number(),
   }),
-  extension_error: ev("extension_error", { extensionPath: v.string(), event: v.string(), error: v.string() }),
+  extension_error: ev("extension_error", {
+    extensionPath: v.string(),
+    event: v.pipe(
+      v.string(),
+      v.description(
+        "pion addition: the hook that failed (`session_start`, `tool_call`, ...), `load` for a failure while loading, `unhandledRejection` / `uncaughtException` for the extension's later asynchronous work (a promise it left rejected, a throw in a timer or watcher callback)",
+      ),
+    ),
+    error: v.string(),
+  }),
   extension_ui_request: ExtensionUiRequestSchema,
 } as const;
 

@@ -187,7 +187,7 @@ export const SessionHeaderSchema = v.strictObject({
 export const ModelSchema = v.strictObject({
   id: v.string(),
   name: v.string(),
-  api: v.string(),
+  api: v.pipe(v.string(), v.description('"pi-virtual" for a virtual model an extension registered (its requests go to the physical models its router picks)')),
   provider: v.string(),
   baseUrl: v.string(),
   reasoning: v.boolean(),

@@ -1,4 +1,4 @@
-import type { AssistantMessage, AssistantMessageEvent, AssistantStream, Cost, Model, Usage } from "./types.ts";
+import type { AssistantMessage, AssistantMessageEvent, AssistantStream, Cost, LlmRequest, Model, Usage } from "./types.ts";
 
 /** A push-driven AssistantStream: the producer calls push()/end(), consumers iterate. */
 export class PushStream implements AssistantStream {
@@ -118,4 +118,14 @@ export function addUsage(total: Usage, u: Usage): void {
   total.cost.cacheRead += u.cost.cacheRead;
   total.cost.cacheWrite += u.cost.cacheWrite;
   total.cost.total += u.cost.total;
+}
+
+/** A stream that is over before it starts: one assistant message with stopReason "error" and `message`. */
+export function failedStream(req: LlmRequest, message: string): AssistantStream {
+  const out = new PushStream();
+  const msg = emptyAssistant(req.model);
+  msg.stopReason = "error";
+  msg.errorMessage = message;
+  out.end(msg);
+  return out;
 }

@@ -1,6 +1,7 @@
 import { streamAnthropic } from "./anthropic.ts";
 import { streamOpenAICompletions } from "./openai-completions.ts";
 import { streamOpenAIResponses } from "./openai-responses.ts";
+import { failedStream } from "./event-stream.ts";
 import type { StreamFn } from "./types.ts";
 
 /** Route a request to the adapter of its model's API. */
@@ -16,15 +17,3 @@ export const streamByApi: StreamFn = (req, signal) => {
       return failedStream(req, `API "${req.model.api}" is not implemented yet`);
   }
 };
-
-import { emptyAssistant, PushStream } from "./event-stream.ts";
-import type { LlmRequest } from "./types.ts";
-
-function failedStream(req: LlmRequest, message: string) {
-  const out = new PushStream();
-  const msg = emptyAssistant(req.model);
-  msg.stopReason = "error";
-  msg.errorMessage = message;
-  out.end(msg);
-  return out;
-}

@@ -87,8 +87,12 @@ export function thinkingControl(model: Model | undefined): ThinkingControl {
   return model.api === "anthropic-messages" ? anthropicControl(model, o) : openaiControl(model, o);
 }
 
-/** Levels a model offers: ["off"] without reasoning; otherwise what its reasoning options allow (see thinkingControl). */
+/**
+ * Levels a model offers: ["off"] without reasoning; otherwise what its reasoning options allow (see
+ * thinkingControl); a virtual model (never sent to an API itself) exactly the levels it declares.
+ */
 export function thinkingLevelsFor(model: Model | undefined): ThinkingLevel[] {
+  if (model?.api === "pi-virtual") return model.thinkingLevels?.length ? [...model.thinkingLevels] : ["off"];
   return thinkingControl(model).levels;
 }
 

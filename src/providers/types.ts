@@ -52,7 +52,11 @@ export interface Usage {
 
 export type StopReason = "stop" | "length" | "toolUse" | "error" | "aborted";
 
-export type Api = "anthropic-messages" | "openai-completions" | "openai-responses" | "scripted";
+/**
+ * The wire APIs, plus "pi-virtual": a virtual model, which the session routes to a physical
+ * model for each request (it never reaches an adapter), spelled as the reference spells it.
+ */
+export type Api = "anthropic-messages" | "openai-completions" | "openai-responses" | "scripted" | "pi-virtual";
 
 export interface UserMessage {
   role: "user";
@@ -133,7 +137,7 @@ export interface Model {
   contextWindow: number;
   maxTokens: number;
   headers?: Record<string, string>;
-  /** Thinking levels beyond "high" that this model accepts. */
+  /** Thinking levels beyond "high" that this model accepts; for a virtual model, exactly the levels it offers. */
   thinkingLevels?: ThinkingLevel[];
   /** The catalog's reasoning controls, for adapters that choose request parameters per model. */
   reasoningOptions?: ReasoningOption[];

@@ -1,4 +1,4 @@
-import type { Message, UserMessage } from "../providers/types.ts";
+import type { Message, TextContent, UserMessage } from "../providers/types.ts";
 import type { AgentMessage, CompactionEntry, Entry } from "../store/entries.ts";
 
 /**
@@ -121,4 +121,15 @@ export function bashExecutionText(
   else if (exitCode !== undefined && exitCode !== 0) text += `\n\nCommand exited with code ${exitCode}`;
   if (truncated && fullOutputPath) text += `\n\n[Output truncated. Full output: ${fullOutputPath}]`;
   return text;
+}
+
+/** The text of the newest assistant message that has any, or null. */
+export function lastAssistantText(messages: readonly AgentMessage[]): string | null {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    if (m.role !== "assistant") continue;
+    const text = m.content.filter((c): c is TextContent => c.type === "text").map((c) => c.text).join("");
+    if (text) return text;
+  }
+  return null;
 }

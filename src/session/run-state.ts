@@ -57,6 +57,8 @@ export class RunState {
   limitHit?: string;
   /** The run's own last assistant message (never an earlier run's). */
   assistant?: AssistantMessage;
+  /** The failed attempt the next request retries (after a retry wait or overflow recovery), until that request is built. */
+  resend?: AssistantMessage;
   /** Why the run stopped when pion itself failed (store, hook) or overflow recovery could not help. */
   failure?: string;
   /** How the run ended, once it settled. */

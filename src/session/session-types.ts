@@ -14,6 +14,7 @@ import type { EncodedEvent } from "../util/json-bytes.ts";
 import type { CompactionEvent } from "./compactor.ts";
 import type { RunLimits } from "./limits.ts";
 import type { QueueMode } from "./queues.ts";
+import type { ModelRouter } from "./routing.ts";
 
 /** The session's contracts: the events it emits and the options it is built from. */
 
@@ -75,6 +76,8 @@ export interface SessionOptions {
   fileFor: (header: SessionHeader) => string | undefined;
   /** The host shell's environment and output masking (the credential guard). */
   shellGuard?: ShellGuard;
+  /** Picks the physical model of each request made with a virtual model (see routing.ts). */
+  router?: ModelRouter;
 }
 
 export type Disposition = "started" | "queued" | "handled";

@@ -10,7 +10,7 @@ import type { ToolResult } from "../tools/tool.ts";
 import { errorMessage, PionError } from "../util/errors.ts";
 import { log } from "../util/log.ts";
 import { PeriodicCollector } from "../util/memory.ts";
-import { toLlmMessages } from "./context.ts";
+import { lastAssistantText, toLlmMessages } from "./context.ts";
 import { SessionTree, type EntryInput } from "./tree.ts";
 import { EventHub } from "./event-hub.ts";
 import { HostShell } from "./host-shell.ts";
@@ -19,6 +19,7 @@ import { MessageQueues } from "./queues.ts";
 import type { CompactionResult } from "./compactor.ts";
 import { mergeLimits, type RunLimits } from "./limits.ts";
 import { Recovery } from "./recovery.ts";
+import { Routing } from "./routing.ts";
 import type { Disposition, SessionEvent, SessionOptions } from "./session-types.ts";
 
 /**
@@ -71,8 +72,14 @@ export class AgentSession {
       lastMessageEntryId: () => this.lastMessageEntryId,
       settings: { compaction: opts.compaction, retry: opts.retry },
     });
+    this.routing = opts.router && new Routing({ router: opts.router, models: opts.models, branch: () => this.branchPath(), record: (e) => this.record(e) });
+    this.send = this.routing ? this.routing.stream(opts.stream) : opts.stream;
     this.startNew();
   }
+
+  /** Virtual models' routing (when a router is given), and the stream every request goes through. */
+  private readonly routing: Routing | undefined;
+  private readonly send: StreamFn;
 
   /** True while a compaction summary is being written. */
   get isCompacting(): boolean {
@@ -218,14 +225,7 @@ export class AgentSession {
   }
 
   lastAssistantText(): string | null {
-    const msgs = this.messages();
-    for (let i = msgs.length - 1; i >= 0; i--) {
-      const m = msgs[i]!;
-      if (m.role !== "assistant") continue;
-      const text = m.content.filter((c): c is TextContent => c.type === "text").map((c) => c.text).join("");
-      if (text) return text;
-    }
-    return null;
+    return lastAssistantText(this.messages());
   }
 
   setName(name: string): string {
@@ -373,7 +373,7 @@ export class AgentSession {
   /** Every model request of the session goes through here, so a run's calls are counted. */
   private readonly countedStream: StreamFn = (req, signal) => {
     this.runInfo.calls++;
-    return this.opts.stream(req, signal);
+    return this.send(req, signal);
   };
 
   private async execute(prompts: AgentMessage[], signal: AbortSignal): Promise<void> {
@@ -395,11 +395,13 @@ export class AgentSession {
           failure = recovered.failure;
           if (!recovered.retry) break;
           opening = [];
+          run.resend = run.assistant;
           continue;
         }
         if (!run.retry.pending || run.atLimit()) break;
         if (!(await this.recovery.waitToRetry(signal))) break;
         opening = [];
+        run.resend = run.assistant;
       }
       if (run.retry.attempt > 0 && run.retry.exhausted) {
         await this.emit({ type: "auto_retry_end", success: false, attempt: run.retry.attempt, finalError: run.retry.lastError });
@@ -525,7 +527,7 @@ export class AgentSession {
       stream: this.countedStream,
       tools: this.opts.tools,
       emit: (e: AgentEvent) => this.onAgentEvent(e),
-      buildRequest: (context: readonly AgentMessage[]) => this.buildRequest(context),
+      buildRequest: (context: readonly AgentMessage[]) => this.buildRequest(context, signal),
       nextSteering: () => this.take("steering"),
       nextFollowUp: () => this.take("followUp"),
       interruptMode: () => this.interruptMode,
@@ -565,12 +567,14 @@ export class AgentSession {
     return this.emit(e);
   }
 
-  private async buildRequest(context: readonly AgentMessage[]): Promise<LlmRequest> {
+  private async buildRequest(context: readonly AgentMessage[], signal: AbortSignal): Promise<LlmRequest> {
     const model = this.model!;
     const tools = [...this.opts.tools().values()];
     const ext = this.opts.extensions;
     const messages = ext ? ((await ext.onContext([...context])) as AgentMessage[]) : context;
-    return {
+    const failed = this.runInfo.resend;
+    this.runInfo.resend = undefined;
+    const req: LlmRequest = {
       model,
       apiKey: this.opts.models.apiKey(model.provider),
       systemPrompt: this.runInfo.systemPrompt ?? this.opts.systemPrompt(tools),
@@ -580,6 +584,7 @@ export class AgentSession {
       sessionId: this.sessionId,
       idleTimeoutMs: this.opts.idleTimeoutMs,
     };
+    return this.routing ? this.routing.forLoop(req, messages, failed, signal) : req;
   }
 
   messageCount(): number {

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import * as v from "valibot";
 import DESCRIPTION from "./descriptions/bash.md" with { type: "text" };
 import { defineParams } from "./params.ts";
-import { runShell, type ShellGuard, type ShellResult } from "./shell.ts";
+import { definedEnv, runShell, type ShellExec, type ShellGuard, type ShellResult } from "./shell.ts";
 import type { Tool, ToolResult } from "./tool.ts";
 import { formatSize, type Truncation } from "./truncate.ts";
 
@@ -24,6 +24,18 @@ export interface BashToolOptions {
   cwd?: string;
   /** The commands' environment and output masking (pion's credential guard). */
   guard?: ShellGuard;
+  /** Put before every command, on its own line (shell set-up). */
+  commandPrefix?: string;
+  /** Adjusts the command, its folder and its environment just before it starts. */
+  spawnHook?: (spawn: BashSpawn) => BashSpawn;
+  /** Runs the commands elsewhere (e.g. over ssh) instead of a local bash. */
+  exec?: ShellExec;
+}
+
+export interface BashSpawn {
+  command: string;
+  cwd: string;
+  env: Record<string, string>;
 }
 
 function note(t: Truncation, fullOutputPath: string | null): string {
@@ -59,6 +71,16 @@ export function formatShellResult(r: ShellResult, timeoutSeconds?: number): Tool
   return { content: [{ type: "text", text }], details, isError };
 }
 
+/** The command, folder and environment a call starts with; without prefix or hook, the guard decides the environment. */
+function prepareSpawn(command: string, cwd: string, o: BashToolOptions): { command: string; cwd: string; env?: Record<string, string> } {
+  const full = o.commandPrefix ? `${o.commandPrefix}\n${command}` : command;
+  if (!o.spawnHook) return { command: full, cwd };
+  const env = o.guard?.childEnv() ?? definedEnv();
+  const out = o.spawnHook({ command: full, cwd, env });
+  if (!out || typeof out.command !== "string" || typeof out.cwd !== "string") throw new Error("The bash spawn hook returned no command and cwd");
+  return { command: out.command, cwd: out.cwd, env: out.env ?? env };
+}
+
 export function createBashTool(options: BashToolOptions = {}): Tool<BashArgs> {
   const { parameters, parse } = defineParams(Params);
   return {
@@ -68,12 +90,15 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashArgs> {
     parameters,
     parse,
     async execute(args, ctx) {
-      const cwd = options.cwd ?? ctx.cwd;
-      if (!existsSync(cwd)) throw new Error(`Working directory does not exist: ${cwd}`);
+      const spawn = prepareSpawn(args.command, options.cwd ?? ctx.cwd, options);
+      // Elsewhere, the folder is the remote side's to check.
+      if (!options.exec && !existsSync(spawn.cwd)) throw new Error(`Working directory does not exist: ${spawn.cwd}`);
       // An empty partial result first, as the reference does: the host can show the tool as running.
       ctx.onUpdate?.({ content: [] });
-      const result = await runShell(args.command, {
-        cwd,
+      const result = await runShell(spawn.command, {
+        cwd: spawn.cwd,
+        env: spawn.env,
+        exec: options.exec,
         signal: ctx.signal,
         guard: options.guard,
         timeoutMs: args.timeout !== undefined ? args.timeout * 1000 : undefined,

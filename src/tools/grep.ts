@@ -31,6 +31,13 @@ export interface GrepDetails {
 export interface GrepToolOptions {
   /** Pins the tool to this folder instead of each call's ctx.cwd. */
   cwd?: string;
+  /** Whether a path is a folder, asked elsewhere; the search itself reads the local disk. */
+  operations?: GrepOperations;
+}
+
+/** The reference's shape: only the folder check is pluggable. Throws when the path does not exist. */
+export interface GrepOperations {
+  isDirectory(abs: string): boolean | Promise<boolean>;
 }
 
 export const DEFAULT_GREP_LIMIT = 100;
@@ -53,9 +60,9 @@ function globFilter(glob: string | undefined): (rel: string) => boolean {
   return glob.includes("/") ? (rel) => g.match(rel) : (rel) => g.match(rel.slice(rel.lastIndexOf("/") + 1));
 }
 
-async function* candidates(abs: string, args: GrepArgs, signal: AbortSignal): AsyncGenerator<{ abs: string; rel: string }> {
-  const info = await withFsErrors(args.path ?? ".", () => stat(abs));
-  if (!info.isDirectory()) {
+async function* candidates(abs: string, args: GrepArgs, signal: AbortSignal, ops?: GrepOperations): AsyncGenerator<{ abs: string; rel: string }> {
+  const isDir = await withFsErrors(args.path ?? ".", async () => (ops ? ops.isDirectory(abs) : (await stat(abs)).isDirectory()));
+  if (!isDir) {
     yield { abs, rel: basename(abs) };
     return;
   }
@@ -86,7 +93,7 @@ export function createGrepTool(options: GrepToolOptions = {}): Tool<GrepArgs> {
         out.push(line);
         outBytes += line.length + 1;
       };
-      search: for await (const file of candidates(root, args, ctx.signal)) {
+      search: for await (const file of candidates(root, args, ctx.signal, options.operations)) {
         const bytes = await readFile(file.abs).catch(() => null);
         if (!bytes || sniffFile(bytes.subarray(0, 8192)).kind !== "text") continue;
         const lines = splitLines(new TextDecoder().decode(bytes));

@@ -21,6 +21,15 @@ export interface LsDetails {
 export interface LsToolOptions {
   /** Pins the tool to this folder instead of each call's ctx.cwd. */
   cwd?: string;
+  /** Lists folders elsewhere (e.g. over ssh) instead of the local disk. */
+  operations?: LsOperations;
+}
+
+/** The reference's shape. `stat` throws when the path does not exist. */
+export interface LsOperations {
+  exists(abs: string): boolean | Promise<boolean>;
+  stat(abs: string): { isDirectory(): boolean } | Promise<{ isDirectory(): boolean }>;
+  readdir(abs: string): string[] | Promise<string[]>;
 }
 
 export const DEFAULT_LS_LIMIT = 500;
@@ -42,15 +51,7 @@ export function createLsTool(options: LsToolOptions = {}): Tool<LsArgs> {
     async execute(args, ctx) {
       const shown = args.path ?? ".";
       const dir = resolveToolPath(shown, options.cwd ?? ctx.cwd);
-      const info = await withFsErrors(shown, () => stat(dir));
-      if (!info.isDirectory()) throw new Error(`${shown} is not a directory`);
-      const entries = await withFsErrors(shown, () => readdir(dir, { withFileTypes: true }));
-      const names = await Promise.all(
-        entries.map(async (e) => {
-          const isDir = e.isDirectory() || (e.isSymbolicLink() && (await stat(join(dir, e.name)).catch(() => null))?.isDirectory());
-          return isDir ? `${e.name}/` : e.name;
-        }),
-      );
+      const names = options.operations ? await listElsewhere(options.operations, dir, shown) : await listHere(dir, shown);
       if (names.length === 0) return { content: [{ type: "text", text: "(empty directory)" }], details: null };
       names.sort(byName);
       const limit = args.limit ?? DEFAULT_LS_LIMIT;
@@ -64,4 +65,30 @@ export function createLsTool(options: LsToolOptions = {}): Tool<LsArgs> {
       return { content: [{ type: "text", text }], details };
     },
   };
+}
+
+/** Entry names, folders marked with a trailing "/" (a symlink to a folder counts as one). */
+async function listHere(dir: string, shown: string): Promise<string[]> {
+  const info = await withFsErrors(shown, () => stat(dir));
+  if (!info.isDirectory()) throw new Error(`${shown} is not a directory`);
+  const entries = await withFsErrors(shown, () => readdir(dir, { withFileTypes: true }));
+  return Promise.all(
+    entries.map(async (e) => {
+      const isDir = e.isDirectory() || (e.isSymbolicLink() && (await stat(join(dir, e.name)).catch(() => null))?.isDirectory());
+      return isDir ? `${e.name}/` : e.name;
+    }),
+  );
+}
+
+async function listElsewhere(ops: LsOperations, dir: string, shown: string): Promise<string[]> {
+  if (!(await ops.exists(dir))) throw new Error(`File not found: ${shown}`);
+  if (!(await ops.stat(dir)).isDirectory()) throw new Error(`${shown} is not a directory`);
+  const names = await ops.readdir(dir);
+  return Promise.all(
+    names.map(async (name) => {
+      // An entry that vanished or cannot be examined is listed as a file.
+      const isDir = await Promise.resolve(ops.stat(join(dir, name))).then((st) => st.isDirectory(), () => false);
+      return isDir ? `${name}/` : name;
+    }),
+  );
 }

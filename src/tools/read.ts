@@ -24,6 +24,19 @@ export interface ReadToolOptions {
   images?: boolean;
   /** Where text files are read from once the disk says they are text (default: the disk itself). */
   files?: TextFileOps;
+  /** Reads everything elsewhere instead of the local disk (e.g. over ssh); `files` is then unused. */
+  operations?: ReadOperations;
+}
+
+/** How the read tool reaches files that are not on the local disk (the reference's shape). */
+export interface ReadOperations {
+  readFile(abs: string): Promise<Uint8Array>;
+  /** Throws when the file cannot be read. */
+  access(abs: string): Promise<void>;
+  /** An image's MIME type, or null/undefined for anything else; without it the bytes decide. */
+  detectImageMimeType?(abs: string): Promise<string | null | undefined>;
+  /** The file in chunks: only the lines shown are kept in memory; without it readFile loads it whole. */
+  createReadStream?(abs: string, o: { signal?: AbortSignal }): AsyncIterable<Uint8Array>;
 }
 
 export interface ReadDetails {
@@ -72,7 +85,7 @@ function textResult(path: string, offset: number, limit: number | undefined, r: 
   return { content: [{ type: "text", text }], details };
 }
 
-async function imageResult(file: FileHandle, path: string, mimeType: string, size: number, images: boolean): Promise<ToolResult> {
+async function imageResult(bytes: () => Promise<Uint8Array>, path: string, mimeType: string, size: number, images: boolean): Promise<ToolResult> {
   if (!images) {
     const text = `${path} is an image (${mimeType}, ${formatSize(size)}), but the current model does not support images, so it cannot be shown.`;
     return { content: [{ type: "text", text }] };
@@ -80,7 +93,7 @@ async function imageResult(file: FileHandle, path: string, mimeType: string, siz
   if (size > MAX_IMAGE_BYTES) {
     throw new Error(`${path} is an image of ${formatSize(size)}, over the ${formatSize(MAX_IMAGE_BYTES)} limit for images.`);
   }
-  const data = Buffer.from(await file.readFile()).toString("base64");
+  const data = Buffer.from(await bytes()).toString("base64");
   const note: TextContent = { type: "text", text: `Read image ${path} (${mimeType}, ${formatSize(size)})` };
   const image: ImageContent = { type: "image", data, mimeType };
   return { content: [note, image] };
@@ -97,15 +110,16 @@ export function createReadTool(options: ReadToolOptions = {}): Tool<ReadArgs> {
     parse,
     async execute(args, ctx) {
       const abs = resolveToolPath(args.path, options.cwd ?? ctx.cwd);
+      if (options.operations) return withFsErrors(args.path, () => readElsewhere(options.operations!, abs, args, options.images ?? true, ctx.signal));
       const file = await withFsErrors(args.path, () => open(abs, "r"));
       try {
         return await withFsErrors(args.path, async () => {
           const stat = await file.stat();
           if (stat.isDirectory()) throw new Error(`${args.path} is a directory, not a file. Use ls to list its contents.`);
           const kind = sniffFile(await readHead(file));
-          if (kind.kind === "image") return imageResult(file, args.path, kind.mimeType, stat.size, options.images ?? true);
+          if (kind.kind === "image") return imageResult(() => file.readFile(), args.path, kind.mimeType, stat.size, options.images ?? true);
           if (kind.kind === "binary") {
-            throw new Error(`${args.path} looks like a binary file (it contains NUL bytes), so it cannot be read as text.`);
+            throw new Error(binaryMessage(args.path));
           }
           const offset = args.offset ?? 1;
           const window = new LineWindow({ offset, limit: args.limit, maxLines: DEFAULT_MAX_LINES, maxBytes: DEFAULT_MAX_BYTES });
@@ -121,3 +135,41 @@ export function createReadTool(options: ReadToolOptions = {}): Tool<ReadArgs> {
     },
   };
 }
+
+/** The same reading, through operations: the first bytes (or detectImageMimeType) tell image, binary and text apart. */
+async function readElsewhere(ops: ReadOperations, abs: string, args: ReadArgs, images: boolean, signal: AbortSignal): Promise<ToolResult> {
+  await ops.access(abs);
+  const declared = ops.detectImageMimeType ? await ops.detectImageMimeType(abs) : undefined;
+  const offset = args.offset ?? 1;
+  const window = new LineWindow({ offset, limit: args.limit, maxLines: DEFAULT_MAX_LINES, maxBytes: DEFAULT_MAX_BYTES });
+  if (!declared && ops.createReadStream) {
+    const decoder = new TextDecoder();
+    let first = true;
+    for await (const chunk of ops.createReadStream(abs, { signal })) {
+      signal.throwIfAborted();
+      if (first) {
+        first = false;
+        const kind = sniffFile(chunk);
+        // An image is read whole; a text file stays a window of lines.
+        if (kind.kind === "image") return wholeFile(ops, abs, args.path, kind.mimeType, images);
+        if (kind.kind === "binary") throw new Error(binaryMessage(args.path));
+      }
+      window.push(decoder.decode(chunk, { stream: true }));
+    }
+    window.push(decoder.decode());
+    return textResult(args.path, offset, args.limit, window.finish());
+  }
+  const bytes = await ops.readFile(abs);
+  const kind = declared ? ({ kind: "image", mimeType: declared } as const) : sniffFile(bytes.subarray(0, SNIFF_BYTES));
+  if (kind.kind === "image") return imageResult(async () => bytes, args.path, kind.mimeType, bytes.length, images);
+  if (kind.kind === "binary") throw new Error(binaryMessage(args.path));
+  window.push(new TextDecoder().decode(bytes));
+  return textResult(args.path, offset, args.limit, window.finish());
+}
+
+async function wholeFile(ops: ReadOperations, abs: string, path: string, mimeType: string, images: boolean): Promise<ToolResult> {
+  const bytes = await ops.readFile(abs);
+  return imageResult(async () => bytes, path, mimeType, bytes.length, images);
+}
+
+const binaryMessage = (path: string) => `${path} looks like a binary file (it contains NUL bytes), so it cannot be read as text.`;

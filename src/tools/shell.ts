@@ -20,7 +20,22 @@ export interface ShellOptions {
   maxBytes?: number;
   /** The command's environment and the masking of its output (pion's credential guard). */
   guard?: ShellGuard;
+  /** The command's whole environment; default: the guard's (pion's, minus its credentials). */
+  env?: Record<string, string>;
+  /** Runs the command somewhere else (an extension's operations, e.g. over ssh) instead of a local bash. */
+  exec?: ShellExec;
 }
+
+/**
+ * Runs `command` in `cwd` elsewhere, passing its output (stdout and stderr, in order) to
+ * `onData`; resolves with the exit code (null: killed by a signal). `signal` aborts when pion
+ * stops the command (abort, timeout); the runner must end it then.
+ */
+export type ShellExec = (
+  command: string,
+  cwd: string,
+  o: { onData: (chunk: Uint8Array) => void; signal: AbortSignal; env: Record<string, string> },
+) => Promise<number | null>;
 
 /**
  * What the shell needs of pion's credential guard (credentials/guard.ts): the environment
@@ -53,8 +68,8 @@ export interface ShellResult extends ShellTail {
 }
 
 /**
- * Runs `bash -c command` in its own process group; abort and timeout SIGKILL the whole
- * group. The command writes straight into the full-output file (stdout and stderr share
+ * Runs `bash -c command` in its own process group (or through `exec`, elsewhere); abort and
+ * timeout SIGKILL the whole group (or abort `exec`'s signal). The command writes straight into the full-output file (stdout and stderr share
  * it, so their order is kept), and pion scans that file with one reused buffer, counting
  * lines and reading back only the tail it needs: nothing the command prints passes
  * through the heap, so memory stays flat whatever it prints. The file is removed when the
@@ -70,32 +85,30 @@ export async function runShell(command: string, o: ShellOptions): Promise<ShellR
   const maxBytes = o.maxBytes ?? DEFAULT_MAX_BYTES;
   const interval = o.updateIntervalMs ?? 100;
   const path = join(tmpdir(), `pion-bash-${Buffer.from(crypto.getRandomValues(new Uint8Array(8))).toString("hex")}.log`);
-  const out = openSync(path, "wx", 0o600);
-  let proc: ReturnType<typeof Bun.spawn>;
+  const env = o.env ?? o.guard?.childEnv();
+  const proc = o.exec ? startElsewhere(o.exec, command, o.cwd, env ?? definedEnv(), path) : startLocal(command, o.cwd, env, path);
+  let input: number;
   try {
-    const env = o.guard?.childEnv();
-    proc = Bun.spawn(["bash", "-c", command], { cwd: o.cwd, env, stdin: "ignore", stdout: out, stderr: out, detached: true });
-  } finally {
-    closeSync(out);
+    input = openSync(path, "r");
+  } catch (err) {
+    proc.kill();
+    throw err;
   }
-  const input = openSync(path, "r");
 
   let killedFor: "abort" | "timeout" | null = null;
   const kill = (why: "abort" | "timeout") => {
     if (killedFor) return;
     killedFor = why;
-    try {
-      process.kill(-proc.pid, "SIGKILL");
-    } catch {
-      // The group has already exited.
-    }
+    proc.kill();
   };
   const onAbort = () => kill("abort");
   const timeout = o.timeoutMs !== undefined ? setTimeout(() => kill("timeout"), o.timeoutMs) : undefined;
   o.signal?.addEventListener("abort", onAbort, { once: true });
   if (o.signal?.aborted) onAbort();
   let exited = false;
-  void proc.exited.then(() => (exited = true));
+  const exitCode = proc.exited.finally(() => (exited = true));
+  // A runner that fails (not the command: the runner itself) ends the read loop; the error is rethrown below.
+  exitCode.catch(() => undefined);
 
   // Every byte passes the masker (when pion knows a key): what streams out is masked, and a
   // kept full-output file that held a key is rewritten masked before the result.
@@ -177,17 +190,24 @@ export async function runShell(command: string, o: ShellOptions): Promise<ShellR
     const final = snapshot();
     keepFile = final.fullOutputPath !== null;
     if (keepFile && masker && masker.masked > 0) maskFile(path, o.guard!.byteStream()!);
-    const code = await proc.exited;
+    let code: number | null;
+    try {
+      code = await exitCode;
+    } catch (err) {
+      // A runner elsewhere may reject once pion stopped it; the stop is what happened.
+      if (!killedFor) throw err;
+      code = null;
+    }
     return {
       ...final,
       output: final.truncation.content,
-      exitCode: proc.signalCode ? null : code,
+      exitCode: code,
       cancelled: killedFor === "abort",
       timedOut: killedFor === "timeout",
     };
   } finally {
     closeSync(input);
-    if (proc.exitCode === null && proc.signalCode === null) kill("abort");
+    if (!exited) kill("abort");
     clearTimeout(timeout);
     o.signal?.removeEventListener("abort", onAbort);
     if (!keepFile) unlinkSync(path);
@@ -213,4 +233,72 @@ function maskFile(path: string, masker: ByteMasker): void {
     closeSync(output);
   }
   renameSync(tmp, path);
+}
+
+/** A started command: `exited` resolves with its exit code (null: killed by a signal); `kill` ends it. */
+interface Started {
+  exited: Promise<number | null>;
+  kill(): void;
+}
+
+/**
+ * `bash -c command` in its own process group, writing stdout and stderr into the file at
+ * `path`; kill SIGKILLs the whole group. Also what extensions get as local bash operations.
+ */
+export function startLocalShell(
+  command: string,
+  cwd: string,
+  env: Record<string, string> | undefined,
+  output: { path: string } | "pipe",
+): Started & { stdout?: ReadableStream<Uint8Array>; stderr?: ReadableStream<Uint8Array> } {
+  const fd = output === "pipe" ? undefined : openSync(output.path, "wx", 0o600);
+  let proc: ReturnType<typeof Bun.spawn>;
+  try {
+    const stdio = fd ?? "pipe";
+    proc = Bun.spawn(["bash", "-c", command], { cwd, env, stdin: "ignore", stdout: stdio, stderr: stdio, detached: true });
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+  return {
+    exited: proc.exited.then((code) => (proc.signalCode ? null : code)),
+    kill() {
+      try {
+        process.kill(-proc.pid, "SIGKILL");
+      } catch {
+        // The group has already exited.
+      }
+    },
+    ...(output === "pipe" ? { stdout: proc.stdout as ReadableStream<Uint8Array>, stderr: proc.stderr as ReadableStream<Uint8Array> } : {}),
+  };
+}
+
+function startLocal(command: string, cwd: string, env: Record<string, string> | undefined, path: string): Started {
+  return startLocalShell(command, cwd, env, { path });
+}
+
+/** The command through `exec`: its output is appended to the file at `path` as it arrives. */
+function startElsewhere(exec: ShellExec, command: string, cwd: string, env: Record<string, string>, path: string): Started {
+  const fd = openSync(path, "wx", 0o600);
+  let open = true;
+  const stop = new AbortController();
+  const onData = (chunk: Uint8Array) => {
+    if (!open) return; // output after the runner settled has nowhere to go
+    for (let w = 0; w < chunk.length; ) w += writeSync(fd, chunk, w, chunk.length - w);
+  };
+  let run: Promise<number | null>;
+  try {
+    run = Promise.resolve(exec(command, cwd, { onData, signal: stop.signal, env }));
+  } catch (err) {
+    run = Promise.reject(err);
+  }
+  const exited = run.finally(() => {
+    open = false;
+    closeSync(fd);
+  });
+  return { exited, kill: () => stop.abort() };
+}
+
+/** The variables of `env` that are set (default: pion's own environment, as a child would inherit it). */
+export function definedEnv(env: Readonly<Record<string, string | undefined>> = process.env): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
 }

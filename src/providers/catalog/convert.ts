@@ -3,7 +3,7 @@ import type { Api, CostTier, ReasoningOption, ThinkingLevel } from "../types.ts"
 import type { CatalogData, CatalogProvider, ModelDef } from "./data.ts";
 import type { ModelsDev, ModelsDevModel, ModelsDevProvider } from "./models-dev.ts";
 
-type ChatApi = Exclude<Api, "scripted">;
+type ChatApi = Exclude<Api, "scripted" | "pi-virtual">;
 
 /**
  * Base URLs models.dev leaves out: the first-party APIs, and providers it describes by their own

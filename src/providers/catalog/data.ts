@@ -8,7 +8,7 @@ import type { Api, CostTier, ReasoningOption, ThinkingLevel } from "../types.ts"
 export interface ModelDef {
   id: string;
   name?: string;
-  api?: Exclude<Api, "scripted">;
+  api?: Exclude<Api, "scripted" | "pi-virtual">;
   baseUrl?: string;
   family?: string;
   reasoning?: boolean;
@@ -28,7 +28,7 @@ export interface ModelDef {
 export interface CatalogProvider {
   id: string;
   name: string;
-  api: Exclude<Api, "scripted">;
+  api: Exclude<Api, "scripted" | "pi-virtual">;
   baseUrl: string;
   /** Environment variables that may hold the key, in order of preference. */
   env: string[];

@@ -111,3 +111,44 @@ describe("pi.registerFlag / pi.getFlag", () => {
     ]);
   });
 });
+
+describe("pi.registerVirtualModel", () => {
+  function write(source: string): string {
+    const file = join(mkdtempSync(join(tmpdir(), "pion-vm-")), "vm.ts");
+    writeFileSync(file, source);
+    return file;
+  }
+
+  test("the latest registration of a provider/id wins; route gets the request and a ctx with modelRegistry", async () => {
+    const first = write(`export default (pi) => pi.registerVirtualModel({ provider: "r", id: "a", route: () => "first" });\n`);
+    const second = write(`export default (pi) => {
+  pi.registerVirtualModel({ provider: "r", id: "a", name: "A", route: (req, ctx) => ({ reason: req.reason, found: ctx.modelRegistry.find("anthropic", "x")?.id ?? null, n: ctx.modelRegistry.getAll().length }) });
+  pi.registerVirtualModel({ provider: "r", id: "gone", route: () => null });
+  pi.unregisterVirtualModel("r", "gone");
+};\n`);
+    const { port, errors } = fakePort();
+    const runner = await loadExtensions([first, second], port);
+    expect(errors()).toEqual([]);
+    expect(runner.virtualModels().map((d) => [d.provider, d.id, d.name])).toEqual([["r", "a", "A"]]);
+    expect(await runner.routeVirtual("r", "a", { reason: "user" })).toEqual({ reason: "user", found: null, n: 0 });
+    await expect(runner.routeVirtual("r", "gone", {})).rejects.toThrow("Virtual model r/gone is not registered.");
+  });
+
+  test("a registration without provider, id or route, or with unknown thinking levels, fails the factory", async () => {
+    const bad = [
+      `pi.registerVirtualModel({ id: "a", route() {} })`,
+      `pi.registerVirtualModel({ provider: "r", id: "a" })`,
+      `pi.registerVirtualModel({ provider: "r", id: "a", thinkingLevels: ["turbo"], route() {} })`,
+      `pi.registerVirtualModel({ provider: "r", id: "a", contextWindow: "big", route() {} })`,
+    ].map((call) => write(`export default (pi) => { ${call}; };\n`));
+    const { port, errors } = fakePort();
+    const runner = await loadExtensions(bad, port);
+    expect(runner.loaded).toEqual([]);
+    expect(errors().map((e) => String(e.error).replace(/^Extension factory failed: /, ""))).toEqual([
+      "pi.registerVirtualModel: a virtual model needs a provider and an id",
+      'pi.registerVirtualModel("r/a"): route must be a function',
+      'pi.registerVirtualModel("r/a"): thinkingLevels must list levels of off, minimal, low, medium, high, xhigh, max',
+      'pi.registerVirtualModel("r/a"): contextWindow must be a number of tokens',
+    ]);
+  });
+});

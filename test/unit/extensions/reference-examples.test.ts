@@ -2,7 +2,9 @@ import { expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { loadExtensions } from "../../../src/extensions/loader.ts";
+import { jsonLines } from "../../../src/rpc/jsonl.ts";
 import type { ToolResult } from "../../../src/tools/tool.ts";
+import { SOURCE_ENTRY, tempDirs } from "../../support/pion.ts";
 import { describeWith } from "../../support/requires.ts";
 import { fakePort } from "./fake-port.ts";
 
@@ -153,5 +155,104 @@ describeWith("other reference examples", MISSING, () => {
     ]);
     runner.handleUiResponse({ id: String(frame.id), cancelled: true });
     expect(await done).toBe(true);
+  });
+});
+
+/**
+ * The reference's examples that need no terminal UI: 43 of its 78. Left out are those whose
+ * point is drawing the terminal (custom components and dialogs, editors, overlays, games,
+ * footers and headers, message/entry/tool renderers, themes, working indicators, key shortcuts
+ * and autocompletion), the two that bring providers of their own (custom-provider-*: pion takes
+ * providers from models.json, not pi.registerProvider) and gondolin (it needs a micro-VM
+ * package that is not part of the reference's install).
+ */
+const TUI_FREE = [
+  "auto-commit-on-exit.ts", "bash-spawn-hook.ts", "bookmark.ts", "claude-rules.ts", "commands.ts",
+  "confirm-destructive.ts", "custom-compaction.ts", "dirty-repo-guard.ts", "dynamic-resources", "dynamic-tools.ts",
+  "event-bus.ts", "file-trigger.ts", "git-checkpoint.ts", "git-merge-and-resolve.ts", "hello.ts",
+  "inline-bash.ts", "input-transform-streaming.ts", "input-transform.ts", "jev-router.ts", "model-status.ts",
+  "notify.ts", "permission-gate.ts", "pirate.ts", "project-trust.ts", "prompt-customizer.ts",
+  "protected-paths.ts", "provider-payload.ts", "reload-runtime.ts", "rpc-demo.ts", "send-user-message.ts",
+  "session-name.ts", "shutdown-command.ts", "ssh.ts", "status-line.ts", "structured-output.ts",
+  "system-prompt-header.ts", "timed-confirm.ts", "titlebar-spinner.ts", "tool-override.ts", "trigger-compact.ts",
+  "truncated-tool.ts", "widget-placement.ts", "with-deps",
+];
+const entryOf = (name: string) => (name.endsWith(".ts") ? join(EXAMPLES, name) : join(EXAMPLES, name, "index.ts"));
+
+/**
+ * Start an agent in RPC mode with the paths as extensions (`-e`), ask get_state, and return the
+ * extension_error frames by path: whatever failed while loading or in session_start. The
+ * reference exits when an extension throws while loading, and when two register the same tool
+ * name: a failing one is recorded and the rest loaded again without it, a conflicting one is
+ * loaded in a process of its own.
+ */
+async function failures(command: string[], paths: string[]): Promise<Map<string, string>> {
+  const failed = new Map<string, string>();
+  const batches = [[...paths]];
+  for (let batch = batches.shift(); batch; batch = batches.shift()) {
+    const { home, cwd } = tempDirs();
+    const proc = Bun.spawn([...command, "--mode", "rpc", "--no-session", ...batch.flatMap((p) => ["-e", p])], {
+      cwd,
+      env: { ...process.env, PION_HOME: home, PI_CODING_AGENT_DIR: home, PI_OFFLINE: "1" },
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    proc.stdin.write(`${JSON.stringify({ id: "s", type: "get_state" })}\n`);
+    proc.stdin.flush();
+    let answered = false;
+    for await (const rec of jsonLines(proc.stdout)) {
+      if ("error" in rec || !rec.line.startsWith("{")) continue;
+      const r = JSON.parse(rec.line) as { type?: string; id?: string; extensionPath?: string; error?: string };
+      if (r.type === "extension_error" && r.extensionPath) failed.set(r.extensionPath, String(r.error));
+      if (r.type === "response" && r.id === "s") {
+        answered = true;
+        break;
+      }
+    }
+    proc.stdin.end();
+    proc.kill();
+    const stderr = await new Response(proc.stderr).text();
+    await proc.exited;
+    if (answered) continue;
+    const fatal = /Failed to load extension "([^"]+)": (.*)/.exec(stderr);
+    const path = fatal?.[1];
+    if (!fatal || !path || !batch.includes(path)) throw new Error(`${command.join(" ")} stopped without answering: ${stderr.slice(-2000)}`);
+    const rest = batch.filter((p) => p !== path);
+    if (/conflicts with/.test(fatal[2]!)) batches.push([path]);
+    else failed.set(path, fatal[2]!);
+    if (rest.length > 0) batches.unshift(rest);
+  }
+  return failed;
+}
+
+describeWith("the reference's TUI-free examples", MISSING, () => {
+  test("at least 42 of the 43 load cleanly in pion, and every one that loads in the reference loads in pion", async () => {
+    const paths = TUI_FREE.map(entryOf);
+    expect(paths.filter((p) => !existsSync(p))).toEqual([]);
+    const [inPion, inReference] = await Promise.all([failures(["bun", SOURCE_ENTRY], paths), failures(["bun", join(REFERENCE!, "dist/cli.js")], paths)]);
+    const loads = (failed: Map<string, string>) => paths.filter((p) => !failed.has(p));
+    process.stderr.write(
+      `TUI-free examples loading cleanly: pion ${loads(inPion).length} of ${paths.length}, the reference ${loads(inReference).length}` +
+        `${inPion.size ? `; pion: ${[...inPion].map(([p, e]) => `${p.slice(EXAMPLES.length + 1)}: ${e}`).join("; ")}` : ""}; ref: ${[...inReference].map(([p, e]) => `${p.slice(EXAMPLES.length + 1)}: ${e}`).join("; ")}\n`,
+    );
+    expect(loads(inPion).length).toBeGreaterThanOrEqual(42);
+    expect(loads(inReference).filter((p) => inPion.has(p))).toEqual([]);
+    // The one that may fail: file-trigger.ts watches /tmp/agent-trigger.txt, which must exist.
+    expect([...inPion.keys()].filter((p) => !p.endsWith("/file-trigger.ts"))).toEqual([]);
+  }, 60_000);
+
+  test("file-trigger.ts loads; a missing trigger file is reported at session_start, as the reference does", async () => {
+    const path = join(EXAMPLES, "file-trigger.ts");
+    const { port, errors } = fakePort({ mode: "print", hasUI: false });
+    const runner = await loadExtensions([path], port);
+    expect(runner.loaded).toEqual([{ path }]);
+    await runner.notify("session_start", { reason: "startup" });
+    // The example's path is fixed; which case this machine is in decides the outcome.
+    if (existsSync("/tmp/agent-trigger.txt")) expect(errors()).toEqual([]);
+    else
+      expect(errors()).toEqual([
+        { type: "extension_error", extensionPath: path, event: "session_start", error: "ENOENT: no such file or directory, watch '/tmp/agent-trigger.txt'" },
+      ]);
   });
 });

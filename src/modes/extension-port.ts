@@ -1,0 +1,64 @@
+/**
+ * The ExtensionSessionPort of a composed session: what extensions may do to it. Extensions
+ * load before the session exists, so everything is resolved through `ref` when called; frames
+ * they write meanwhile wait in `ref.early`.
+ */
+import type { CredentialGuard } from "../credentials/guard.ts";
+import type { ExtensionSessionPort, ModelLookup } from "../extensions/types.ts";
+import type { AgentSession } from "../session/session.ts";
+import type { ExtensionFrame } from "../session/session-types.ts";
+
+/** What extensions may do to the session (resolved lazily: extensions load before the session exists). */
+export interface SessionRef {
+  session?: AgentSession;
+  early: ExtensionFrame[];
+  /** The models extensions look up (set once extensions are loaded and virtual models join). */
+  models?: ModelLookup;
+}
+
+export function extensionPort(
+  ref: SessionRef,
+  cwd: string,
+  mode: "rpc" | "json" | "print" | "acp",
+  projectTrusted: boolean,
+  shutdown: () => void,
+  guard: CredentialGuard,
+): ExtensionSessionPort {
+  const get = () => ref.session;
+  const must = () => {
+    const s = get();
+    if (!s) throw new Error("the session is not ready yet");
+    return s;
+  };
+  return {
+    cwd,
+    mode,
+    hasUI: mode === "rpc",
+    projectTrusted,
+    model: () => {
+      const m = get()?.model;
+      return m ? { provider: m.provider, id: m.id } : undefined;
+    },
+    isIdle: () => !get()?.isBusy,
+    hasPendingMessages: () => (get()?.queues.size ?? 0) > 0,
+    abort: () => void get()?.abort(),
+    shutdown,
+    sendMessage: (msg, opts) => must().sendCustomMessage(guard.maskDeep(msg), opts),
+    sendUserMessage: (text, opts) => {
+      const s = must();
+      if (s.isBusy) s.enqueue(opts?.deliverAs ?? "followUp", text);
+      else s.prompt(text, undefined);
+    },
+    appendEntry: (customType, data) => must().appendCustom(customType, guard.maskDeep(data)),
+    setSessionName: (name) => void must().setName(name),
+    getSessionName: () => get()?.name,
+    setLabel: (entryId, label) => must().setLabel(entryId, label),
+    shellGuard: guard,
+    models: () => ref.models,
+    writeFrame: (frame) => {
+      const f = frame as unknown as ExtensionFrame;
+      if (ref.session) void ref.session.publish(f);
+      else ref.early.push(f);
+    },
+  };
+}
