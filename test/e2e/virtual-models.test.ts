@@ -37,8 +37,8 @@ describe("virtual models (pi.registerVirtualModel)", () => {
       maxTokens: 0,
       thinkingLevels: ["low", "high"],
     });
-    // The default level (medium) clamps to the router's own list.
-    expect(state.thinkingLevel).toBe("low");
+    // The default level (medium) clamps to the router's own list: the nearest, the higher of two as near.
+    expect(state.thinkingLevel).toBe("high");
     expect((await p.request({ type: "get_available_thinking_levels" })).data).toEqual({ levels: ["low", "high"] });
     const models = (await p.request({ type: "get_available_models" })).data.models as Rec[];
     expect(models.map((m) => `${m.provider}/${m.id}`)).toContain("router/auto");
@@ -63,8 +63,8 @@ describe("virtual models (pi.registerVirtualModel)", () => {
     ]);
     // The router's state, stored on the branch before each request, says what it was asked.
     expect(states(p.records).map((e) => [e.customType, e.data])).toEqual([
-      ["pi.virtual-model-state", { provider: "router", modelId: "auto", state: { turns: 1, seen: ["user:low:-:-:system"] } }],
-      ["pi.virtual-model-state", { provider: "router", modelId: "auto", state: { turns: 2, seen: ["user:low:-:-:system", "user:low:fake-model:-:system"] } }],
+      ["pi.virtual-model-state", { provider: "router", modelId: "auto", state: { turns: 1, seen: ["user:high:-:-:system"] } }],
+      ["pi.virtual-model-state", { provider: "router", modelId: "auto", state: { turns: 2, seen: ["user:high:-:-:system", "user:high:fake-model:-:system"] } }],
     ]);
     const entries = (await p.request({ type: "get_entries" })).data.entries as Rec[];
     expect(entries.filter((e) => e.type === "model_change").map((e) => `${e.provider}/${e.modelId}`)).toEqual(["router/auto"]);

@@ -58,7 +58,7 @@ describe("the registry with virtual models", () => {
     const fast = registry.find("router", "fast")!;
     expect(fast).toMatchObject({ name: "fast", reasoning: true, input: ["text", "image"], cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } });
     expect(thinkingLevelsFor(fast)).toEqual(["low", "high"]);
-    expect(["off", "medium", "xhigh"].map((l) => clampThinkingLevel(fast, l as "off"))).toEqual(["low", "low", "high"]);
+    expect(["off", "medium", "xhigh"].map((l) => clampThinkingLevel(fast, l as "off"))).toEqual(["low", "high", "high"]);
     expect(thinkingLevelsFor(registry.find("keyed", "auto"))).toEqual(["off"]);
   });
 });
