@@ -166,6 +166,8 @@ export function buildSummaryRequest(opts: SummaryRequestOptions): LlmRequest {
     messages: [{ role: "user", content: [{ type: "text", text }], timestamp: Date.now() }],
     tools: [],
     thinkingLevel: opts.thinkingLevel ?? "off",
+    // The transcript is sent once: a retry is the only request that could read it back.
+    cacheConversation: false,
   };
 }
 

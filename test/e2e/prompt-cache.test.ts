@@ -1,39 +1,142 @@
-import { expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { startFakeProvider } from "../support/fake-provider.ts";
-import { Pion, tempDirs, writeFakeModels } from "../support/pion.ts";
+import { blocksOf, priceRequests } from "../../bench/cache-pricing.ts";
+import { startFakeProvider, type FakeBlock, type FakeProvider, type FakeRequest } from "../support/fake-provider.ts";
+import { Pion, tempDirs, writeFakeModels, writeSettings } from "../support/pion.ts";
 
-type Block = { type: string; cache_control?: unknown };
+type Block = { type: string; text?: string; cache_control?: unknown };
 type Body = { system?: Block[]; tools?: Block[]; messages: { role: string; content: string | Block[] }[] };
 
-const marked = (b: Block | undefined) => JSON.stringify(b?.cache_control) === '{"type":"ephemeral"}';
+const EPHEMERAL = '{"type":"ephemeral"}';
+const marked = (b: Block | undefined) => JSON.stringify(b?.cache_control) === EPHEMERAL;
+const countMarks = (body: unknown) => JSON.stringify(body).split('"cache_control"').length - 1;
+const bodyOf = (r: FakeRequest) => r.body as Body;
+const lastBlock = (body: Body, message = body.messages.length - 1) => (body.messages[message]!.content as Block[]).at(-1);
+const read = (i: number | string): FakeBlock => ({ type: "toolCall", id: `toolu_${i}`, name: "read", arguments: { path: `f${i}.txt` } });
 
-test.concurrent("Anthropic: every request of a tool loop puts a cache breakpoint on the end of the conversation, within four", async () => {
-  const fake = startFakeProvider();
+function setup(files: number, settings: Record<string, unknown> = {}, onRequest?: (req: FakeRequest) => void) {
+  const fake = startFakeProvider({ onRequest });
   const dirs = tempDirs();
   writeFakeModels(dirs.home, fake.url);
-  for (let i = 0; i < 3; i++) writeFileSync(join(dirs.cwd, `f${i}.txt`), `file ${i}\n`);
-  for (let i = 0; i < 3; i++) fake.enqueue({ blocks: [{ type: "toolCall", id: `r${i}`, name: "read", arguments: { path: `f${i}.txt` } }] });
-  fake.enqueue({ blocks: [{ type: "text", text: "read them all" }] });
+  writeSettings(dirs.home, { retry: { maxRetries: 2, baseDelayMs: 10 }, ...settings });
+  for (let i = 0; i < files; i++) writeFileSync(join(dirs.cwd, `f${i}.txt`), `file ${i}\n`.repeat(20));
   const p = new Pion({ ...dirs, args: ["--mode", "rpc", "--model", "fake/fake-model"] });
-  await p.request({ type: "prompt", message: "read the files one by one" });
-  await p.waitFor("agent_settled");
-  expect(fake.requests.length).toBe(4);
-  for (const req of fake.requests) {
-    const body = req.body as Body;
-    const last = body.messages.at(-1)!;
-    expect(last.role).toBe("user");
-    expect(Array.isArray(last.content)).toBe(true);
-    expect(marked((last.content as Block[]).at(-1))).toBe(true);
-    expect(marked(body.system?.at(-1))).toBe(true);
-    expect(marked(body.tools?.at(-1))).toBe(true);
-    const count = JSON.stringify(body).split('"cache_control"').length - 1;
-    expect(count).toBe(3);
-  }
-  // the breakpoint moves: the previous request's end is no longer marked, the new end is
-  const third = fake.requests[2]!.body as Body;
-  expect((third.messages.at(-1)!.content as Block[]).at(-1)!.type).toBe("tool_result");
+  return { fake, p };
+}
+
+async function prompt(p: Pion, message: string) {
+  const from = p.records.length;
+  await p.request({ type: "prompt", message });
+  await p.waitFor("agent_settled", from);
+}
+
+/** Under Anthropic's rules (bench/cache-pricing.ts), request i reads all that request i - 1 sent. */
+function expectEachReadsThePrevious(requests: FakeRequest[]) {
+  const price = priceRequests(requests.map((r) => blocksOf(r.body)));
+  const reads = price.requests.slice(1).map((r) => r.read);
+  expect(reads).toEqual(price.requests.slice(0, -1).map((r) => r.uncached));
+}
+
+async function done(p: Pion, fake: FakeProvider) {
+  expect(fake.failures).toEqual([]);
   await p.close();
   await fake.stop();
+}
+
+describe("Anthropic prompt caching", () => {
+  test.concurrent("a tool loop: breakpoints on the system prompt, the last tool, the end and the previous request's end; each request reads all the previous one sent", async () => {
+    const { fake, p } = setup(3);
+    for (let i = 0; i < 3; i++) fake.enqueue({ blocks: [{ type: "text", text: `reading f${i}` }, read(i)] });
+    fake.enqueue({ blocks: [{ type: "text", text: "read them all" }] });
+    await prompt(p, "read the files one by one");
+    expect(fake.requests.length).toBe(4);
+    fake.requests.forEach((req, i) => {
+      const body = bodyOf(req);
+      expect(marked(body.system?.at(-1))).toBe(true);
+      expect(body.tools?.map(marked)).toEqual(body.tools!.map((_, j) => j === body.tools!.length - 1));
+      expect(body.messages.at(-1)!.role).toBe("user");
+      expect(marked(lastBlock(body))).toBe(true);
+      if (i === 0) return expect(countMarks(body)).toBe(3);
+      // the previous request's last block, still marked: its cache entry is read exactly
+      const previous = bodyOf(fake.requests[i - 1]!);
+      expect(marked(lastBlock(body, previous.messages.length - 1))).toBe(true);
+      expect(countMarks(body)).toBe(4);
+    });
+    expect(lastBlock(bodyOf(fake.requests[2]!))!.type).toBe("tool_result");
+    expectEachReadsThePrevious(fake.requests);
+    await done(p, fake);
+  });
+
+  test.concurrent("a wide step (12 parallel reads, past the 20-block lookback) still reads all the previous request sent", async () => {
+    const { fake, p } = setup(14);
+    fake.enqueue(
+      { blocks: [{ type: "text", text: "one first" }, read(0)] },
+      { blocks: [{ type: "text", text: "now twelve at once" }, ...Array.from({ length: 12 }, (_, i) => read(i + 1))] },
+      { blocks: [{ type: "text", text: "and the last" }, read(13)] },
+      { blocks: [{ type: "text", text: "done" }] },
+    );
+    await prompt(p, "read them");
+    expect(fake.requests.length).toBe(4);
+    const afterWide = bodyOf(fake.requests[2]!);
+    expect((afterWide.messages.at(-1)!.content as Block[]).length).toBe(12);
+    // the end breakpoint alone looks back 20 blocks and the previous end is 25 back: the second one reads it
+    expect(marked(lastBlock(afterWide, bodyOf(fake.requests[1]!).messages.length - 1))).toBe(true);
+    expectEachReadsThePrevious(fake.requests);
+    await done(p, fake);
+  });
+
+  test.concurrent("a retried request carries the same breakpoints and reads what the request before the failure wrote", async () => {
+    const { fake, p } = setup(2);
+    fake.enqueue(
+      { blocks: [{ type: "text", text: "first" }, read(0)] },
+      { kind: "http_error", status: 529 },
+      { blocks: [{ type: "text", text: "second" }, read(1)] },
+      { blocks: [{ type: "text", text: "done" }] },
+    );
+    await prompt(p, "read two");
+    expect(fake.requests.length).toBe(4);
+    expect(fake.requests[2]!.body).toEqual(fake.requests[1]!.body);
+    // the 529 was answered before the prompt was processed: nothing billed, nothing written
+    expectEachReadsThePrevious(fake.requests.filter((_, i) => i !== 1));
+    await done(p, fake);
+  });
+
+  test.concurrent("compaction: the summary request caches its system prompt only; the compacted conversation gets its breakpoints and reads itself from then on", async () => {
+    // a summary request (the only kind without tools) is answered whenever it comes: a split turn makes two
+    const summarize = (req: FakeRequest) => void (bodyOf(req).tools?.length ? undefined : fake.enqueue({ blocks: [{ type: "text", text: "## Goal\nSUMMARY" }] }));
+    const { fake, p } = setup(4, { compaction: { keepRecentTokens: 30, reserveTokens: 1000 } }, summarize);
+    for (const t of ["alpha", "beta"]) {
+      fake.enqueue({ blocks: [{ type: "text", text: `looking at ${t}` }, read(t === "alpha" ? 0 : 1)] }, { blocks: [{ type: "text", text: `${t} done `.repeat(10) }] });
+      await prompt(p, `${t} `.repeat(10));
+    }
+    const before = fake.requests.length;
+    expect((await p.request({ type: "compact" })).success).toBe(true);
+    const summaries = fake.requests.slice(before);
+    expect(summaries.length).toBeGreaterThanOrEqual(1);
+    for (const req of summaries) {
+      const body = bodyOf(req);
+      expect(body.tools ?? []).toEqual([]);
+      expect(countMarks(body)).toBe(1);
+      expect(marked(body.system!.at(-1))).toBe(true);
+    }
+    const compacted = fake.requests.length;
+
+    fake.enqueue({ blocks: [{ type: "text", text: "gamma" }, read(2)] }, { blocks: [{ type: "text", text: "gamma" }, read(3)] }, { blocks: [{ type: "text", text: "over" }] });
+    await prompt(p, "gamma");
+    const after = fake.requests.slice(compacted);
+    expect(after.length).toBe(3);
+    expect(JSON.stringify(bodyOf(after[0]!).messages[0])).toContain("SUMMARY");
+    for (const req of after) {
+      const body = bodyOf(req);
+      expect(marked(lastBlock(body))).toBe(true);
+      expect(countMarks(body)).toBeLessThanOrEqual(4);
+    }
+    // the first compacted request reads the tools and system prompt written before; then each reads all the previous one sent
+    const price = priceRequests(fake.requests.map((r) => blocksOf(r.body)));
+    const toolsAndSystem = blocksOf(after[0]!.body).filter((b) => /^(fake-model\n)?(tool|system):/.test(b.key));
+    expect(price.requests[compacted]!.read).toBe(toolsAndSystem.reduce((a, b) => a + b.tokens, 0));
+    expectEachReadsThePrevious(after);
+    await done(p, fake);
+  });
 });
