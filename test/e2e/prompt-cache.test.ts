@@ -140,3 +140,74 @@ describe("Anthropic prompt caching", () => {
     await done(p, fake);
   });
 });
+
+describe("Chat Completions and Responses caching per server", () => {
+  test.concurrent("OpenRouter (a model billing cache writes), OpenAI, xAI, an unknown server, and Responses", async () => {
+    const fake = startFakeProvider();
+    const dirs = tempDirs();
+    const cost = (cacheWrite: number) => ({ input: 3, output: 15, cacheRead: 0.3, cacheWrite });
+    const provider = (baseUrl: string, id: string, cacheWrite = 0) => ({
+      baseUrl,
+      api: "openai-completions",
+      apiKey: "k",
+      models: [{ id, reasoning: false, contextWindow: 200000, maxTokens: 1000, cost: cost(cacheWrite) }],
+    });
+    // Plain-HTTP base URLs on the real hosts, sent to the fake through HTTP_PROXY: the host picks the caching fields.
+    writeFakeModels(dirs.home, fake.url, {
+      or: provider("http://openrouter.ai/api/v1", "anthropic/claude-test", 3.75),
+      oa: provider("http://api.openai.com/v1", "gpt-test"),
+      xai: provider("http://api.x.ai/v1", "grok-test"),
+      other: provider(`${fake.url}/v1`, "other-test", 3.75),
+    });
+    writeFileSync(join(dirs.cwd, "f0.txt"), "zero\n");
+    const proxy = { HTTP_PROXY: fake.url, http_proxy: fake.url, NO_PROXY: "", no_proxy: "" };
+    const p = new Pion({ ...dirs, args: ["--mode", "rpc", "--model", "or/anthropic/claude-test"], env: proxy });
+    const sessionId = (await p.request({ type: "get_state" })).data.sessionId as string;
+    const byModel = new Map<string, FakeRequest[]>();
+    for (const [prov, model] of [["or", "anthropic/claude-test"], ["oa", "gpt-test"], ["xai", "grok-test"], ["other", "other-test"], ["fake-responses", "fake-resp"]]) {
+      expect((await p.request({ type: "set_model", provider: prov, modelId: model })).success).toBe(true);
+      const from = fake.requests.length;
+      fake.enqueue({ blocks: [{ type: "text", text: "reading" }, read(0)] }, { blocks: [{ type: "text", text: "ok" }] });
+      await prompt(p, `go ${prov}`);
+      byModel.set(prov!, fake.requests.slice(from));
+    }
+    type Part = { type: string; text?: string; cache_control?: unknown };
+    type ChatBody = { messages: { role: string; content: string | Part[] | null }[]; tools?: { cache_control?: unknown }[]; prompt_cache_key?: string };
+
+    const [orFirst, orSecond] = byModel.get("or")!;
+    expect(orFirst!.headers.host).toBe("openrouter.ai");
+    expect(orSecond!.headers["x-session-id"]).toBe(sessionId);
+    const or = orSecond!.body as ChatBody;
+    expect(or.prompt_cache_key).toBeUndefined();
+    expect(or.messages[0]).toMatchObject({ role: "system", content: [{ type: "text", cache_control: { type: "ephemeral" } }] });
+    expect(or.tools!.map((t) => t.cache_control !== undefined)).toEqual(or.tools!.map((_, i) => i === or.tools!.length - 1));
+    // earlier turns' messages come first; this prompt's user message is the previous request's end, the tool result the end
+    const tail = or.messages.slice(-3);
+    expect(tail.map((m) => m.role)).toEqual(["user", "assistant", "tool"]);
+    expect((tail[0]!.content as Part[]).at(-1)).toEqual({ type: "text", text: "go or", cache_control: { type: "ephemeral" } });
+    expect((tail[2]!.content as Part[]).at(-1)!.cache_control).toEqual({ type: "ephemeral" });
+    expect(countMarks(or)).toBe(4);
+
+    for (const req of byModel.get("oa")!) {
+      expect(req.headers.host).toBe("api.openai.com");
+      expect((req.body as ChatBody).prompt_cache_key).toBe(sessionId);
+      expect(countMarks(req.body)).toBe(0);
+      expect(req.headers["x-session-id"]).toBeUndefined();
+    }
+    for (const req of byModel.get("xai")!) {
+      expect(req.headers["x-grok-conv-id"]).toBe(sessionId);
+      expect((req.body as ChatBody).prompt_cache_key).toBeUndefined();
+      expect(countMarks(req.body)).toBe(0);
+    }
+    // an unknown OpenAI-compatible server gets nothing new, whatever the catalog says
+    for (const req of byModel.get("other")!) {
+      expect(countMarks(req.body)).toBe(0);
+      expect((req.body as ChatBody).prompt_cache_key).toBeUndefined();
+      expect(Object.keys(req.headers).filter((h) => /session|conv-id/.test(h))).toEqual([]);
+    }
+    for (const req of byModel.get("fake-responses")!) expect((req.body as { prompt_cache_key?: string }).prompt_cache_key).toBe(sessionId);
+    expect(fake.failures).toEqual([]);
+    await p.close();
+    await fake.stop();
+  });
+});
