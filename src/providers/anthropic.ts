@@ -5,9 +5,9 @@ import type {
   RawMessageStreamEvent,
   ToolResultBlockParam,
 } from "@anthropic-ai/sdk/resources/messages/messages";
+import { EPHEMERAL, markConversation } from "./cache-points.ts";
 import type { PushStream } from "./event-stream.ts";
 import { runProviderStream } from "./lifecycle.ts";
-import { EPHEMERAL, markConversation } from "./cache-points.ts";
 import { anthropicReasoning } from "./reasoning-params.ts";
 import { sdkLogger, withSdkWarnings } from "./sdk-warnings.ts";
 import { sseBatches } from "./sse.ts";

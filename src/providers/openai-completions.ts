@@ -6,8 +6,8 @@ import type {
   ChatCompletionCreateParamsStreaming,
   ChatCompletionMessageParam,
 } from "openai/resources/chat/completions";
-import type { PushStream } from "./event-stream.ts";
 import { completionsCaching, markCompletionsCache, type CompletionsCaching } from "./completions-cache.ts";
+import type { PushStream } from "./event-stream.ts";
 import { callIdOf, dataUrl, IMAGE_OMITTED, runOpenAIStream } from "./openai-shared.ts";
 import { completionsReasoning } from "./reasoning-params.ts";
 import { sanitizeHistory, setToolArguments } from "./transform.ts";

@@ -166,7 +166,7 @@ export function buildSummaryRequest(opts: SummaryRequestOptions): LlmRequest {
     messages: [{ role: "user", content: [{ type: "text", text }], timestamp: Date.now() }],
     tools: [],
     thinkingLevel: opts.thinkingLevel ?? "off",
-    // The transcript is sent once: a retry is the only request that could read it back.
+    // No later request starts with this transcript: a breakpoint on it would be a write never read.
     cacheConversation: false,
   };
 }
