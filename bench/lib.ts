@@ -337,7 +337,7 @@ export function stat(xs: number[]): Stat | undefined {
   return { median, min: v[0]!, max: v[v.length - 1]!, n: v.length };
 }
 
-export type Unit = "ms" | "MB" | "/s" | "B" | "x";
+export type Unit = "ms" | "MB" | "/s" | "B" | "x" | "%" | "n";
 
 export function fmt(x: number, unit: Unit): string {
   if (!Number.isFinite(x)) return "-";
@@ -352,6 +352,10 @@ export function fmt(x: number, unit: Unit): string {
       return `${x.toFixed(1)} B`;
     case "x":
       return `${x.toFixed(2)}×`;
+    case "%":
+      return `${(x * 100).toFixed(1)}%`;
+    case "n":
+      return Math.round(x).toLocaleString("en-US");
   }
 }
 

@@ -5,6 +5,7 @@ import type {
   RawMessageStreamEvent,
   ToolResultBlockParam,
 } from "@anthropic-ai/sdk/resources/messages/messages";
+import { EPHEMERAL, markConversation } from "./cache-points.ts";
 import type { PushStream } from "./event-stream.ts";
 import { runProviderStream } from "./lifecycle.ts";
 import { anthropicReasoning } from "./reasoning-params.ts";
@@ -164,25 +165,31 @@ function toParams(req: LlmRequest): MessageCreateParamsStreaming {
   const { model } = req;
   const params: MessageCreateParamsStreaming = {
     model: model.id,
-    messages: markConversationCache(toMessages(sanitizeHistory(req.messages), model)),
+    messages: toMessages(sanitizeHistory(req.messages), model),
     stream: true,
     ...anthropicReasoning(model, req.thinkingLevel),
   };
-  if (req.systemPrompt) params.system = [{ type: "text", text: req.systemPrompt, cache_control: { type: "ephemeral" } }];
+  // Breakpoints: the system prompt, the last tool, and where markConversation says (four at most).
+  if (req.cacheConversation !== false) markConversation(params.messages, markLastBlock);
+  if (req.systemPrompt) params.system = [{ type: "text", text: req.systemPrompt, cache_control: EPHEMERAL }];
   if (req.tools.length > 0) {
     params.tools = req.tools.map((t, i) => ({
       name: t.name,
       description: t.description,
       input_schema: t.parameters as { type: "object" },
-      ...(i === req.tools.length - 1 ? { cache_control: { type: "ephemeral" as const } } : {}),
+      ...(i === req.tools.length - 1 ? { cache_control: EPHEMERAL } : {}),
     }));
   }
   if (req.sessionId) params.metadata = { user_id: req.sessionId };
   return params;
 }
 
-function userBlocks(content: string | (TextContent | ImageContent)[], images: boolean): ContentBlockParam[] | string {
-  if (typeof content === "string") return content;
+/**
+ * Always blocks, never a bare string: the message that carries a cache breakpoint needs them, and a
+ * message whose shape changed from one request to the next would not match its cached prefix.
+ */
+function userBlocks(content: string | (TextContent | ImageContent)[], images: boolean): ContentBlockParam[] {
+  if (typeof content === "string") return [{ type: "text", text: content || "(empty)" }];
   const blocks: ContentBlockParam[] = [];
   for (const c of content) {
     if (c.type === "text") {
@@ -194,23 +201,16 @@ function userBlocks(content: string | (TextContent | ImageContent)[], images: bo
   return blocks.length > 0 ? blocks : [{ type: "text", text: "(empty)" }];
 }
 
-/**
- * A cache breakpoint on the last block of the last message (beside the system prompt's and the
- * last tool's: three of Anthropic's four), so the next request of a tool loop, which repeats
- * this one and adds to it, reads everything this one sent from the cache.
- */
-function markConversationCache(messages: MessageParam[]): MessageParam[] {
-  const last = messages[messages.length - 1];
-  if (!last) return messages;
-  if (typeof last.content === "string") {
-    if (last.content) last.content = [{ type: "text", text: last.content, cache_control: { type: "ephemeral" } }];
-    return messages;
+/** A breakpoint on the last block of `m` that can carry one: thinking blocks and empty text cannot. */
+function markLastBlock(m: MessageParam): boolean {
+  if (typeof m.content === "string") return false; // never built: every message goes as blocks
+  for (let i = m.content.length - 1; i >= 0; i--) {
+    const b = m.content[i]!;
+    if (b.type === "thinking" || b.type === "redacted_thinking" || (b.type === "text" && !b.text)) continue;
+    (b as { cache_control?: typeof EPHEMERAL }).cache_control = EPHEMERAL;
+    return true;
   }
-  const block = last.content[last.content.length - 1];
-  if (block && block.type !== "thinking" && block.type !== "redacted_thinking") {
-    (block as { cache_control?: { type: "ephemeral" } }).cache_control = { type: "ephemeral" };
-  }
-  return messages;
+  return false;
 }
 
 /**

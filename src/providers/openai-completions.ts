@@ -6,6 +6,7 @@ import type {
   ChatCompletionCreateParamsStreaming,
   ChatCompletionMessageParam,
 } from "openai/resources/chat/completions";
+import { completionsCaching, markCompletionsCache, type CompletionsCaching } from "./completions-cache.ts";
 import type { PushStream } from "./event-stream.ts";
 import { callIdOf, dataUrl, IMAGE_OMITTED, runOpenAIStream } from "./openai-shared.ts";
 import { completionsReasoning } from "./reasoning-params.ts";
@@ -15,7 +16,8 @@ import type { AssistantMessage, ImageContent, LlmRequest, StopReason, StreamFn, 
 /** Chat Completions, the API every OpenAI-compatible server speaks. */
 export const streamOpenAICompletions: StreamFn = (req, signal) =>
   runOpenAIStream(req, signal, async ({ client, msg, out, signal, touch }) => {
-    const stream = await client.chat.completions.create(toParams(req), { signal });
+    const caching = completionsCaching(req.model, req.sessionId);
+    const stream = await client.chat.completions.create(toParams(req, caching), { signal, ...(caching.headers ? { headers: caching.headers } : {}) });
     const state = new ChunkState(msg, out);
     for await (const chunk of stream) {
       touch();
@@ -164,7 +166,7 @@ function mapFinish(reason: FinishReason): StopReason {
   }
 }
 
-function toParams(req: LlmRequest): ChatCompletionCreateParamsStreaming {
+function toParams(req: LlmRequest, caching: CompletionsCaching): ChatCompletionCreateParamsStreaming {
   const { model } = req;
   const params: ChatCompletionCreateParamsStreaming = {
     model: model.id,
@@ -180,6 +182,8 @@ function toParams(req: LlmRequest): ChatCompletionCreateParamsStreaming {
       function: { name: t.name, description: t.description, parameters: t.parameters },
     }));
   }
+  if (caching.promptCacheKey) params.prompt_cache_key = caching.promptCacheKey;
+  if (caching.breakpoints) markCompletionsCache(params.messages, params.tools, req.cacheConversation !== false);
   return params;
 }
 

@@ -167,6 +167,12 @@ export interface LlmRequest {
   tools: ToolSpec[];
   thinkingLevel: ThinkingLevel;
   sessionId?: string;
+  /**
+   * False for a request that no later one repeats and extends (a compaction summary): providers
+   * then cache only its fixed prefix (system prompt, tools). A breakpoint on the rest would be
+   * billed as a cache write (1.25× on Anthropic) and never read.
+   */
+  cacheConversation?: boolean;
   /** Idle timeout of the HTTP stream in ms (no bytes for this long fails the request). */
   idleTimeoutMs?: number;
 }

@@ -166,6 +166,8 @@ export function buildSummaryRequest(opts: SummaryRequestOptions): LlmRequest {
     messages: [{ role: "user", content: [{ type: "text", text }], timestamp: Date.now() }],
     tools: [],
     thinkingLevel: opts.thinkingLevel ?? "off",
+    // No later request starts with this transcript: a breakpoint on it would be a write never read.
+    cacheConversation: false,
   };
 }
 

@@ -72,11 +72,13 @@ describe("buildSummaryRequest", () => {
   const messages: AgentMessage[] = [{ role: "user", content: "build the parser", timestamp: 0 }];
   const promptOf = (req: LlmRequest) => ((req.messages[0]!.content as TextContent[])[0]!).text;
 
-  test("a fresh summary: one user message, no tools, thinking off, all sections asked for", () => {
+  test("a fresh summary: one user message, no tools, thinking off, not cached, all sections asked for", () => {
     const req = buildSummaryRequest({ model, apiKey: "k", messages });
     expect(req.tools).toEqual([]);
     expect(req.thinkingLevel).toBe("off");
     expect(req.apiKey).toBe("k");
+    // sent once: caching its transcript would be a write never read
+    expect(req.cacheConversation).toBe(false);
     expect(req.messages).toHaveLength(1);
     expect(req.systemPrompt.length).toBeGreaterThan(0);
     const prompt = promptOf(req);
