@@ -550,7 +550,9 @@ export class AgentSession {
       const p = this.emit({ ...e, entryId: entry.id });
       const attempt = this.runInfo.retry.attempt;
       if (e.message.role === "assistant" && attempt > 0 && e.message.stopReason !== "error") {
-        // the retried call worked: say so before turn_end, as the reference does
+        // the retried call worked: say so before turn_end, as the reference does; the run's later
+        // calls start from no retries again (once, not after every message of a tool loop)
+        this.runInfo.retry.attempt = 0;
         return Promise.resolve(p).then(() => this.emit({ type: "auto_retry_end", success: true, attempt }));
       }
       return p;

@@ -61,6 +61,20 @@ describe("automatic retry", () => {
     await fake.stop();
   });
 
+  test.concurrent("after a retry that worked, the run's later calls announce no retry of their own", async () => {
+    const { fake, p } = setup();
+    fake.enqueue({ kind: "http_error", status: 529 });
+    fake.enqueue({ blocks: [{ type: "toolCall", id: "l1", name: "ls", arguments: {} }] });
+    fake.enqueue({ blocks: [{ type: "toolCall", id: "l2", name: "ls", arguments: {} }] });
+    fake.enqueue({ blocks: [{ type: "text", text: "done" }] });
+    await p.request({ type: "prompt", message: "hi" });
+    await p.waitFor("agent_settled");
+    expect(p.records.filter((x) => x.type === "auto_retry_end")).toEqual([{ type: "auto_retry_end", success: true, attempt: 1 }]);
+    expect(p.records.filter((x) => x.type === "message_end" && x.message.role === "assistant").map((x) => x.message.stopReason)).toEqual(["error", "toolUse", "toolUse", "stop"]);
+    await p.close();
+    await fake.stop();
+  });
+
   test.concurrent("retries run out: auto_retry_end with the final error, after agent_end", async () => {
     const { fake, p } = setup();
     fake.enqueue({ kind: "http_error", status: 500 }, { kind: "http_error", status: 503 }, { kind: "http_error", status: 500, message: "still broken" });
