@@ -4,14 +4,15 @@ import { noticeDeprecated } from "../providers/catalog/notices.ts";
 import { clampThinkingLevel, thinkingLevelsFor } from "../providers/thinking.ts";
 import { addUsage, emptyUsage } from "../providers/event-stream.ts";
 import type { AssistantMessage, ImageContent, ToolCall, LlmRequest, Model, StreamFn, TextContent, ThinkingLevel, UserMessage } from "../providers/types.ts";
-import type { AgentMessage, BashExecutionMessage, Entry, SessionHeader } from "../store/entries.ts";
+import type { AgentMessage, BashExecutionMessage, Entry } from "../store/entries.ts";
 import type { TodoPhase } from "../tools/todo.ts";
 import type { ToolResult } from "../tools/tool.ts";
 import { errorMessage, PionError } from "../util/errors.ts";
 import { log } from "../util/log.ts";
 import { PeriodicCollector } from "../util/memory.ts";
-import { lastAssistantText, toLlmMessages } from "./context.ts";
-import { SessionTree, type EntryInput } from "./tree.ts";
+import { toLlmMessages } from "./context.ts";
+import { SessionEntries } from "./session-entries.ts";
+import type { EntryInput } from "./tree.ts";
 import { EventHub } from "./event-hub.ts";
 import { HostShell } from "./host-shell.ts";
 import { customMessage, RunState, type RunOutcome } from "./run-state.ts";
@@ -27,7 +28,7 @@ import type { Disposition, SessionEvent, SessionOptions } from "./session-types.
  * run in progress. Every finished message is committed to the store before the event
  * announcing it is emitted.
  */
-export class AgentSession {
+export class AgentSession extends SessionEntries {
   model: Model | undefined;
   thinkingLevel: ThinkingLevel;
   interruptMode: "immediate" | "wait";
@@ -35,7 +36,6 @@ export class AgentSession {
   autoRetry: boolean;
   readonly queues: MessageQueues;
 
-  private readonly tree: SessionTree;
   private run: { controller: AbortController; done: Promise<void>; compactionOnly?: boolean } | undefined;
   private readonly recovery: Recovery;
   private readonly shell: HostShell;
@@ -44,11 +44,8 @@ export class AgentSession {
   private runInfo = new RunState([], {});
 
   constructor(private opts: SessionOptions) {
+    super(opts.store, opts.cwd, opts.fileFor);
     this.shell = new HostShell(opts.cwd, opts.shellGuard);
-    this.tree = new SessionTree(opts.store, opts.cwd, opts.fileFor, () => ({
-      ...(this.model ? { model: { provider: this.model.provider, modelId: this.model.id } } : {}),
-      thinkingLevel: this.thinkingLevel,
-    }));
     this.model = opts.model;
     this.thinkingLevel = clampThinkingLevel(opts.model, opts.thinkingLevel);
     this.interruptMode = opts.interruptMode;
@@ -126,19 +123,15 @@ export class AgentSession {
     while (this.run) await this.run.done;
   }
 
+  protected summarySettings() {
+    return { ...(this.model ? { model: { provider: this.model.provider, modelId: this.model.id } } : {}), thinkingLevel: this.thinkingLevel };
+  }
+
   /** Start an empty session; its first entries record the model and thinking level. */
   startNew(parentSession?: string, id?: string): void {
     this.tree.startNew(parentSession, id);
     if (this.model) this.append({ type: "model_change", provider: this.model.provider, modelId: this.model.id });
     this.append({ type: "thinking_level_change", thinkingLevel: this.thinkingLevel });
-  }
-
-  openStored(sessionId: string): void {
-    this.tree.openStored(sessionId);
-  }
-
-  branchInto(entries: Entry[], id?: string): void {
-    this.tree.branchInto(entries, id);
   }
 
   /** Model and thinking level as last recorded on the active branch, when still available. */
@@ -158,74 +151,6 @@ export class AgentSession {
         this.thinkingLevel = clampThinkingLevel(this.model, e.thinkingLevel as ThinkingLevel);
       }
     }
-  }
-
-  release(): void {
-    this.tree.release();
-  }
-
-  // ---- entries (the tree owns them; these are the session's view)
-
-  get header(): SessionHeader {
-    return this.tree.header;
-  }
-
-  get file(): string | undefined {
-    return this.tree.file;
-  }
-
-  get name(): string | undefined {
-    return this.tree.name;
-  }
-
-  get sessionId(): string {
-    return this.tree.sessionId;
-  }
-
-  get leaf(): string | null {
-    return this.tree.leaf;
-  }
-
-  get isStored(): boolean {
-    return this.tree.isStored;
-  }
-
-  entries(): Entry[] {
-    return this.tree.entries();
-  }
-
-  getEntry(id: string): Entry | undefined {
-    return this.tree.get(id);
-  }
-
-  private append(partial: EntryInput): Entry {
-    return this.tree.append(partial);
-  }
-
-  setLeaf(leafId: string | null): void {
-    this.tree.setLeaf(leafId);
-  }
-
-  branchPath(): Entry[] {
-    return this.tree.branchPath();
-  }
-
-  messages(): AgentMessage[] {
-    return this.tree.messages();
-  }
-
-  /** The tree as JSON text pieces, read from the store as they are written (see SessionTree). */
-  treeJson(): Iterable<string> {
-    return this.tree.treeJson();
-  }
-
-  /** The context as JSON text pieces, read from the store as they are written (see SessionTree). */
-  messagesJson(): Iterable<string> {
-    return this.tree.messagesJson();
-  }
-
-  lastAssistantText(): string | null {
-    return lastAssistantText(this.messages());
   }
 
   setName(name: string): string {

@@ -1,0 +1,93 @@
+import type { AgentMessage, Entry, SessionHeader } from "../store/entries.ts";
+import type { SessionCache, SessionStore } from "../store/store.ts";
+import { lastAssistantText } from "./context.ts";
+import { SessionTree, type EntryInput } from "./tree.ts";
+
+/**
+ * A session's entries as AgentSession shows them: the tree owns them (see SessionTree), and these
+ * are the session's view of it, apart from the run, queues and settings in session.ts.
+ */
+export abstract class SessionEntries {
+  protected readonly tree: SessionTree;
+
+  constructor(store: SessionStore, cwd: string, fileFor: (h: SessionHeader) => string | undefined) {
+    this.tree = new SessionTree(store, cwd, fileFor, () => this.summarySettings());
+  }
+
+  /** The model and thinking level to record in the session's summary when it is left. */
+  protected abstract summarySettings(): Pick<SessionCache, "model" | "thinkingLevel">;
+
+  openStored(sessionId: string): void {
+    this.tree.openStored(sessionId);
+  }
+
+  branchInto(entries: Entry[], id?: string): void {
+    this.tree.branchInto(entries, id);
+  }
+
+  release(): void {
+    this.tree.release();
+  }
+
+  get header(): SessionHeader {
+    return this.tree.header;
+  }
+
+  get file(): string | undefined {
+    return this.tree.file;
+  }
+
+  get name(): string | undefined {
+    return this.tree.name;
+  }
+
+  get sessionId(): string {
+    return this.tree.sessionId;
+  }
+
+  get leaf(): string | null {
+    return this.tree.leaf;
+  }
+
+  get isStored(): boolean {
+    return this.tree.isStored;
+  }
+
+  entries(): Entry[] {
+    return this.tree.entries();
+  }
+
+  getEntry(id: string): Entry | undefined {
+    return this.tree.get(id);
+  }
+
+  protected append(partial: EntryInput): Entry {
+    return this.tree.append(partial);
+  }
+
+  setLeaf(leafId: string | null): void {
+    this.tree.setLeaf(leafId);
+  }
+
+  branchPath(): Entry[] {
+    return this.tree.branchPath();
+  }
+
+  messages(): AgentMessage[] {
+    return this.tree.messages();
+  }
+
+  /** The tree as JSON text pieces, read from the store as they are written (see SessionTree). */
+  treeJson(): Iterable<string> {
+    return this.tree.treeJson();
+  }
+
+  /** The context as JSON text pieces, read from the store as they are written (see SessionTree). */
+  messagesJson(): Iterable<string> {
+    return this.tree.messagesJson();
+  }
+
+  lastAssistantText(): string | null {
+    return lastAssistantText(this.messages());
+  }
+}
