@@ -1,3 +1,5 @@
+import type { JsonPiece } from "../util/json-pieces.ts";
+
 /** The spec's response records. `id` comes first and is omitted when the command had none. */
 export interface SuccessResponse {
   id?: string;
@@ -35,10 +37,10 @@ export function failure(id: string | undefined, command: string | undefined, err
  * (a session's every entry is never built as one string). Their concatenation is one JSON value.
  */
 export class RawJson {
-  constructor(readonly parts: Iterable<string>) {}
+  constructor(readonly parts: Iterable<JsonPiece>) {}
 
   /** `head`, the pieces of `parts`, then `tail`. */
-  static wrap(head: string, parts: Iterable<string>, tail: string): RawJson {
+  static wrap(head: string, parts: Iterable<JsonPiece>, tail: string): RawJson {
     return new RawJson(
       (function* () {
         yield head;
@@ -50,7 +52,7 @@ export class RawJson {
 }
 
 /** The success line for data given as JSON text pieces, with the same key order as `success`. */
-export function* successLine(id: string | undefined, command: string, data: RawJson): Generator<string> {
+export function* successLine(id: string | undefined, command: string, data: RawJson): Generator<JsonPiece> {
   const head = id === undefined ? "" : `"id":${JSON.stringify(id)},`;
   yield `{${head}"type":"response","command":${JSON.stringify(command)},"success":true,"data":`;
   yield* data.parts;

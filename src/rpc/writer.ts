@@ -1,4 +1,5 @@
 import type { FileSink } from "bun";
+import type { JsonPiece } from "../util/json-pieces.ts";
 import { log } from "../util/log.ts";
 
 /**
@@ -18,12 +19,12 @@ export interface Writer {
   /** The same as bytes; copied before this returns, so the caller may reuse its buffer. */
   writeBytes(line: Uint8Array): Promise<void> | undefined;
   /**
-   * One line given as pieces (their concatenation must be one JSON object ending in LF), taken
+   * One line given as pieces, strings or UTF-8 bytes (their concatenation must be one JSON object ending in LF), taken
    * from `parts` only as fast as stdout takes them, so a large answer is never built whole.
    * Records written meanwhile wait and follow the line. A piece that throws ends the line
    * where it is (a client sees one malformed line) and the error rejects the returned promise.
    */
-  writeStream(parts: Iterable<string>): Promise<void> | undefined;
+  writeStream(parts: Iterable<JsonPiece>): Promise<void> | undefined;
   /** Resolves once everything written so far has been handed to the OS. */
   drain(): Promise<void>;
 }
@@ -45,7 +46,7 @@ const FULL_GC_OVER = 48 << 20;
  */
 const STREAM_CHUNK = 4 << 20;
 
-type HeldItem = string | Uint8Array | { pieces: Iterable<string>; ok: () => void; no: (err: unknown) => void };
+type HeldItem = string | Uint8Array | { pieces: Iterable<JsonPiece>; ok: () => void; no: (err: unknown) => void };
 interface Held {
   items: HeldItem[];
   /** Resolves once the streamed line and everything held behind it were handed over. */
@@ -119,7 +120,7 @@ export function createWriter(sink: FileSink): Writer {
     }
     return blocked;
   };
-  const writeStream = (pieces: Iterable<string>): Promise<void> | undefined => {
+  const writeStream = (pieces: Iterable<JsonPiece>): Promise<void> | undefined => {
     if (held) {
       let settle!: { ok: () => void; no: (err: unknown) => void };
       const done = new Promise<void>((ok, no) => (settle = { ok, no }));
@@ -145,21 +146,31 @@ export function createWriter(sink: FileSink): Writer {
     };
     let streamed = 0;
     let total = 0;
+    /** Taken since the last flush: strings in `parts`, bytes already handed to the sink. */
+    let pending = 0;
     const pump = (): Promise<void> | undefined => {
       try {
         for (let r = it.next(); !r.done; r = it.next()) {
+          const piece = r.value;
           // The pieces (rows read, JSON sliced from them) are garbage as soon as they are
           // written; collect the young generation every few megabytes, or a 100 MB answer
           // leaves its own size of it behind.
-          streamed += r.value.length;
-          total += r.value.length;
+          streamed += piece.length;
+          total += piece.length;
           if (streamed >= GC_EVERY) {
             streamed = 0;
             Bun.gc(false);
           }
-          parts.push(r.value);
-          size += r.value.length;
-          if (size < STREAM_CHUNK) continue;
+          pending += piece.length;
+          if (typeof piece === "string") {
+            parts.push(piece);
+            size += piece.length;
+          } else {
+            writeParts(); // keep the order of the pieces
+            sink.write(piece);
+          }
+          if (pending < STREAM_CHUNK) continue;
+          pending = 0;
           // Wait for the flush before this one (see STREAM_CHUNK).
           const previous = blocked;
           flush();
@@ -168,7 +179,7 @@ export function createWriter(sink: FileSink): Writer {
       } catch (err) {
         return finish(err);
       }
-      if (!scheduled && parts.length > 0) {
+      if (!scheduled && (parts.length > 0 || pending > 0)) {
         scheduled = true;
         setImmediate(flush);
       }

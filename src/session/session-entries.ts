@@ -1,5 +1,6 @@
 import type { AgentMessage, Entry, SessionHeader } from "../store/entries.ts";
 import type { SessionCache, SessionStore } from "../store/store.ts";
+import type { JsonPiece } from "../util/json-pieces.ts";
 import { lastAssistantText } from "./context.ts";
 import { SessionTree, type EntryInput } from "./tree.ts";
 
@@ -83,7 +84,7 @@ export abstract class SessionEntries {
   }
 
   /** The context as JSON text pieces, read from the store as they are written (see SessionTree). */
-  messagesJson(): Iterable<string> {
+  messagesJson(): Iterable<JsonPiece> {
     return this.tree.messagesJson();
   }
 

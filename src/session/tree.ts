@@ -4,7 +4,7 @@ import { PionError } from "../util/errors.ts";
 import { shortId, uuid } from "../util/id.ts";
 import { buildContext, linearity } from "./context.ts";
 import { indexEntries } from "./navigation.ts";
-import { commaJoined } from "../util/json-pieces.ts";
+import { commaJoined, type JsonPiece } from "../util/json-pieces.ts";
 
 /** An entry before the tree gives it an id, parent and time. */
 export type EntryInput = Entry extends infer E ? (E extends Entry ? Omit<E, "id" | "parentId" | "timestamp"> : never) : never;
@@ -188,7 +188,7 @@ export class SessionTree {
    * taken from its row as the answer is written. Everything that can fail happens before this
    * returns.
    */
-  messagesJson(): Iterable<string> {
+  messagesJson(): Iterable<JsonPiece> {
     if (this.loaded || !this.stored) return jsonArray(this.messages(), (m) => JSON.stringify(m));
     // A linear session without context-shaping entries: its message rows are the context.
     if (this.cache?.plainContext) return bracketed(commaJoined(this.store.contextMessages(this.sessionId)));
@@ -230,7 +230,7 @@ export class SessionTree {
 }
 
 /** `[a,b,…]` in pieces, each item's JSON made when it is reached. */
-function jsonArray<T>(items: readonly T[], json: (item: T) => string): Iterable<string> {
+function jsonArray<T>(items: readonly T[], json: (item: T) => string): Iterable<JsonPiece> {
   return bracketed(commaJoined(lazyMap(items, json)));
 }
 
@@ -238,7 +238,7 @@ function* lazyMap<T>(items: readonly T[], json: (item: T) => string): Generator<
   for (const item of items) yield json(item);
 }
 
-function* bracketed(parts: Iterable<string>): Generator<string> {
+function* bracketed(parts: Iterable<JsonPiece>): Generator<JsonPiece> {
   yield "[";
   yield* parts;
   yield "]";

@@ -1,6 +1,7 @@
 import { closeSync, existsSync, ftruncateSync, fstatSync, openSync, readSync, statSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { PionError } from "../util/errors.ts";
+import type { JsonPiece } from "../util/json-pieces.ts";
 import { log } from "../util/log.ts";
 import type { Entry, SessionHeader } from "./entries.ts";
 import { entryLine, headerLine } from "./jsonl.ts";
@@ -168,8 +169,8 @@ class JsonlExportStore implements SessionStore {
   setSessionCache = (sessionId: string, cache: SessionCache): void => this.inner.setSessionCache(sessionId, cache);
   entries = (sessionId: string): Entry[] => this.inner.entries(sessionId);
   bodies = (sessionId: string): Iterable<BodyRow> => this.inner.bodies(sessionId);
-  bodyPages = (sessionId: string): Iterable<string> => this.inner.bodyPages(sessionId);
-  contextMessages = (sessionId: string): Iterable<string> => this.inner.contextMessages(sessionId);
+  bodyPages = (sessionId: string): Iterable<JsonPiece> => this.inner.bodyPages(sessionId);
+  contextMessages = (sessionId: string): Iterable<JsonPiece> => this.inner.contextMessages(sessionId);
   entryIndex = (sessionId: string): IndexRow[] => this.inner.entryIndex(sessionId);
   bodyReader = (sessionId: string): ((ref: number) => string) => this.inner.bodyReader(sessionId);
   messageReader = (sessionId: string): ((ref: number) => string) => this.inner.messageReader(sessionId);

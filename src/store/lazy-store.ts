@@ -1,3 +1,4 @@
+import type { JsonPiece } from "../util/json-pieces.ts";
 import type { Entry, SessionHeader } from "./entries.ts";
 import type { BodyRow, EntryPage, IndexRow, ListSessionsOptions, SearchHit, SearchOptions, SessionCache, SessionList, SessionMeta, SessionStore, StoredEntry } from "./store.ts";
 
@@ -39,10 +40,10 @@ export class LazyStore implements SessionStore {
   bodies(sessionId: string): Iterable<BodyRow> {
     return this.s.bodies(sessionId);
   }
-  bodyPages(sessionId: string): Iterable<string> {
+  bodyPages(sessionId: string): Iterable<JsonPiece> {
     return this.s.bodyPages(sessionId);
   }
-  contextMessages(sessionId: string): Iterable<string> {
+  contextMessages(sessionId: string): Iterable<JsonPiece> {
     return this.s.contextMessages(sessionId);
   }
   entryIndex(sessionId: string): IndexRow[] {

@@ -4,7 +4,9 @@ import { dirname, resolve } from "node:path";
 import { PionError } from "../util/errors.ts";
 import { type Entry, type SessionHeader, searchableText, userText } from "./entries.ts";
 import { isOwnerAlive, type ProcessOwner, processOwner } from "./owner.ts";
+import type { JsonPiece } from "../util/json-pieces.ts";
 import { writeThenCheckpointAside } from "./checkpoint.ts";
+import { joinBodies, joinMessages } from "./json-pages.ts";
 import { migrate } from "./sqlite-schema.ts";
 import type {
   EntryPage,
@@ -154,10 +156,10 @@ class SqliteStore implements SessionStore {
          FROM entry WHERE session_id = ?1 ORDER BY seq`,
       ),
       bodyPage: db.prepare<unknown, [string, number, number]>(
-        "SELECT seq, body FROM entry WHERE session_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3",
+        "SELECT seq, CAST(body AS BLOB) FROM entry WHERE session_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3",
       ),
       contextMessages: db.prepare<unknown, [string, number, number]>(
-        `SELECT seq, body, message_at FROM entry WHERE session_id = ?1 AND seq > ?2 AND type = 'message' AND role IS NOT 'system'
+        `SELECT seq, CAST(body AS BLOB), message_at FROM entry WHERE session_id = ?1 AND seq > ?2 AND type = 'message' AND role IS NOT 'system'
          ORDER BY seq LIMIT ?3`,
       ),
       window: db.prepare<unknown, [string, number, number]>(
@@ -261,16 +263,16 @@ class SqliteStore implements SessionStore {
     };
   }
 
-  bodyPages(sessionId: string): Iterable<string> {
+  bodyPages(sessionId: string): Iterable<JsonPiece> {
     this.mustExist(sessionId);
     const page = this.q.bodyPage;
     return {
-      // A page of rows at a time, as arrays (no object per row) joined in one call: SQLite's own
-      // group_concat was two to three times slower than this.
+      // A page of rows at a time, as arrays (no object per row) of bytes (see json-pages.ts):
+      // SQLite's own group_concat was two to three times slower than joining them here.
       *[Symbol.iterator]() {
         for (let after = 0; ; ) {
-          const rows = page.values(sessionId, after, PAGE) as unknown as [number, string][];
-          if (rows.length > 0) yield rows.map((r) => r[1]).join(",");
+          const rows = page.values(sessionId, after, PAGE) as unknown as [number, Uint8Array][];
+          if (rows.length > 0) yield joinBodies(rows);
           if (rows.length < PAGE) return;
           after = rows[rows.length - 1]![0];
         }
@@ -278,15 +280,15 @@ class SqliteStore implements SessionStore {
     };
   }
 
-  contextMessages(sessionId: string): Iterable<string> {
+  contextMessages(sessionId: string): Iterable<JsonPiece> {
     this.mustExist(sessionId);
     const rows = this.q.contextMessages;
     return {
       // A page of rows at a time: the bodies of a large session are never all in memory.
       *[Symbol.iterator]() {
         for (let after = 0; ; ) {
-          const page = rows.values(sessionId, after, PAGE) as unknown as WindowRow[];
-          if (page.length > 0) yield page.map(([, body, at]) => messageOf(body, at)).join(",");
+          const page = rows.values(sessionId, after, PAGE) as unknown as [number, Uint8Array, number | null][];
+          if (page.length > 0) yield joinMessages(page, (body, seq) => messageOf(body, null, seq));
           if (page.length < PAGE) return;
           after = page[page.length - 1]![0];
         }

@@ -1,3 +1,4 @@
+import type { JsonPiece } from "../util/json-pieces.ts";
 import type { Entry, SessionHeader } from "./entries.ts";
 
 /**
@@ -147,13 +148,13 @@ export interface SessionStore {
    * The same bodies as `bodies`, as pieces of their comma-separated list (each piece one body or
    * several joined by commas): the items of the get_entries answer.
    */
-  bodyPages(sessionId: string): Iterable<string>;
+  bodyPages(sessionId: string): Iterable<JsonPiece>;
   /**
    * The message JSON of every `message` entry but system-role ones, in append order, read as the
    * caller iterates, as pieces of their comma-separated list (like `bodyPages`): the context of a
    * session whose cache says `plainContext`.
    */
-  contextMessages(sessionId: string): Iterable<string>;
+  contextMessages(sessionId: string): Iterable<JsonPiece>;
   /** Every entry of the session as an IndexRow, in append order. */
   entryIndex(sessionId: string): IndexRow[];
   /**

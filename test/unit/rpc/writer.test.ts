@@ -85,3 +85,31 @@ test("a stream whose piece throws ends its line, rejects, and lets the records b
   expect(lines[0]).toBe('{"type":"response","data":[');
   expect(JSON.parse(lines[1]!)).toEqual({ n: 1 });
 });
+
+test("a streamed line of strings and bytes goes out in their order, chunked, with the records behind it after", async () => {
+  const p = pipe();
+  const w = createWriter(p.sink);
+  const enc = new TextEncoder();
+  const big = "é".repeat(1 << 20); // 2 MB of UTF-8 per bytes piece: chunk boundaries fall between pieces
+  p.state.full = true;
+  function* pieces() {
+    yield '{"data":[';
+    for (let i = 0; i < 6; i++) {
+      if (i) yield ",";
+      yield i % 2 ? `"${i}"` : enc.encode(`"${big}${i}"`);
+    }
+    yield "]}\n";
+  }
+  const streamed = w.writeStream(pieces());
+  w.write({ n: 1 });
+  p.state.full = false;
+  while (!p.text().includes('"n":1')) {
+    p.drain();
+    await tick();
+  }
+  await streamed;
+  await w.drain();
+  const lines = p.text().split("\n").filter(Boolean);
+  expect(JSON.parse(lines[0]!).data).toEqual([`${big}0`, "1", `${big}2`, "3", `${big}4`, "5"]);
+  expect(JSON.parse(lines[1]!)).toEqual({ n: 1 });
+});

@@ -21,7 +21,7 @@ test("an imported linear file is summarized as a plain context; one with a compa
   writeFileSync(linear, `${rows.map((r) => JSON.stringify(r)).join("\n")}\n`);
   const a = locateSession(store, linear, dir.path, () => undefined);
   expect(store.getSession(a)?.cache).toEqual({ leafId: "c", messageCount: 1, linear: true, plainContext: true });
-  expect([...store.contextMessages(a)]).toEqual([JSON.stringify(rows[2]!.message)]);
+  expect([...store.contextMessages(a)].map((p) => (typeof p === "string" ? p : new TextDecoder().decode(p)))).toEqual([JSON.stringify(rows[2]!.message)]);
 
   const compacted = join(dir.path, "compaction.jsonl");
   copyFileSync(join(FIXTURES, "reference-v3-compaction.jsonl"), compacted);

@@ -1,0 +1,43 @@
+/**
+ * Pages of stored JSON as the answers that stream a whole session write them: the UTF-8 bytes
+ * SQLite holds, joined by commas, never decoded into strings and encoded again (at 100k entries
+ * that was a 100 MB string made and converted back for each answer).
+ */
+
+const COMMA = new Uint8Array([0x2c]);
+const MESSAGE_KEY = new TextEncoder().encode('"message":');
+const utf8 = new TextEncoder();
+const text = new TextDecoder();
+
+/** The bodies of a page of rows, comma-joined. */
+export function joinBodies(rows: readonly (readonly [number, Uint8Array])[]): Uint8Array {
+  const parts: Uint8Array[] = [];
+  for (const r of rows) {
+    if (parts.length > 0) parts.push(COMMA);
+    parts.push(r[1]);
+  }
+  return Buffer.concat(parts);
+}
+
+/**
+ * The messages of a page of `message` rows (seq, body, message_at), comma-joined. Where the body
+ * has the layout `message_at` records (the message the body's last field, starting at that
+ * offset), the message is the bytes from there to the closing brace. The offset counts UTF-16
+ * units: it is a byte offset only when everything before it is ASCII, which is checked (ids and
+ * timestamps from another tool may hold anything); any other row is parsed.
+ */
+export function joinMessages(rows: readonly (readonly [number, Uint8Array, number | null])[], parse: (body: string, seq: number) => string): Uint8Array {
+  const parts: Uint8Array[] = [];
+  for (const [seq, body, at] of rows) {
+    if (parts.length > 0) parts.push(COMMA);
+    parts.push(at !== null && sliceable(body, at) ? body.subarray(at, body.length - 1) : utf8.encode(parse(text.decode(body), seq)));
+  }
+  return Buffer.concat(parts);
+}
+
+function sliceable(body: Uint8Array, at: number): boolean {
+  if (at < MESSAGE_KEY.length || body[body.length - 1] !== 0x7d) return false;
+  for (let i = 0; i < at; i++) if (body[i]! >= 0x80) return false;
+  for (let i = 0; i < MESSAGE_KEY.length; i++) if (body[at - MESSAGE_KEY.length + i] !== MESSAGE_KEY[i]) return false;
+  return true;
+}
