@@ -23,8 +23,11 @@ export function joinBodies(rows: readonly (readonly [number, Uint8Array])[]): Ui
  * The messages of a page of `message` rows (seq, body, message_at), comma-joined. Where the body
  * has the layout `message_at` records (the message the body's last field, starting at that
  * offset), the message is the bytes from there to the closing brace. The offset counts UTF-16
- * units: it is a byte offset only when everything before it is ASCII, which is checked (ids and
- * timestamps from another tool may hold anything); any other row is parsed.
+ * units, the same as bytes only while everything before it is ASCII (ids and timestamps from
+ * another tool may hold anything). The bytes before it are `"message":` exactly when it is: that
+ * text occurs once before the message, as its key (inside a JSON string a quote is escaped, and
+ * the type's value `"message"` is followed by a comma), and a non-ASCII prefix puts the key's
+ * bytes after the offset. Any other row is parsed.
  */
 export function joinMessages(rows: readonly (readonly [number, Uint8Array, number | null])[], parse: (body: string, seq: number) => string): Uint8Array {
   const parts: Uint8Array[] = [];
@@ -36,8 +39,7 @@ export function joinMessages(rows: readonly (readonly [number, Uint8Array, numbe
 }
 
 function sliceable(body: Uint8Array, at: number): boolean {
-  if (at < MESSAGE_KEY.length || body[body.length - 1] !== 0x7d) return false;
-  for (let i = 0; i < at; i++) if (body[i]! >= 0x80) return false;
+  if (at < MESSAGE_KEY.length || at >= body.length || body[body.length - 1] !== 0x7d) return false;
   for (let i = 0; i < MESSAGE_KEY.length; i++) if (body[at - MESSAGE_KEY.length + i] !== MESSAGE_KEY[i]) return false;
   return true;
 }

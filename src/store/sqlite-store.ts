@@ -2,12 +2,13 @@ import { Database, SQLiteError } from "bun:sqlite";
 import { closeSync, mkdirSync, openSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { PionError } from "../util/errors.ts";
-import { type Entry, type SessionHeader, searchableText, userText } from "./entries.ts";
+import { type Entry, type SessionHeader, searchableText } from "./entries.ts";
 import { isOwnerAlive, type ProcessOwner, processOwner } from "./owner.ts";
 import type { JsonPiece } from "../util/json-pieces.ts";
 import { writeThenCheckpointAside } from "./checkpoint.ts";
 import { joinBodies, joinMessages } from "./json-pages.ts";
 import { migrate } from "./sqlite-schema.ts";
+import { afterAppendParams, entryParams, type Param, sessionParams, WRITE_SQL } from "./sqlite-writes.ts";
 import type {
   EntryPage,
   ListSessionsOptions,
@@ -60,7 +61,6 @@ interface LockRow {
   pid: number;
   start: string;
 }
-type Param = string | number | null;
 /** seq, body, message_at */
 type WindowRow = [number, string, number | null];
 
@@ -127,21 +127,11 @@ class SqliteStore implements SessionStore {
     private readonly owner: ProcessOwner,
   ) {
     this.q = {
-      insertSession: db.prepare<void, Param[]>(
-        `INSERT INTO session (id, cwd, parent_session, file, created_at, updated_at, header)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6)`,
-      ),
+      insertSession: db.prepare<void, Param[]>(WRITE_SQL.insertSession),
       session: db.prepare<SessionRow, [string]>("SELECT * FROM session WHERE id = ?1"),
       sessionByFile: db.prepare<SessionRow, [string]>("SELECT * FROM session WHERE file = ?1"),
-      afterAppend: db.prepare<void, Param[]>(
-        `UPDATE session SET leaf_id = ?2, updated_at = max(updated_at, ?3),
-           entry_count = entry_count + ?4, message_count = message_count + ?5,
-           first_message = coalesce(first_message, ?6), name = CASE WHEN ?7 THEN ?8 ELSE name END
-         WHERE id = ?1`,
-      ),
-      insertEntry: db.prepare<void, Param[]>(
-        "INSERT INTO entry (session_id, id, parent_id, type, created_at, body, role, message_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-      ),
+      afterAppend: db.prepare<void, Param[]>(WRITE_SQL.afterAppend),
+      insertEntry: db.prepare<void, Param[]>(WRITE_SQL.insertEntry),
       insertFts: db.prepare<void, Param[]>("INSERT INTO entry_fts (rowid, text, role) VALUES (?1, ?2, ?3)"),
       ftsUpto: db.prepare<{ upto: number }, []>("SELECT upto FROM fts_state"),
       setFtsUpto: db.prepare<void, [number]>("UPDATE fts_state SET upto = ?1"),
@@ -196,14 +186,7 @@ class SqliteStore implements SessionStore {
     try {
       this.db
         .transaction(() => {
-          this.q.insertSession.run(
-            header.id,
-            header.cwd,
-            header.parentSession ?? null,
-            path,
-            header.timestamp,
-            JSON.stringify(header),
-          );
+          this.q.insertSession.run(...sessionParams(header, path));
         })
         .immediate();
     } catch (err) {
@@ -461,29 +444,13 @@ class SqliteStore implements SessionStore {
 
   private insertAll(sessionId: string, entries: readonly StoredEntry[]): void {
     this.mustExist(sessionId);
-    let updatedAt = "";
-    let messages = 0;
-    let firstUser: string | null = null;
-    let renamed = false;
-    let name: string | null = null;
-    for (const { entry, body } of entries) {
-      this.insertEntry(sessionId, entry, body);
-      if (entry.timestamp > updatedAt) updatedAt = entry.timestamp;
-      if (entry.type === "message") messages++;
-      firstUser ??= userText(entry) ?? null;
-      if (entry.type === "session_info") {
-        renamed = true;
-        name = entry.name?.trim() || null;
-      }
-    }
-    const leaf = entries[entries.length - 1]!.entry.id;
-    this.q.afterAppend.run(sessionId, leaf, updatedAt, entries.length, messages, firstUser, renamed ? 1 : 0, name);
+    for (const { entry, body } of entries) this.insertEntry(sessionId, entry, body);
+    this.q.afterAppend.run(...afterAppendParams(sessionId, entries));
   }
 
   private insertEntry(sessionId: string, entry: Entry, body: string): void {
     try {
-      const role = entry.type === "message" ? ((entry.message as { role?: unknown }).role as string) : null;
-      this.q.insertEntry.run(sessionId, entry.id, entry.parentId, entry.type, entry.timestamp, body, role, role === null ? null : messageAt(entry, body));
+      this.q.insertEntry.run(...entryParams(sessionId, entry, body));
     } catch (err) {
       if (err instanceof SQLiteError && err.code === "SQLITE_CONSTRAINT_UNIQUE") {
         throw new PionError(`Entry id ${entry.id} already exists in session ${sessionId}`, "duplicate_entry");
@@ -514,27 +481,6 @@ function messageOf(body: string, at: number | null, ref?: number): string {
   return JSON.stringify(message);
 }
 
-/**
- * Where the message's JSON starts in `body`, when the body is `{"type":"message","id":…,
- * "parentId":…,"timestamp":…,"message":<message>}` exactly (the reference's layout and pion's):
- * the message then runs from there to the closing brace. Null for any other layout.
- */
-function messageAt(entry: Entry, body: string): number | null {
-  let n = 0;
-  for (const key in entry) {
-    if (key !== MESSAGE_KEYS[n++]) return null;
-  }
-  if (n !== MESSAGE_KEYS.length) return null;
-  const { id, parentId, timestamp } = entry;
-  // Ids and timestamps need no escaping as a rule; JSON.stringify only for those that do.
-  const plain = PLAIN.test(id) && (parentId === null || PLAIN.test(parentId)) && PLAIN.test(timestamp);
-  const head = plain
-    ? `{"type":"message","id":"${id}","parentId":${parentId === null ? "null" : `"${parentId}"`},"timestamp":"${timestamp}","message":`
-    : `{"type":"message","id":${JSON.stringify(id)},"parentId":${JSON.stringify(parentId)},"timestamp":${JSON.stringify(timestamp)},"message":`;
-  return body.startsWith(head) && body.endsWith("}") ? head.length : null;
-}
-const MESSAGE_KEYS = ["type", "id", "parentId", "timestamp", "message"];
-const PLAIN = /^[\w.:+-]*$/;
 
 // Bodies are JSON this store wrote from Entry values; they are not re-validated on the way out.
 const parseBody = (row: BodyOnly): Entry => JSON.parse(row.body) as Entry;

@@ -1,0 +1,78 @@
+import type { Entry, SessionHeader } from "./entries.ts";
+import { userText } from "./entries.ts";
+import type { StoredEntry } from "./store.ts";
+
+/**
+ * The statements that write a session and its entries, and their parameters, in one place for
+ * the store's own connection and for the import thread's (import-job.ts), which runs the same
+ * statements with parameters made here.
+ */
+export type Param = string | number | null;
+
+export const WRITE_SQL = {
+  insertSession: `INSERT INTO session (id, cwd, parent_session, file, created_at, updated_at, header)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6)`,
+  insertEntry: "INSERT INTO entry (session_id, id, parent_id, type, created_at, body, role, message_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+  afterAppend: `UPDATE session SET leaf_id = ?2, updated_at = max(updated_at, ?3),
+       entry_count = entry_count + ?4, message_count = message_count + ?5,
+       first_message = coalesce(first_message, ?6), name = CASE WHEN ?7 THEN ?8 ELSE name END
+     WHERE id = ?1`,
+} as const;
+
+/** insertSession's parameters; `path` is the resolved JSONL path or null. */
+export const sessionParams = (header: SessionHeader, path: string | null): Param[] => [
+  header.id,
+  header.cwd,
+  header.parentSession ?? null,
+  path,
+  header.timestamp,
+  JSON.stringify(header),
+];
+
+/** insertEntry's parameters. */
+export function entryParams(sessionId: string, entry: Entry, body: string): Param[] {
+  const role = entry.type === "message" ? ((entry.message as { role?: unknown }).role as string) : null;
+  return [sessionId, entry.id, entry.parentId, entry.type, entry.timestamp, body, role, role === null ? null : messageAt(entry, body)];
+}
+
+/** afterAppend's parameters for a batch of entries just inserted: leaf, time, counters, first message, name. */
+export function afterAppendParams(sessionId: string, entries: readonly StoredEntry[]): Param[] {
+  let updatedAt = "";
+  let messages = 0;
+  let firstUser: string | null = null;
+  let renamed = false;
+  let name: string | null = null;
+  for (const { entry } of entries) {
+    if (entry.timestamp > updatedAt) updatedAt = entry.timestamp;
+    if (entry.type === "message") messages++;
+    firstUser ??= userText(entry) ?? null;
+    if (entry.type === "session_info") {
+      renamed = true;
+      name = entry.name?.trim() || null;
+    }
+  }
+  const leaf = entries[entries.length - 1]!.entry.id;
+  return [sessionId, leaf, updatedAt, entries.length, messages, firstUser, renamed ? 1 : 0, name];
+}
+
+/**
+ * Where the message's JSON starts in `body`, when the body is `{"type":"message","id":…,
+ * "parentId":…,"timestamp":…,"message":<message>}` exactly (the reference's layout and pion's):
+ * the message then runs from there to the closing brace. Null for any other layout.
+ */
+function messageAt(entry: Entry, body: string): number | null {
+  let n = 0;
+  for (const key in entry) {
+    if (key !== MESSAGE_KEYS[n++]) return null;
+  }
+  if (n !== MESSAGE_KEYS.length) return null;
+  const { id, parentId, timestamp } = entry;
+  // Ids and timestamps need no escaping as a rule; JSON.stringify only for those that do.
+  const plain = PLAIN.test(id) && (parentId === null || PLAIN.test(parentId)) && PLAIN.test(timestamp);
+  const head = plain
+    ? `{"type":"message","id":"${id}","parentId":${parentId === null ? "null" : `"${parentId}"`},"timestamp":"${timestamp}","message":`
+    : `{"type":"message","id":${JSON.stringify(id)},"parentId":${JSON.stringify(parentId)},"timestamp":${JSON.stringify(timestamp)},"message":`;
+  return body.startsWith(head) && body.endsWith("}") ? head.length : null;
+}
+const MESSAGE_KEYS = ["type", "id", "parentId", "timestamp", "message"];
+const PLAIN = /^[\w.:+-]*$/;
