@@ -17,6 +17,9 @@ const stores: [string, () => SessionStore][] = [
   ["sqlite :memory:", () => openSqliteStore(":memory:")],
 ];
 
+/** Pieces of a comma-separated list (strings or UTF-8 bytes) as one text. */
+const listText = (pieces: Iterable<string | Uint8Array>): string => [...pieces].map((p) => (typeof p === "string" ? p : new TextDecoder().decode(p))).join(",");
+
 function code(fn: () => unknown): string | undefined {
   try {
     fn();
@@ -91,8 +94,6 @@ describe.each(stores)("%s store", (_name, open) => {
     s.close();
   });
 
-/** Pieces of a comma-separated list (strings or UTF-8 bytes) as one text. */
-const listText = (pieces: Iterable<string | Uint8Array>): string => [...pieces].map((p) => (typeof p === "string" ? p : new TextDecoder().decode(p))).join(",");
 
   test("entriesSince pages strictly after the cursor and rejects unknown ids", () => {
     const s = open();
