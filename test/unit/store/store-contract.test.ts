@@ -191,6 +191,15 @@ describe.each(stores)("%s store", (_name, open) => {
     expect(context.length).toBeGreaterThan(1);
     expect(JSON.parse(`[${listText(context)}]`)).toEqual(entries.map((e) => (e as { message: unknown }).message));
     expect(listText(s.contextMessages("s2"))).toBe(JSON.stringify(moved.message));
+    // The message is cut from its body where the bytes before its offset are its key: not when an id
+    // or time before it holds non-ASCII text (the offset counts UTF-16 units), nor for another layout.
+    const foreign = [
+      { type: "message", id: "ä€1", parentId: null, timestamp: "2026-03-01T00:00:00.000Z", message: { role: "user", content: "after ä", timestamp: 1 } },
+      { type: "message", id: "m2", parentId: "ä€1", timestamp: "2026-03-01T00:00:01.000Z", message: { role: "assistant", content: [{ type: "text", text: "ünï €" }], timestamp: 2 } },
+      { type: "message", id: "m3", parentId: "m2", timestamp: "zeit ⌚", message: { role: "user", content: "x", timestamp: 3 } },
+    ];
+    s.importSession(header("s4"), undefined, foreign.map((e) => ({ entry: e as unknown as Entry, body: JSON.stringify(e) })), () => ({ leafId: "m3", messageCount: 3 }));
+    expect(JSON.parse(`[${listText(s.contextMessages("s4"))}]`)).toEqual(foreign.map((e) => e.message));
     const index = s.entryIndex("s1");
     expect(index.map((r) => [r.id, r.parentId, r.type, r.timestamp, r.role, r.body])).toEqual(
       entries.map((e) => [e.id, e.parentId, "message", e.timestamp, e.type === "message" ? e.message.role : null, null]),
