@@ -79,7 +79,7 @@ export abstract class SessionEntries {
   }
 
   /** The tree as JSON text pieces, read from the store as they are written (see SessionTree). */
-  treeJson(): Iterable<string> {
+  treeJson(): Iterable<JsonPiece> {
     return this.tree.treeJson();
   }
 

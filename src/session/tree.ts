@@ -207,12 +207,12 @@ export class SessionTree {
    * the answer is written: a linear session's rows in order, any other over the index (no
    * bodies), each body read when its node is reached.
    */
-  treeJson(): Iterable<string> {
+  treeJson(): Iterable<JsonPiece> {
     if (!this.stored) {
       const entries = this.entries();
       return serializeTree(buildTree(entries, collectLabels(entries)));
     }
-    if (!this.loaded && this.cache?.linear) return serializeChain(this.store.bodies(this.sessionId));
+    if (!this.loaded && this.cache?.linear) return serializeChain(this.store.chainPages(this.sessionId));
     const rows = this.store.entryIndex(this.sessionId);
     const labels = collectLabels(rows.filter((r) => r.type === "label" && r.body !== null).map((r) => JSON.parse(r.body!) as Entry));
     const body = this.store.bodyReader(this.sessionId);

@@ -1,5 +1,7 @@
 import type { ImageContent, Message, TextContent } from "../providers/types.ts";
 import { shortId } from "../util/id.ts";
+import type { JsonPiece } from "../util/json-pieces.ts";
+import type { ChainPage } from "./store.ts";
 
 /** A shell command the host ran with the `bash` RPC command. */
 export interface BashExecutionMessage {
@@ -268,22 +270,20 @@ export function* serializeTree<T extends TreeItem = Entry>(nodes: readonly TreeN
 
 /**
  * The JSON of a linear session's tree (every entry the child of the one before it) from its rows
- * in append order, in pieces, as each row comes: the same text `serializeTree(buildTree(…))`
- * gives, without holding the entries. Labels are known by the end, where the nodes close.
+ * in append order (ChainPages: each page's nodes opened, in bytes), in pieces, as each page comes:
+ * the same text `serializeTree(buildTree(…))` gives, without holding the entries. Labels are known
+ * by the end, where the nodes close.
  */
-export function* serializeChain(rows: Iterable<{ id: string; type: string; body: string }>): Generator<string> {
+export function* serializeChain(pages: Iterable<ChainPage>): Generator<JsonPiece> {
   const ids: string[] = [];
   const labels: Entry[] = [];
-  let out: string[] = ["["];
-  for (const row of rows) {
-    out.push('{"entry":', row.body, ',"children":[');
-    ids.push(row.id);
-    if (row.type === "label") labels.push(JSON.parse(row.body) as Entry);
-    if (out.length >= 3000) {
-      yield out.join("");
-      out = [];
-    }
+  yield "[";
+  for (const page of pages) {
+    yield page.openings;
+    for (const id of page.ids) ids.push(id);
+    for (const body of page.labels) labels.push(JSON.parse(body) as Entry);
   }
+  let out: string[] = [];
   const byTarget = collectLabels(labels);
   for (let i = ids.length - 1; i >= 0; i--) {
     out.push("]");

@@ -4,6 +4,8 @@
  * that was a 100 MB string made and converted back for each answer).
  */
 
+import type { ChainPage } from "./store.ts";
+
 const COMMA = new Uint8Array([0x2c]);
 const utf8 = new TextEncoder();
 
@@ -28,4 +30,15 @@ export function joinMessages(rows: readonly (readonly [number, Uint8Array | null
     parts.push(message ?? utf8.encode(parse(body!, seq)));
   }
   return Buffer.concat(parts);
+}
+
+/** A ChainPage of rows (seq, id, the node's opening bytes, a label's body). */
+export function chainPage(rows: readonly (readonly [number, string, Uint8Array, string | null])[]): ChainPage {
+  const ids: string[] = [];
+  const labels: string[] = [];
+  for (const r of rows) {
+    ids.push(r[1]);
+    if (r[3] !== null) labels.push(r[3]);
+  }
+  return { openings: Buffer.concat(rows.map((r) => r[2])), ids, labels };
 }

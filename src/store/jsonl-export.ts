@@ -12,7 +12,7 @@ import type {
   SearchHit,
   SearchOptions,
   SessionList,
-  BodyRow,
+  ChainPage,
   IndexRow,
   SessionCache,
   SessionMeta,
@@ -168,7 +168,7 @@ class JsonlExportStore implements SessionStore {
   getSession = (sessionId: string): SessionMeta | undefined => this.inner.getSession(sessionId);
   setSessionCache = (sessionId: string, cache: SessionCache): void => this.inner.setSessionCache(sessionId, cache);
   entries = (sessionId: string): Entry[] => this.inner.entries(sessionId);
-  bodies = (sessionId: string): Iterable<BodyRow> => this.inner.bodies(sessionId);
+  chainPages = (sessionId: string): Iterable<ChainPage> => this.inner.chainPages(sessionId);
   bodyPages = (sessionId: string): Iterable<JsonPiece> => this.inner.bodyPages(sessionId);
   contextMessages = (sessionId: string): Iterable<JsonPiece> => this.inner.contextMessages(sessionId);
   entryIndex = (sessionId: string): IndexRow[] => this.inner.entryIndex(sessionId);

@@ -1,6 +1,6 @@
 import type { JsonPiece } from "../util/json-pieces.ts";
 import type { Entry, SessionHeader } from "./entries.ts";
-import type { BodyRow, EntryPage, IndexRow, ListSessionsOptions, SearchHit, SearchOptions, SessionCache, SessionList, SessionMeta, SessionStore, StoredEntry } from "./store.ts";
+import type { ChainPage, EntryPage, IndexRow, ListSessionsOptions, SearchHit, SearchOptions, SessionCache, SessionList, SessionMeta, SessionStore, StoredEntry } from "./store.ts";
 
 /**
  * A store opened on its first use. A new session writes nothing until its first entry, so a
@@ -37,8 +37,8 @@ export class LazyStore implements SessionStore {
   entries(sessionId: string): Entry[] {
     return this.s.entries(sessionId);
   }
-  bodies(sessionId: string): Iterable<BodyRow> {
-    return this.s.bodies(sessionId);
+  chainPages(sessionId: string): Iterable<ChainPage> {
+    return this.s.chainPages(sessionId);
   }
   bodyPages(sessionId: string): Iterable<JsonPiece> {
     return this.s.bodyPages(sessionId);

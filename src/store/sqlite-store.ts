@@ -6,7 +6,7 @@ import { type Entry, type SessionHeader, searchableText } from "./entries.ts";
 import { isOwnerAlive, type ProcessOwner, processOwner } from "./owner.ts";
 import type { JsonPiece } from "../util/json-pieces.ts";
 import { writeThenCheckpointAside } from "./checkpoint.ts";
-import { joinBodies, joinMessages } from "./json-pages.ts";
+import { chainPage, joinBodies, joinMessages } from "./json-pages.ts";
 import { migrate } from "./sqlite-schema.ts";
 import { afterAppendParams, entryParams, type Param, sessionParams, WRITE_SQL } from "./sqlite-writes.ts";
 import type {
@@ -21,7 +21,7 @@ import type {
   SessionStore,
   SessionSummary,
   StoredEntry,
-  BodyRow,
+  ChainPage,
 } from "./store.ts";
 
 export interface SqliteStoreOptions {
@@ -140,7 +140,10 @@ class SqliteStore implements SessionStore {
       ),
       lastSeq: db.prepare<{ seq: number | null }, []>("SELECT max(seq) AS seq FROM entry"),
       allBodies: db.prepare<BodyOnly, [string]>("SELECT body FROM entry WHERE session_id = ?1 ORDER BY seq"),
-      bodyRows: db.prepare<BodyRow, [string]>("SELECT id, type, body FROM entry WHERE session_id = ?1 ORDER BY seq"),
+      chainPage: db.prepare<unknown, [string, number, number]>(
+        `SELECT seq, id, CAST('{"entry":' || body || ',"children":[' AS BLOB), CASE WHEN type = 'label' THEN body END
+         FROM entry WHERE session_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3`,
+      ),
       index: db.prepare<unknown, [string]>(
         `SELECT seq, id, parent_id, type, created_at, role, CASE WHEN type IN ('message', 'custom') THEN NULL ELSE body END
          FROM entry WHERE session_id = ?1 ORDER BY seq`,
@@ -245,12 +248,18 @@ class SqliteStore implements SessionStore {
     return row ? toMeta(row) : undefined;
   }
 
-  bodies(sessionId: string): Iterable<BodyRow> {
+  chainPages(sessionId: string): Iterable<ChainPage> {
     this.mustExist(sessionId);
-    const rows = this.q.bodyRows;
+    const page = this.q.chainPage;
     return {
+      // Each row's node is opened by SQLite, in bytes (see json-pages.ts).
       *[Symbol.iterator]() {
-        yield* rows.iterate(sessionId);
+        for (let after = 0; ; ) {
+          const rows = page.values(sessionId, after, PAGE) as unknown as [number, string, Uint8Array, string | null][];
+          if (rows.length > 0) yield chainPage(rows);
+          if (rows.length < PAGE) return;
+          after = rows[rows.length - 1]![0];
+        }
       },
     };
   }

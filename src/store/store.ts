@@ -29,11 +29,14 @@ export interface SessionMeta {
   leafId: string | null;
 }
 
-/** A stored entry's JSON with the fields an answer streamed from it needs. */
-export interface BodyRow {
-  id: string;
-  type: string;
-  body: string;
+/**
+ * A page of a linear session's rows for its tree (see `serializeChain`): each row's node opened,
+ * `{"entry":<body>,"children":[`, as UTF-8 bytes; the rows' ids; the bodies of its label entries.
+ */
+export interface ChainPage {
+  openings: Uint8Array;
+  ids: string[];
+  labels: string[];
 }
 
 /** An entry with its JSON as it is to be stored (for an imported file, its line as written). */
@@ -140,13 +143,14 @@ export interface SessionStore {
   /** All entries in append order. */
   entries(sessionId: string): Entry[];
   /**
-   * Every entry's JSON in append order, read as the caller iterates (a large session is never
-   * held whole). The session must exist when this is called.
+   * Every entry in append order as ChainPages, read as the caller iterates (a large session is
+   * never held whole): the tree of a linear session. The session must exist when this is called.
    */
-  bodies(sessionId: string): Iterable<BodyRow>;
+  chainPages(sessionId: string): Iterable<ChainPage>;
   /**
-   * The same bodies as `bodies`, as pieces of their comma-separated list (each piece one body or
-   * several joined by commas): the items of the get_entries answer.
+   * Every entry's JSON in append order, read as the caller iterates, as pieces of their
+   * comma-separated list (each piece one body or several joined by commas): the items of the
+   * get_entries answer. The session must exist when this is called.
    */
   bodyPages(sessionId: string): Iterable<JsonPiece>;
   /**

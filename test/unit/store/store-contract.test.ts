@@ -181,7 +181,12 @@ describe.each(stores)("%s store", (_name, open) => {
     const label = { type: "label", id: "l1", parentId: "m1", timestamp: "2026-03-01T00:00:01.000Z", targetId: "m1", label: "here" };
     s.importSession(header("s2"), undefined, [moved, label].map((e) => ({ entry: e as unknown as Entry, body: JSON.stringify(e) })), () => ({ leafId: "l1", messageCount: 1 }));
 
-    expect([...s.bodies("s1")]).toEqual(entries.map((e) => ({ id: e.id, type: e.type, body: JSON.stringify(e) })));
+    const chain1 = [...s.chainPages("s1")];
+    expect(chain1.length).toBeGreaterThan(1);
+    expect(new TextDecoder().decode(Buffer.concat(chain1.map((p) => p.openings)))).toBe(entries.map((e) => `{"entry":${JSON.stringify(e)},"children":[`).join(""));
+    expect(chain1.flatMap((p) => p.ids)).toEqual(entries.map((e) => e.id));
+    expect(chain1.flatMap((p) => p.labels)).toEqual([]);
+    expect([...s.chainPages("s2")].flatMap((p) => p.labels)).toEqual([JSON.stringify(label)]);
     // Pages of the comma-separated lists (1,200 rows: several pages), the other session's rows in none of them.
     const pages = [...s.bodyPages("s1")];
     expect(pages.length).toBeGreaterThan(1);

@@ -94,7 +94,14 @@ test("serializeChain gives a linear session's tree text, labels included, from i
   entries.push({ type: "label", id: "l0000001", parentId: at(2499).id, timestamp: t(1), targetId: at(3).id, label: "three" });
   entries.push({ type: "label", id: "l0000002", parentId: "l0000001", timestamp: t(2), targetId: at(4).id, label: "four" });
   entries.push({ type: "label", id: "l0000003", parentId: "l0000002", timestamp: t(3), targetId: at(4).id, label: undefined });
-  const rows = entries.map((e) => ({ id: e.id, type: e.type, body: JSON.stringify(e) }));
-  expect([...serializeChain(rows)].join("")).toBe([...serializeTree(buildTree(entries))].join(""));
-  expect([...serializeChain([])].join("")).toBe("[]");
+  // Pages as the store gives them: each node opened in bytes, the ids, the label bodies.
+  const enc = new TextEncoder();
+  const pages = [entries.slice(0, 1000), entries.slice(1000, 2001), entries.slice(2001)].map((part) => ({
+    openings: enc.encode(part.map((e) => `{"entry":${JSON.stringify(e)},"children":[`).join("")),
+    ids: part.map((e) => e.id),
+    labels: part.filter((e) => e.type === "label").map((e) => JSON.stringify(e)),
+  }));
+  const text = (pieces: Iterable<string | Uint8Array>) => [...pieces].map((p) => (typeof p === "string" ? p : new TextDecoder().decode(p))).join("");
+  expect(text(serializeChain(pages))).toBe([...serializeTree(buildTree(entries))].join(""));
+  expect(text(serializeChain([]))).toBe("[]");
 });
