@@ -20,11 +20,13 @@ import {
   type VirtualModelDefinition,
 } from "./api.ts";
 import { execProgram } from "./exec.ts";
+import { type BashOperations, execThrough } from "./tool-factories.ts";
 import { adaptTool } from "./tool-adapter.ts";
 import type {
   BeforeAgentStartOutcome,
   ExtensionMessage,
   ExtensionRunner,
+  UserBashOutcome,
   ExtensionSessionPort,
   ExtensionTool,
   InputOutcome,
@@ -216,6 +218,28 @@ export class Runner implements ExtensionRunner {
       if (typeof r.value.isError === "boolean") current.isError = r.value.isError;
     }
     return current;
+  }
+
+  async onUserBash(event: { command: string; excludeFromContext: boolean; cwd: string }): Promise<UserBashOutcome | undefined> {
+    for (const { record, handler } of this.handlersFor("user_bash")) {
+      const r = await this.call(record, handler, { ...event, type: "user_bash" });
+      if (r.failed) return { error: `Extension ${record.path} failed while handling this bash command` };
+      if (!isObject(r.value)) continue;
+      const { operations, result } = r.value as { operations?: unknown; result?: unknown };
+      if (isObject(operations) && typeof operations.exec === "function") return { exec: execThrough(operations as unknown as BashOperations) };
+      if (isObject(result) && typeof result.output === "string") {
+        return {
+          result: {
+            output: result.output,
+            ...(typeof result.exitCode === "number" ? { exitCode: result.exitCode } : {}),
+            cancelled: result.cancelled === true,
+            truncated: result.truncated === true,
+            ...(typeof result.fullOutputPath === "string" ? { fullOutputPath: result.fullOutputPath } : {}),
+          },
+        };
+      }
+    }
+    return undefined;
   }
 
   async beforeSessionChange(event: "session_before_switch" | "session_before_fork", payload: Record<string, unknown>): Promise<boolean> {

@@ -127,7 +127,8 @@ function writeFiles(ops: WriteOperations): TextFileOps {
   };
 }
 
-const execThrough =
+/** The reference's BashOperations as pion's shell runner (the bash factory's and `user_bash`'s). */
+export const execThrough =
   (ops: BashOperations): ShellExec =>
   async (command, cwd, o) =>
     (await ops.exec(command, cwd, { onData: o.onData, signal: o.signal, env: o.env })).exitCode;

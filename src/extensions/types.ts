@@ -4,7 +4,7 @@
  * calls at each hook point. Nothing here knows about stdout except through writeFrame.
  */
 import type { Model } from "../providers/types.ts";
-import type { ShellGuard } from "../tools/shell.ts";
+import type { ShellExec, ShellGuard } from "../tools/shell.ts";
 import type { VirtualModelDefinition } from "./api.ts";
 import type { Tool } from "../tools/tool.ts";
 
@@ -108,6 +108,12 @@ export interface RegisteredFlag {
   extensionPath: string;
 }
 
+/** What a `user_bash` handler decided (see ExtensionRunner.onUserBash). */
+export type UserBashOutcome =
+  | { exec: ShellExec }
+  | { result: { output: string; exitCode?: number; cancelled: boolean; truncated: boolean; fullOutputPath?: string } }
+  | { error: string };
+
 export interface ExtensionRunner {
   readonly loaded: { path: string }[];
   /** Every flag the loaded extensions registered, in load order. */
@@ -123,6 +129,13 @@ export interface ExtensionRunner {
   onContext(messages: unknown[]): Promise<unknown[]>;
   onToolCall(call: ToolCallInfo): Promise<ToolCallDecision>;
   onToolResult(call: ToolCallInfo, result: ToolResultInfo): Promise<ToolResultInfo>;
+  /**
+   * `user_bash` (the host's `bash` command): the first handler that answers decides. `exec` runs
+   * the command through the extension's operations (e.g. over ssh), `result` is the command's
+   * outcome without running it, `error` a handler that failed (the command does not run, as in
+   * the reference); undefined runs it locally.
+   */
+  onUserBash(event: { command: string; excludeFromContext: boolean; cwd: string }): Promise<UserBashOutcome | undefined>;
   /** session_before_switch / session_before_fork: true when a handler cancelled. */
   beforeSessionChange(event: "session_before_switch" | "session_before_fork", payload: Record<string, unknown>): Promise<boolean>;
   /** Tools registered so far; extensions may register more at any time, so ask before each turn. */

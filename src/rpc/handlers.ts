@@ -113,11 +113,26 @@ export function createHandlers(ctx: HandlerContext): Handlers {
         const line = escaper.line(prefix, chunk, BASH_SUFFIX, final);
         if (line.length > empty) return ctx.session.publish(new EncodedEvent("bash_execution_update", line));
       };
-      const work = s().runBash(c.command, c.excludeFromContext === true, update).then((m) => {
+      const exclude = c.excludeFromContext === true;
+      const work = (async () => {
+        // Extensions may run it elsewhere (user_bash operations) or answer it themselves.
+        const decided = await ctx.extensions?.onUserBash({ command: c.command, excludeFromContext: exclude, cwd: ctx.cwd });
+        if (decided && "error" in decided) throw new PionError(decided.error, "extension_error");
+        const m =
+          decided && "result" in decided
+            ? s().recordBash({
+                role: "bashExecution",
+                command: c.command,
+                ...decided.result,
+                exitCode: decided.result.exitCode,
+                timestamp: Date.now(),
+                ...(exclude ? { excludeFromContext: true } : {}),
+              })
+            : await s().runBash(c.command, exclude, update, decided?.exec);
         const data: Record<string, unknown> = { output: m.output, exitCode: m.exitCode, cancelled: m.cancelled, truncated: m.truncated };
         if (m.fullOutputPath) data.fullOutputPath = m.fullOutputPath;
         return data;
-      });
+      })();
       return new Background(work);
     },
     abort_bash: () => {

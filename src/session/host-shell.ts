@@ -1,5 +1,5 @@
 import type { BashExecutionMessage } from "../store/entries.ts";
-import { runShell, type ShellGuard } from "../tools/shell.ts";
+import { runShell, type ShellExec, type ShellGuard } from "../tools/shell.ts";
 import { PionError } from "../util/errors.ts";
 
 /** The host's own shell (the `bash` command): one command at a time, abortable. */
@@ -13,14 +13,20 @@ export class HostShell {
 
   /**
    * Run `command` and describe it as the bashExecution message the session records.
-   * `onBytes` gets the output as it arrives, masked (a reused buffer: copy what you keep).
+   * `onBytes` gets the output as it arrives, masked (a reused buffer: copy what you keep);
+   * `exec` runs it elsewhere (an extension's `user_bash` operations) instead of a local bash.
    */
-  async run(command: string, excludeFromContext: boolean, onBytes: (chunk: Uint8Array, final: boolean) => void | Promise<void>): Promise<BashExecutionMessage> {
+  async run(
+    command: string,
+    excludeFromContext: boolean,
+    onBytes: (chunk: Uint8Array, final: boolean) => void | Promise<void>,
+    exec?: ShellExec,
+  ): Promise<BashExecutionMessage> {
     if (this.running) throw new PionError("A bash command is already running", "busy");
     const controller = new AbortController();
     this.running = controller;
     try {
-      const r = await runShell(command, { cwd: this.cwd, signal: controller.signal, onBytes, guard: this.guard });
+      const r = await runShell(command, { cwd: this.cwd, signal: controller.signal, onBytes, guard: this.guard, exec });
       const message: BashExecutionMessage = {
         role: "bashExecution",
         command,

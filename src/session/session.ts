@@ -6,6 +6,7 @@ import { addUsage, emptyUsage } from "../providers/event-stream.ts";
 import type { AssistantMessage, ImageContent, ToolCall, LlmRequest, Model, StreamFn, TextContent, ThinkingLevel, UserMessage } from "../providers/types.ts";
 import type { AgentMessage, BashExecutionMessage, Entry } from "../store/entries.ts";
 import type { TodoPhase } from "../tools/todo.ts";
+import type { ShellExec } from "../tools/shell.ts";
 import type { ToolResult } from "../tools/tool.ts";
 import { errorMessage, PionError } from "../util/errors.ts";
 import { log } from "../util/log.ts";
@@ -362,8 +363,13 @@ export class AgentSession extends SessionEntries {
     command: string,
     excludeFromContext: boolean,
     onBytes: (chunk: Uint8Array, final: boolean) => void | Promise<void>,
+    exec?: ShellExec,
   ): Promise<BashExecutionMessage> {
-    const message = await this.shell.run(command, excludeFromContext, onBytes);
+    return this.recordBash(await this.shell.run(command, excludeFromContext, onBytes, exec));
+  }
+
+  /** A host command's outcome as the session's bashExecution message (after a run in progress). */
+  recordBash(message: BashExecutionMessage): BashExecutionMessage {
     const record = () => void this.append({ type: "message", message });
     if (this.run) void this.run.done.then(record);
     else record();

@@ -67,6 +67,9 @@ describeWith("the reference's ssh.ts and bash-spawn-hook.ts", MISSING, () => {
     // The system prompt names the remote folder instead of the local one.
     const system = (fake.requests[0]!.body as { system: { text: string }[] }).system[0]!.text;
     expect(system).toContain(`Current working directory: ${remote} (via SSH: devbox)`);
+    // The host's own bash command goes over ssh too (its user_bash handler), as in the reference.
+    const host = await p.request({ type: "bash", command: "pwd; cat made.txt" });
+    expect(host).toMatchObject({ success: true, data: { output: `${remote}\nwritten remotely`, exitCode: 0 } });
     expect(await p.close()).toBe(0);
     await fake.stop();
   });
