@@ -56,23 +56,21 @@ export function afterAppendParams(sessionId: string, entries: readonly StoredEnt
 }
 
 /**
- * Where the message's JSON starts in `body`, when the body is `{"type":"message","id":…,
- * "parentId":…,"timestamp":…,"message":<message>}` exactly (the reference's layout and pion's):
- * the message then runs from there to the closing brace. Null for any other layout.
+ * Where the message's JSON starts in `body`, when the message is the body's last field and the
+ * body starts `{"type":"message","id":` (the reference's layout and pion's): the message then runs
+ * from there to the closing brace. The key is the first `,"message":` in the body: before it come
+ * only the type, id, parent id and time, and in a JSON string a quote is escaped. Null for any
+ * other layout.
  */
 function messageAt(entry: Entry, body: string): number | null {
   let n = 0;
   for (const key in entry) {
     if (key !== MESSAGE_KEYS[n++]) return null;
   }
-  if (n !== MESSAGE_KEYS.length) return null;
-  const { id, parentId, timestamp } = entry;
-  // Ids and timestamps need no escaping as a rule; JSON.stringify only for those that do.
-  const plain = PLAIN.test(id) && (parentId === null || PLAIN.test(parentId)) && PLAIN.test(timestamp);
-  const head = plain
-    ? `{"type":"message","id":"${id}","parentId":${parentId === null ? "null" : `"${parentId}"`},"timestamp":"${timestamp}","message":`
-    : `{"type":"message","id":${JSON.stringify(id)},"parentId":${JSON.stringify(parentId)},"timestamp":${JSON.stringify(timestamp)},"message":`;
-  return body.startsWith(head) && body.endsWith("}") ? head.length : null;
+  if (n !== MESSAGE_KEYS.length || !body.startsWith(MESSAGE_HEAD) || body.charCodeAt(body.length - 1) !== 0x7d) return null;
+  const at = body.indexOf(MESSAGE_KEY, MESSAGE_HEAD.length);
+  return at === -1 ? null : at + MESSAGE_KEY.length;
 }
 const MESSAGE_KEYS = ["type", "id", "parentId", "timestamp", "message"];
-const PLAIN = /^[\w.:+-]*$/;
+const MESSAGE_HEAD = '{"type":"message","id":';
+const MESSAGE_KEY = ',"message":';
