@@ -51,6 +51,19 @@ describe("sqlite store on disk", () => {
     expect(ids(openSqliteStore(dbPath).entries("big")).slice(-2)).toEqual(["after", "later"]);
   });
 
+  test.concurrent("foreign keys are checked again after an import, whether it worked or failed", () => {
+    using dir = tempDir();
+    const store = openSqliteStore(join(dir.path, "pion.db"));
+    const fk = () => ((store as unknown as { db: Database }).db.query("PRAGMA foreign_keys").get() as { foreign_keys: number }).foreign_keys;
+    expect(fk()).toBe(1);
+    store.importSession(header("ok"), undefined, [stored(user("a", null, "x"))], () => ({ leafId: "a", messageCount: 1 }));
+    expect(fk()).toBe(1);
+    const dup = [user("a", null, "x"), user("a", null, "y")].map(stored);
+    expect(() => store.importSession(header("dup"), undefined, dup, () => ({ leafId: "a", messageCount: 2 }))).toThrow(PionError);
+    expect(fk()).toBe(1);
+    store.close();
+  });
+
   test.concurrent("the database is in WAL mode at the current schema version", () => {
     using dir = tempDir();
     const dbPath = join(dir.path, "pion.db");
