@@ -151,18 +151,9 @@ class SqliteStore implements SessionStore {
       bodyPage: db.prepare<unknown, [string, number, number]>(
         "SELECT seq, CAST(body AS BLOB) FROM entry WHERE session_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3",
       ),
-      // A message row's message, cut from the body's bytes by SQLite where `message_at` (the offset
-      // in UTF-16 units where the message starts, the body's last field) is also its byte offset:
-      // exactly when the 10 bytes before it are `"message":` (that text occurs once before the
-      // message, as its key: in a JSON string a quote is escaped, and the type's value "message" is
-      // followed by a comma; a non-ASCII id or time puts the key's bytes after the offset). Any other
-      // row comes with its body, to be parsed.
       contextMessages: db.prepare<unknown, [string, number, number]>(
-        `SELECT seq, CASE WHEN ok THEN substr(b, message_at + 1, length(b) - message_at - 1) END, CASE WHEN ok THEN NULL ELSE body END
-         FROM (SELECT seq, body, message_at, b,
-                 message_at IS NOT NULL AND substr(b, message_at - 9, 10) = X'226D657373616765223A' AND substr(b, -1) = X'7D' AS ok
-               FROM (SELECT seq, body, message_at, CAST(body AS BLOB) AS b FROM entry
-                     WHERE session_id = ?1 AND seq > ?2 AND type = 'message' AND role IS NOT 'system' ORDER BY seq LIMIT ?3))`,
+        `SELECT seq, CAST(body AS BLOB), message_at FROM entry WHERE session_id = ?1 AND seq > ?2 AND type = 'message' AND role IS NOT 'system'
+         ORDER BY seq LIMIT ?3`,
       ),
       window: db.prepare<unknown, [string, number, number]>(
         "SELECT seq, body, message_at FROM entry WHERE session_id = ?1 AND seq >= ?2 ORDER BY seq LIMIT ?3",
@@ -296,7 +287,7 @@ class SqliteStore implements SessionStore {
       // A page of rows at a time: the bodies of a large session are never all in memory.
       *[Symbol.iterator]() {
         for (let after = 0; ; ) {
-          const page = rows.values(sessionId, after, PAGE) as unknown as [number, Uint8Array | null, string | null][];
+          const page = rows.values(sessionId, after, PAGE) as unknown as [number, Uint8Array, number | null][];
           if (page.length > 0) yield joinMessages(page, (body, seq) => messageOf(body, null, seq));
           if (page.length < PAGE) return;
           after = page[page.length - 1]![0];
