@@ -1,4 +1,4 @@
-import { Database, SQLiteError } from "bun:sqlite";
+import { Database, SQLiteError, type Statement } from "bun:sqlite";
 import { closeSync, mkdirSync, openSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { PionError } from "../util/errors.ts";
@@ -247,50 +247,33 @@ class SqliteStore implements SessionStore {
     return row ? toMeta(row) : undefined;
   }
 
+  // The answers that stream a whole session read it a page of rows at a time, as arrays (no object
+  // per row) of bytes, made into one piece each (json-pages.ts): a large session is never all in
+  // memory, and SQLite's own group_concat was two to three times slower than joining here.
   chainPages(sessionId: string): Iterable<ChainPage> {
-    this.mustExist(sessionId);
-    const page = this.q.chainPage;
-    return {
-      // Each row's node is opened by SQLite, in bytes (see json-pages.ts).
-      *[Symbol.iterator]() {
-        for (let after = 0; ; ) {
-          const rows = page.values(sessionId, after, PAGE) as unknown as [number, string, Uint8Array, string | null][];
-          if (rows.length > 0) yield chainPage(rows);
-          if (rows.length < PAGE) return;
-          after = rows[rows.length - 1]![0];
-        }
-      },
-    };
+    return this.paged(sessionId, this.q.chainPage, (rows: [number, string, Uint8Array, string | null][]) => chainPage(rows));
   }
 
   bodyPages(sessionId: string): Iterable<JsonPiece> {
-    this.mustExist(sessionId);
-    const page = this.q.bodyPage;
-    return {
-      // A page of rows at a time, as arrays (no object per row) of bytes (see json-pages.ts):
-      // SQLite's own group_concat was two to three times slower than joining them here.
-      *[Symbol.iterator]() {
-        for (let after = 0; ; ) {
-          const rows = page.values(sessionId, after, PAGE) as unknown as [number, Uint8Array][];
-          if (rows.length > 0) yield joinBodies(rows);
-          if (rows.length < PAGE) return;
-          after = rows[rows.length - 1]![0];
-        }
-      },
-    };
+    return this.paged(sessionId, this.q.bodyPage, (rows: [number, Uint8Array][]) => joinBodies(rows));
   }
 
   contextMessages(sessionId: string): Iterable<JsonPiece> {
+    return this.paged(sessionId, this.q.contextMessages, (rows: [number, Uint8Array, number | null][]) =>
+      joinMessages(rows, (body, seq) => messageOf(body, null, seq)),
+    );
+  }
+
+  /** `query`'s rows (seq first; parameters session, after-seq, limit) PAGE at a time, each page made one piece. */
+  private paged<R extends [number, ...unknown[]], T>(sessionId: string, query: Statement<unknown, [string, number, number]>, piece: (rows: R[]) => T): Iterable<T> {
     this.mustExist(sessionId);
-    const rows = this.q.contextMessages;
     return {
-      // A page of rows at a time: the bodies of a large session are never all in memory.
       *[Symbol.iterator]() {
         for (let after = 0; ; ) {
-          const page = rows.values(sessionId, after, PAGE) as unknown as [number, Uint8Array, number | null][];
-          if (page.length > 0) yield joinMessages(page, (body, seq) => messageOf(body, null, seq));
-          if (page.length < PAGE) return;
-          after = page[page.length - 1]![0];
+          const rows = query.values(sessionId, after, PAGE) as unknown as R[];
+          if (rows.length > 0) yield piece(rows);
+          if (rows.length < PAGE) return;
+          after = rows[rows.length - 1]![0];
         }
       },
     };
