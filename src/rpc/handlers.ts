@@ -14,6 +14,7 @@ import { EncodedEvent, JsonBytesEscaper } from "../util/json-bytes.ts";
 import type { AgentSession } from "../session/session.ts";
 import { PionError } from "../util/errors.ts";
 import type { Handlers } from "./server.ts";
+import { bashExecutionMessage } from "../session/host-shell.ts";
 import { sessionHandlers, type SessionHandlerContext } from "./session-handlers.ts";
 
 export interface HandlerContext extends SessionHandlerContext {
@@ -120,14 +121,7 @@ export function createHandlers(ctx: HandlerContext): Handlers {
         if (decided && "error" in decided) throw new PionError(decided.error, "extension_error");
         const m =
           decided && "result" in decided
-            ? s().recordBash({
-                role: "bashExecution",
-                command: c.command,
-                ...decided.result,
-                exitCode: decided.result.exitCode,
-                timestamp: Date.now(),
-                ...(exclude ? { excludeFromContext: true } : {}),
-              })
+            ? s().recordBash(bashExecutionMessage(c.command, exclude, decided.result))
             : await s().runBash(c.command, exclude, update, decided?.exec);
         const data: Record<string, unknown> = { output: m.output, exitCode: m.exitCode, cancelled: m.cancelled, truncated: m.truncated };
         if (m.fullOutputPath) data.fullOutputPath = m.fullOutputPath;

@@ -2,6 +2,26 @@ import type { BashExecutionMessage } from "../store/entries.ts";
 import { runShell, type ShellExec, type ShellGuard } from "../tools/shell.ts";
 import { PionError } from "../util/errors.ts";
 
+/** What a host command did, as the bashExecution message the session records. */
+export function bashExecutionMessage(
+  command: string,
+  excludeFromContext: boolean,
+  r: { output: string; exitCode?: number; cancelled: boolean; truncated: boolean; fullOutputPath?: string | null },
+): BashExecutionMessage {
+  const message: BashExecutionMessage = {
+    role: "bashExecution",
+    command,
+    output: r.output,
+    exitCode: r.exitCode,
+    cancelled: r.cancelled,
+    truncated: r.truncated,
+    timestamp: Date.now(),
+  };
+  if (r.fullOutputPath) message.fullOutputPath = r.fullOutputPath;
+  if (excludeFromContext) message.excludeFromContext = true;
+  return message;
+}
+
 /** The host's own shell (the `bash` command): one command at a time, abortable. */
 export class HostShell {
   private running: AbortController | undefined;
@@ -27,18 +47,7 @@ export class HostShell {
     this.running = controller;
     try {
       const r = await runShell(command, { cwd: this.cwd, signal: controller.signal, onBytes, guard: this.guard, exec });
-      const message: BashExecutionMessage = {
-        role: "bashExecution",
-        command,
-        output: r.output,
-        exitCode: r.exitCode ?? undefined,
-        cancelled: r.cancelled,
-        truncated: r.truncation.truncated,
-        timestamp: Date.now(),
-      };
-      if (r.fullOutputPath) message.fullOutputPath = r.fullOutputPath;
-      if (excludeFromContext) message.excludeFromContext = true;
-      return message;
+      return bashExecutionMessage(command, excludeFromContext, { ...r, exitCode: r.exitCode ?? undefined, truncated: r.truncation.truncated });
     } finally {
       this.running = undefined;
     }
