@@ -129,3 +129,20 @@ export function failedStream(req: LlmRequest, message: string): AssistantStream 
   out.end(msg);
   return out;
 }
+
+/**
+ * A stream that is made later (`make` resolves with it): its events and result are the made
+ * stream's, read straight from it (its backpressure holds); a rejection is a failed stream.
+ */
+export function laterStream(req: LlmRequest, make: Promise<AssistantStream>, failure: (err: unknown) => string): AssistantStream {
+  const made = make.catch((err: unknown) => failedStream(req, failure(err)));
+  return {
+    [Symbol.asyncIterator]() {
+      let it: AsyncIterator<AssistantMessageEvent> | undefined;
+      return {
+        next: () => (it ? it.next() : made.then((s) => (it = s[Symbol.asyncIterator]()).next())),
+      };
+    },
+    result: () => made.then((s) => s.result()),
+  };
+}

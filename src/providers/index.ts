@@ -1,19 +1,24 @@
-import { streamAnthropic } from "./anthropic.ts";
-import { streamOpenAICompletions } from "./openai-completions.ts";
-import { streamOpenAIResponses } from "./openai-responses.ts";
-import { failedStream } from "./event-stream.ts";
+import { failedStream, laterStream } from "./event-stream.ts";
 import type { StreamFn } from "./types.ts";
+import { errorMessage } from "../util/errors.ts";
+
+// Each API's adapter is loaded with its first request: start-up pays for none of them.
+const adapters = {
+  "anthropic-messages": () => import("./anthropic.ts").then((m) => m.streamAnthropic),
+  "openai-completions": () => import("./openai-completions.ts").then((m) => m.streamOpenAICompletions),
+  "openai-responses": () => import("./openai-responses.ts").then((m) => m.streamOpenAIResponses),
+} satisfies Record<string, () => Promise<StreamFn>>;
+const loaded = new Map<string, StreamFn>();
 
 /** Route a request to the adapter of its model's API. */
 export const streamByApi: StreamFn = (req, signal) => {
-  switch (req.model.api) {
-    case "anthropic-messages":
-      return streamAnthropic(req, signal);
-    case "openai-completions":
-      return streamOpenAICompletions(req, signal);
-    case "openai-responses":
-      return streamOpenAIResponses(req, signal);
-    default:
-      return failedStream(req, `API "${req.model.api}" is not implemented yet`);
-  }
+  const api = req.model.api;
+  const ready = loaded.get(api);
+  if (ready) return ready(req, signal);
+  if (!(api in adapters)) return failedStream(req, `API "${api}" is not implemented yet`);
+  const load = adapters[api as keyof typeof adapters]().then((fn) => {
+    loaded.set(api, fn);
+    return fn(req, signal);
+  });
+  return laterStream(req, load, (err) => `The ${api} adapter did not load: ${errorMessage(err)}`);
 };

@@ -1,4 +1,4 @@
-import { failedStream, PushStream } from "../providers/event-stream.ts";
+import { failedStream, laterStream } from "../providers/event-stream.ts";
 import type { ModelRegistry } from "../providers/models.ts";
 import { clampThinkingLevel } from "../providers/thinking.ts";
 import type { AssistantMessage, LlmRequest, Message, Model, StreamFn, ThinkingLevel } from "../providers/types.ts";
@@ -79,17 +79,11 @@ export class Routing {
       const failure = this.failures.get(req);
       if (failure !== undefined) return failedStream(req, failure);
       if (!isVirtual(req.model)) return inner(req, signal);
-      const out = new PushStream();
-      void this.route(req, "direct", undefined, signal)
-        .then(
-          (routed) => inner(routed, signal),
-          (err: unknown) => failedStream(req, errorMessage(err)),
-        )
-        .then(async (s) => {
-          for await (const ev of s) out.push(ev);
-          out.end(await s.result());
-        });
-      return out;
+      return laterStream(
+        req,
+        this.route(req, "direct", undefined, signal).then((routed) => inner(routed, signal)),
+        errorMessage,
+      );
     };
   }
 
