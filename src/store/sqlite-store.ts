@@ -65,8 +65,20 @@ interface LockRow {
 type WindowRow = [number, string, number | null];
 
 const NO_LIMIT = -1;
+const MMAP_SIZE = 0x7fff0000;
 /** Rows read at a time by the answers that stream a whole session (about 0.5 MB of bodies). */
 const PAGE = 512;
+/**
+ * Whether a row's message can be cut from its body's bytes at `message_at` (the message the body's
+ * last field, from there to the closing brace). The offset counts UTF-16 units, the same as bytes
+ * only while everything before it is ASCII (an id or time from another tool may hold anything): it
+ * is one exactly when the 10 bytes before it are `"message":`, since that text occurs once before
+ * the message, as its key (in a JSON string a quote is escaped, and the type's value "message" is
+ * followed by a comma), and a non-ASCII prefix puts the key's bytes after the offset. Cut in SQL,
+ * the message is one value per row: no JavaScript runs per row (at 10k entries 13 ms against 17 ms
+ * with the body's bytes cut here).
+ */
+const SLICEABLE = `substr(CAST(body AS BLOB), message_at - 9, 10) = X'${Buffer.from('"message":').toString("hex")}'`;
 
 /**
  * Opens (creating and migrating as needed) the session database.
@@ -84,10 +96,12 @@ export function openSqliteStore(dbPath: string, options: SqliteStoreOptions = {}
     closeSync(openSync(dbPath, "a", 0o600));
   }
   const db = new Database(dbPath, { create: true, readwrite: true, strict: true });
-  // In memory, where no commit writes a page to disk: entries are about 1 KB, and 4 KB pages
-  // leave a fifth of every page empty; 64 KB pages hold 60 of them (a 100k-entry session: 125 MB
-  // instead of 150). On disk every commit writes its changed pages to the WAL, so they stay 4 KB.
-  if (dbPath === ":memory:") db.run("PRAGMA page_size = 65536");
+  // The page size of a new database (an existing one keeps the size it was made with). Entries
+  // are about 1 KB. In memory, where no commit writes a page to disk, 64 KB pages hold 60 of them
+  // (a 100k-entry session: 125 MB instead of 150 with 4 KB pages). On disk every commit writes each
+  // page it changed to the WAL, with two write calls per page: 16 KB pages make an import of 100k
+  // entries 1,105 -> 831 ms (a quarter fewer calls' worth of time) for an append of 150 -> 290 us.
+  db.run(`PRAGMA page_size = ${dbPath === ":memory:" ? 65536 : 16384}`);
   // busy_timeout first: switching to WAL and migrating already take locks another process may hold.
   db.run(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 10_000))}`);
   // Switching to WAL (and the first migration) may report SQLITE_BUSY at once, without the
@@ -98,6 +112,10 @@ export function openSqliteStore(dbPath: string, options: SqliteStoreOptions = {}
     }
   });
   db.run("PRAGMA synchronous = NORMAL");
+  // Pages of the database file are read from a mapping of it, not copied in by a read call
+  // each (4 KB at a time: 2,500 calls for the 10 MB a 10k-entry session's answer reads); the
+  // largest mapping SQLite allows. The WAL is still read with calls.
+  if (dbPath !== ":memory:") db.run(`PRAGMA mmap_size = ${MMAP_SIZE}`);
   db.run("PRAGMA foreign_keys = ON");
   withBusyRetry(() => migrate(db));
   return new SqliteStore(db, dbPath === ":memory:" ? undefined : resolve(dbPath), options.owner ?? processOwner());
@@ -151,8 +169,11 @@ class SqliteStore implements SessionStore {
       bodyPage: db.prepare<unknown, [string, number, number]>(
         "SELECT seq, CAST(body AS BLOB) FROM entry WHERE session_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3",
       ),
+      // The message's bytes cut from the body where `message_at` holds (json-pages.ts), else the body.
       contextMessages: db.prepare<unknown, [string, number, number]>(
-        `SELECT seq, CAST(body AS BLOB), message_at FROM entry WHERE session_id = ?1 AND seq > ?2 AND type = 'message' AND role IS NOT 'system'
+        `SELECT seq, CASE WHEN ${SLICEABLE} THEN substr(CAST(body AS BLOB), message_at + 1, octet_length(body) - message_at - 1) END,
+           CASE WHEN ${SLICEABLE} THEN NULL ELSE body END
+         FROM entry WHERE session_id = ?1 AND seq > ?2 AND type = 'message' AND role IS NOT 'system'
          ORDER BY seq LIMIT ?3`,
       ),
       window: db.prepare<unknown, [string, number, number]>(
@@ -259,7 +280,7 @@ class SqliteStore implements SessionStore {
   }
 
   contextMessages(sessionId: string): Iterable<JsonPiece> {
-    return this.paged(sessionId, this.q.contextMessages, (rows: [number, Uint8Array, number | null][]) =>
+    return this.paged(sessionId, this.q.contextMessages, (rows: [number, Uint8Array | null, string | null][]) =>
       joinMessages(rows, (body, seq) => messageOf(body, null, seq)),
     );
   }

@@ -2,11 +2,7 @@ import type { Entry, SessionHeader } from "./entries.ts";
 import { userText } from "./entries.ts";
 import type { StoredEntry } from "./store.ts";
 
-/**
- * The statements that write a session and its entries, and their parameters, in one place for
- * the store's own connection and for the import thread's (import-job.ts), which runs the same
- * statements with parameters made here.
- */
+/** The statements that write a session and its entries, and their parameters, in one place. */
 export type Param = string | number | null;
 
 export const WRITE_SQL = {

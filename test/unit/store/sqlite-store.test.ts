@@ -196,4 +196,33 @@ describe("sqlite store on disk", () => {
     expect(store.searchSessions({ query: "lexer" })[0]!.snippet).toContain("**lexer**");
     store.close();
   });
+
+  test.concurrent("a message is cut from its body where the bytes before its offset are its key, parsed anywhere else", () => {
+    using dir = tempDir();
+    const store = openSqliteStore(join(dir.path, "pion.db"));
+    const line = (id: string, parentId: string | null, content: string) =>
+      `{"type":"message","id":${JSON.stringify(id)},"parentId":${JSON.stringify(parentId)},"timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":${JSON.stringify(content)}}}`;
+    const rows = [
+      line("a1", null, "ünïcode €"),
+      // A non-ASCII id: the recorded offset (UTF-16 units) is not the byte offset.
+      line("ä€", "a1", "x"),
+      // The message not the last field: no offset.
+      '{"type":"message","id":"a3","parentId":"ä€","message":{"role":"user","content":"y"},"timestamp":"2026-01-01T00:00:01.000Z"}',
+      line("a4", "a3", "z"),
+    ];
+    const entries = rows.map((body) => ({ entry: JSON.parse(body), body }));
+    store.importSession(header("cut"), undefined, entries, () => ({ leafId: "a4", messageCount: 4 }));
+    const db = (store as unknown as { db: Database }).db;
+    // An offset that does not follow the key.
+    db.run("UPDATE entry SET message_at = message_at - 1 WHERE id = 'a4'");
+    expect(db.query("SELECT id, message_at IS NOT NULL AS at FROM entry ORDER BY seq").values()).toEqual([["a1", 1], ["ä€", 1], ["a3", 0], ["a4", 1]]);
+    const bytes = Buffer.concat([...store.contextMessages("cut")].map((p) => (typeof p === "string" ? Buffer.from(p) : p)));
+    expect(JSON.parse(`[${bytes.toString()}]`)).toEqual([
+      { role: "user", content: "ünïcode €" },
+      { role: "user", content: "x" },
+      { role: "user", content: "y" },
+      { role: "user", content: "z" },
+    ]);
+    store.close();
+  });
 });
