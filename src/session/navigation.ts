@@ -37,19 +37,35 @@ export function locateSession(
     // Entries stream from the file into the store; what the summary needs is taken as they pass.
     // A linear session (the usual file) is summed up from that alone; any other from the store's
     // index once its rows are in (still inside the import's transaction).
-    const summary = new StreamSummary();
-    function* recorded(): Generator<StoredEntry> {
-      for (const row of source.entries()) {
-        summary.add(row.entry);
-        yield row;
+    const importFrom = (rows: Iterable<StoredEntry>, agreed: () => boolean) => {
+      const summary = new StreamSummary();
+      function* recorded(): Generator<StoredEntry> {
+        for (const row of rows) {
+          summary.add(row.entry);
+          yield row;
+        }
       }
+      store.importSession(source.header, file, recorded(), () => {
+        // Inside the import's transaction: rows that are not what their lines say are never committed.
+        if (!agreed()) throw DISAGREED;
+        return summary.cache() ?? summaryOf(indexEntries(store.entryIndex(id)), summary.leafId);
+      });
+    };
+    const quick = source.importRows();
+    try {
+      importFrom(quick.rows, quick.agreed);
+    } catch (err) {
+      if (err !== DISAGREED) throw err;
+      importFrom(source.entries(), () => true);
     }
-    store.importSession(source.header, file, recorded(), () => summary.cache() ?? summaryOf(indexEntries(store.entryIndex(id)), summary.leafId));
     return id;
   }
   if (!target.includes("/") && store.getSession(target)) return target;
   throw new PionError(`Session not found: ${target}`, "not_found");
 }
+
+/** An import whose rows read without a parse were not all confirmed (JsonlSource.importRows). */
+const DISAGREED = new Error("rows read without a parse disagree with their lines");
 
 /**
  * The session's entries as the index has them, by id: messages with their role only, `custom`

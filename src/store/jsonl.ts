@@ -2,6 +2,8 @@ import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import * as v from "valibot";
 import { PionError } from "../util/errors.ts";
 import { type Entry, newEntryId, type SessionHeader } from "./entries.ts";
+import { CHECK_FROM_BYTES, startImportCheck } from "./import-checker.ts";
+import { checkTree, confirmMessage, fileLines, type Loose, migrateV2, parsed, type QuickMessage, quickMessage, type RawRecord, records } from "./jsonl-lines.ts";
 import type { StoredEntry } from "./store.ts";
 
 /*
@@ -33,6 +35,15 @@ export interface JsonlSource {
    * it unchanged. Throws naming the line of an invalid one.
    */
   entries(): Generator<StoredEntry>;
+  /**
+   * For an import into the store: `entries()`, except that a message line in the usual layout
+   * (quickMessage) is not parsed here. Its entry holds what its row needs only (type, id, parent id,
+   * time, role: the first user message is parsed whole, for the session's first message), and a
+   * thread parses those lines meanwhile (import-check.ts). `agreed()`, once every row is read, waits
+   * for it: false means a row read without a parse is not what its parse says, and the import must
+   * be redone from `entries()`. A small or v1 file is parsed here, and agreed() is true.
+   */
+  importRows(): { rows: Generator<StoredEntry>; agreed(): boolean };
 }
 
 /** Opens a session file written by the reference agent or by pion, for a streaming read (see JsonlSource). */
@@ -76,27 +87,67 @@ export function readJsonl(path: string): JsonlSource {
   function* entries(): Generator<StoredEntry> {
     const fd = openSync(path, "r");
     try {
-      const lines = records(fd, stopAt, path);
-      lines.next(); // the header
       if (version < 2) {
         // v1 files (no ids) come from old versions and are small: migrated as a whole.
+        const lines = records(fd, stopAt, path);
+        lines.next(); // the header
         for (const e of migrateV1([...lines], first!, path)) {
           migrateV2(e);
           yield { entry: e as unknown as Entry, body: JSON.stringify(e) };
         }
         return;
       }
-      for (const r of lines) {
-        const e = checkTree(r, path);
-        const changed = version < 3 && migrateV2(e);
-        yield { entry: e as unknown as Entry, body: changed ? JSON.stringify(e) : r.text };
+      for (const { line, text } of afterHeader(fd)) yield treeRow(line, text);
+    } finally {
+      closeSync(fd);
+    }
+  }
+  function* afterHeader(fd: number): Generator<{ line: number; text: string }> {
+    const lines = fileLines(fd, stopAt);
+    lines.next();
+    yield* lines;
+  }
+  /**
+   * A line after the header as its row. A message line in the usual layout is its first fields and
+   * its message parsed from the rest (quickMessage): the row then knows where the message starts. Any
+   * other line is parsed whole; where nothing is migrated its body is the line as written, and a parse
+   * cannot tell that nothing follows the message (a field written twice keeps its first place).
+   */
+  const treeRow = (line: number, text: string): StoredEntry => {
+    const q = quickMessage(text);
+    const message = q && q.role !== "hookMessage" ? confirmMessage(q, text) : undefined;
+    if (q && message) return { entry: quickEntry(q, message), body: text, messageAt: q.at };
+    const e = checkTree(parsed(line, text, path), path);
+    if (version < 3 && migrateV2(e)) return { entry: e as unknown as Entry, body: JSON.stringify(e) };
+    return { entry: e as unknown as Entry, body: text, messageAt: null };
+  };
+  function* quickRows(): Generator<StoredEntry> {
+    const fd = openSync(path, "r");
+    try {
+      let userSeen = false;
+      for (const { line, text } of afterHeader(fd)) {
+        const q = quickMessage(text);
+        if (q && q.role !== "hookMessage" && (userSeen || q.role !== "user")) {
+          yield { entry: quickEntry(q, { role: q.role }), body: text, messageAt: q.at };
+          continue;
+        }
+        const row = treeRow(line, text);
+        if (row.entry.type === "message" && row.entry.message.role === "user") userSeen = true;
+        yield row;
       }
     } finally {
       closeSync(fd);
     }
   }
-  return { header, version, tornTail, entries };
+  const importRows = () => {
+    const check = version >= 2 && stopAt >= CHECK_FROM_BYTES ? startImportCheck(path, stopAt) : undefined;
+    return check ? { rows: quickRows(), agreed: () => check.agreed() } : { rows: entries(), agreed: () => true };
+  };
+  return { header, version, tornTail, entries, importRows };
 }
+
+const quickEntry = (q: QuickMessage, message: Loose): Entry =>
+  ({ type: "message", id: q.id, parentId: q.parentId, timestamp: q.timestamp, message }) as unknown as Entry;
 
 const HeaderRecord = v.looseObject({
   type: v.literal("session"),
@@ -112,78 +163,6 @@ const V1Record = v.looseObject({
   timestamp: v.string(),
   message: v.optional(MessageBody),
 });
-type Loose = Record<string, unknown>;
-
-interface RawRecord {
-  line: number;
-  value: unknown;
-  /** The line as written (without its line break). */
-  text: string;
-}
-
-const WINDOW = 1 << 20;
-
-/**
- * The non-blank lines before byte `stopAt` of the file, parsed one at a time. The file is read
- * a window at a time and each window's complete lines are decoded together, as one string the
- * lines are cut from (decoding line by line cost a third of a 100k-entry import); the bytes of an
- * unfinished line wait for the next window. A line that is not JSON is an error naming it.
- */
-function* records(fd: number, stopAt: number, source: string): Generator<RawRecord> {
-  const buf = Buffer.allocUnsafe(WINDOW);
-  let carry: Buffer | undefined;
-  let lineNo = 0;
-  let bom = true;
-  function* lines(text: string): Generator<RawRecord> {
-    // `text` holds the lines between two line breaks: n breaks inside it, n + 1 lines.
-    for (let start = 0; start <= text.length; ) {
-      let nl = text.indexOf("\n", start);
-      if (nl === -1) nl = text.length;
-      lineNo++;
-      const end = nl > start && text.charCodeAt(nl - 1) === 13 ? nl - 1 : nl;
-      const line = text.slice(start, end);
-      start = nl + 1;
-      if (line.trim() === "") continue;
-      let value: unknown;
-      try {
-        value = JSON.parse(line);
-      } catch {
-        throw new PionError(`${source}:${lineNo}: not a JSON line`, "invalid_jsonl");
-      }
-      yield { line: lineNo, value, text: line };
-    }
-  }
-  const decode = (bytes: Buffer): string => {
-    let from = 0;
-    if (bom) {
-      bom = false;
-      if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) from = 3;
-    }
-    return bytes.toString("utf8", from);
-  };
-  for (let pos = 0; pos < stopAt; ) {
-    const n = readSync(fd, buf, 0, Math.min(WINDOW, stopAt - pos), pos);
-    if (n === 0) break;
-    pos += n;
-    const chunk = buf.subarray(0, n);
-    const last = chunk.lastIndexOf(10);
-    if (last === -1) {
-      // The window is reused: keep a copy of the unfinished line.
-      carry = carry ? Buffer.concat([carry, chunk]) : Buffer.from(chunk);
-      continue;
-    }
-    let from = 0;
-    if (carry) {
-      // The unfinished line ends in this window: decoded on its own, the rest without a copy.
-      const first = chunk.indexOf(10);
-      yield* lines(decode(Buffer.concat([carry, chunk.subarray(0, first)])));
-      from = first + 1;
-    }
-    if (from <= last) yield* lines(decode(chunk.subarray(from, last)));
-    carry = last + 1 < n ? Buffer.from(chunk.subarray(last + 1)) : undefined;
-  }
-  if (carry) yield* lines(decode(carry));
-}
 
 /**
  * Where the file's complete lines end. A last line that is not JSON is a write cut short by a
@@ -230,30 +209,6 @@ function parses(line: string): boolean {
   }
 }
 
-/**
- * The fields every tree entry has (kind-specific fields are kept as written). Checked by hand,
- * not with a schema: it runs once per line of a file that may hold 100k of them.
- */
-function checkTree(r: RawRecord, source: string): Loose {
-  const e = r.value as Loose;
-  const why =
-    typeof e !== "object" || e === null || Array.isArray(e)
-      ? "not an object"
-      : typeof e.type !== "string"
-        ? "type must be a string"
-        : typeof e.id !== "string"
-          ? "id must be a string"
-          : e.parentId !== null && typeof e.parentId !== "string"
-            ? "parentId must be a string or null"
-            : typeof e.timestamp !== "string"
-              ? "timestamp must be a string"
-              : e.message !== undefined && (typeof e.message !== "object" || e.message === null || typeof (e.message as Loose).role !== "string")
-                ? "message.role must be a string"
-                : undefined;
-  if (why) throw new PionError(`${source}:${r.line}: not a session entry: ${why}`, "invalid_jsonl");
-  return e; // the parsed original, so key order and every field survive
-}
-
 /** v1 → v2: fresh ids chained in file order; a compaction's record index (the header is 0) becomes an entry id. */
 function migrateV1(rest: readonly RawRecord[], header: RawRecord, source: string): Loose[] {
   const all = [header, ...rest];
@@ -279,16 +234,6 @@ function migrateV1(rest: readonly RawRecord[], header: RawRecord, source: string
     delete e.firstKeptEntryIndex;
   }
   return out;
-}
-
-/** v2 → v3: the `hookMessage` role is now `custom`. True when `e` changed. */
-function migrateV2(e: Loose): boolean {
-  const m = e.message;
-  if (e.type === "message" && typeof m === "object" && m !== null && "role" in m && m.role === "hookMessage") {
-    (m as Loose).role = "custom";
-    return true;
-  }
-  return false;
 }
 
 type Issues = [v.BaseIssue<unknown>, ...v.BaseIssue<unknown>[]];

@@ -465,13 +465,14 @@ class SqliteStore implements SessionStore {
 
   private insertAll(sessionId: string, entries: readonly StoredEntry[]): void {
     this.mustExist(sessionId);
-    for (const { entry, body } of entries) this.insertEntry(sessionId, entry, body);
+    for (const row of entries) this.insertEntry(sessionId, row);
     this.q.afterAppend.run(...afterAppendParams(sessionId, entries));
   }
 
-  private insertEntry(sessionId: string, entry: Entry, body: string): void {
+  private insertEntry(sessionId: string, row: StoredEntry): void {
+    const { entry } = row;
     try {
-      this.q.insertEntry.run(...entryParams(sessionId, entry, body));
+      this.q.insertEntry.run(...entryParams(sessionId, row));
     } catch (err) {
       if (err instanceof SQLiteError && err.code === "SQLITE_CONSTRAINT_UNIQUE") {
         throw new PionError(`Entry id ${entry.id} already exists in session ${sessionId}`, "duplicate_entry");

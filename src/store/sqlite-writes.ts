@@ -26,9 +26,9 @@ export const sessionParams = (header: SessionHeader, path: string | null): Param
 ];
 
 /** insertEntry's parameters. */
-export function entryParams(sessionId: string, entry: Entry, body: string): Param[] {
+export function entryParams(sessionId: string, { entry, body, messageAt: at }: StoredEntry): Param[] {
   const role = entry.type === "message" ? ((entry.message as { role?: unknown }).role as string) : null;
-  return [sessionId, entry.id, entry.parentId, entry.type, entry.timestamp, body, role, role === null ? null : messageAt(entry, body)];
+  return [sessionId, entry.id, entry.parentId, entry.type, entry.timestamp, body, role, role === null ? null : at !== undefined ? at : messageAt(entry, body)];
 }
 
 /** afterAppend's parameters for a batch of entries just inserted: leaf, time, counters, first message, name. */
@@ -52,11 +52,11 @@ export function afterAppendParams(sessionId: string, entries: readonly StoredEnt
 }
 
 /**
- * Where the message's JSON starts in `body`, when the message is the body's last field and the
- * body starts `{"type":"message","id":` (the reference's layout and pion's): the message then runs
- * from there to the closing brace. The key is the first `,"message":` in the body: before it come
- * only the type, id, parent id and time, and in a JSON string a quote is escaped. Null for any
- * other layout.
+ * Where the message's JSON starts in `body`, a body that is JSON.stringify of `entry` (a parse of
+ * another tool's line cannot tell that nothing follows the message: a field written twice keeps
+ * its first place). The message runs to the closing brace when it is the last field and the body
+ * starts `{"type":"message","id":`: the key is then the first `,"message":` in the body, since
+ * before it come only the type, id, parent id and time, and in a JSON string a quote is escaped.
  */
 function messageAt(entry: Entry, body: string): number | null {
   let n = 0;

@@ -43,6 +43,12 @@ export interface ChainPage {
 export interface StoredEntry {
   entry: Entry;
   body: string;
+  /**
+   * Where the message's JSON starts in `body` when the message is the body's last field (it then
+   * runs to the closing brace), null when it is not known to be; for a body that is JSON.stringify
+   * of `entry`, left out: the entry's own fields tell.
+   */
+  messageAt?: number | null;
 }
 
 /**

@@ -157,4 +157,70 @@ describe.each([
     expect((await p.request({ type: "get_messages" })).data.messages).toEqual(messages);
     expect(await p.close()).toBe(0);
   });
+
+  /** A linear file of `n` messages of about 2.5 KB in the reference's layout (over the size whose lines are confirmed on another thread). */
+  const bigFile = (cwd: string, n: number, odd: (i: number, line: Rec) => string | undefined) => {
+    const t = (i: number) => new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString();
+    const rows: string[] = [JSON.stringify({ type: "session", version: 3, id: "0b5e55e0-0000-4000-8000-00000000000b", timestamp: t(0), cwd })];
+    for (let i = 0; i < n; i++) {
+      const role = i % 2 === 0 ? "user" : "assistant";
+      const message =
+        role === "user"
+          ? { role, content: [{ type: "text", text: `q${i} ${"é".repeat(10)} ${"x".repeat(2500)}` }], timestamp: i }
+          : { role, content: [{ type: "text", text: `a${i} ${"y".repeat(2500)}` }], api: "anthropic-messages", provider: "fake", model: "fake-model", usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } }, stopReason: "stop", timestamp: i };
+      const entry = { type: "message", id: `b${String(i).padStart(7, "0")}`, parentId: i === 0 ? null : `b${String(i - 1).padStart(7, "0")}`, timestamp: t(i), message };
+      rows.push(odd(i, entry) ?? JSON.stringify(entry));
+    }
+    writeFileSync(join(cwd, "big.jsonl"), `${rows.join("\n")}\n`);
+    return { file: join(cwd, "big.jsonl"), entries: () => rows.slice(1).map((l) => JSON.parse(l) as Rec) };
+  };
+
+  test.concurrent("a large file whose message lines are read without a parse on this thread: every answer is the file's", async () => {
+    const { p, cwd } = open(extra);
+    // Two lines the first fields cannot tell apart from the usual: a field after the message, and a
+    // time given twice (the parse keeps the second). Both must be answered as their parse says.
+    const big = bigFile(cwd, 1000, (i, e) => {
+      if (i === 501) return `${JSON.stringify(e).slice(0, -1)},"note":"after the message"}`;
+      if (i === 800) return `${JSON.stringify(e).slice(0, -1)},"timestamp":"2027-01-01T00:00:00.000Z"}`;
+      return undefined;
+    });
+    const { file } = big;
+    const entries = big.entries();
+    expect(entries[501]!.note).toBe("after the message");
+    expect((await p.request({ type: "switch_session", sessionPath: file })).success).toBe(true);
+    expect((await p.request({ type: "get_state" })).data.messageCount).toBe(1000);
+    expect((await p.request({ type: "get_messages" })).data.messages).toEqual(entries.map((e) => e.message));
+    expect((await p.request({ type: "get_entries" })).data.entries).toEqual(entries);
+    const tree = (await p.request({ type: "get_tree" })).data.tree;
+    expect(flat(tree)).toEqual(entries.map((e) => [e.id, e.parentId]));
+    await p.request({ type: "set_session_name", name: "read" }); // reads the entries
+    expect((await p.request({ type: "get_messages" })).data.messages).toEqual(entries.map((e) => e.message));
+    expect(await p.close()).toBe(0);
+  });
+
+  test.concurrent("a large file in the usual layout: its lines confirmed on the second thread, none parsed again", async () => {
+    const { p, cwd } = open(extra);
+    const big = bigFile(cwd, 1000, () => undefined);
+    expect((await p.request({ type: "switch_session", sessionPath: big.file })).success).toBe(true);
+    expect((await p.request({ type: "get_messages" })).data.messages).toEqual(big.entries().map((e) => e.message));
+    expect(await p.close()).toBe(0);
+    // The check's thread ran and agreed: no line of the store about it (it did not start, did not finish, disagreed).
+    expect(p.stderr).not.toContain("pion store");
+  });
+
+  test.concurrent("a large file with a line that is not JSON after usual first fields: refused naming the line, nothing imported", async () => {
+    const { p, cwd } = open(extra);
+    const { file } = bigFile(cwd, 1000, (i, e) => (i === 600 ? `${JSON.stringify(e).slice(0, -2)},,}` : undefined));
+    const before = (await p.request({ type: "get_state" })).data;
+    const r = await p.request({ type: "switch_session", sessionPath: file });
+    expect(r.success).toBe(false);
+    expect(r.error).toContain("big.jsonl:602: not a JSON line");
+    expect((await p.request({ type: "get_state" })).data.sessionId).toBe(before.sessionId);
+    expect((await p.request({ type: "get_messages" })).data.messages).toEqual([]);
+    // The file fixed, it opens.
+    writeFileSync(file, readFileSync(file, "utf8").replace(",,}", "}}"));
+    expect((await p.request({ type: "switch_session", sessionPath: file })).success).toBe(true);
+    expect((await p.request({ type: "get_state" })).data.messageCount).toBe(1000);
+    expect(await p.close()).toBe(0);
+  });
 });

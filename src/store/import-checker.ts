@@ -1,0 +1,53 @@
+import { log } from "../util/log.ts";
+import { CHECK_STATE, type CheckRequest } from "./import-check-state.ts";
+
+/**
+ * The checking thread's code in the binary: import-check.ts bundled by build.ts. From source, the
+ * file itself (pion's own, never one from the working directory).
+ */
+declare const PION_IMPORT_CHECK: string | undefined;
+let url: string | undefined;
+
+/** A check of a file's unparsed lines running on its own thread (import-check.ts). */
+export interface ImportCheck {
+  /**
+   * Waits for the verdict: true when every line read without a parse agrees with its parse.
+   * False when one does not, or the thread failed or did not start: the caller parses instead.
+   */
+  agreed(): boolean;
+}
+
+/** Files smaller than this are parsed on this thread: starting a thread would cost more than it saves. */
+export const CHECK_FROM_BYTES = 2 << 20;
+/** How long a thread that has not started yet is waited for once the rows are written. */
+const START_WAIT_MS = 2_000;
+/** How long a running check is waited for (it parses at the pace of the import it overlaps). */
+const RUN_WAIT_MS = 120_000;
+
+export function startImportCheck(path: string, stopAt: number): ImportCheck | undefined {
+  let worker: Worker;
+  const verdict = new SharedArrayBuffer(8);
+  try {
+    url ??= typeof PION_IMPORT_CHECK === "string"
+      ? URL.createObjectURL(new Blob([PION_IMPORT_CHECK], { type: "application/javascript" }))
+      : new URL("./import-check.ts", import.meta.url).href;
+    worker = new Worker(url);
+    worker.postMessage({ path, stopAt, verdict } satisfies CheckRequest);
+  } catch (err) {
+    log("store", "import check thread did not start; the file is parsed here", { error: err instanceof Error ? err.message : String(err) });
+    return undefined;
+  }
+  worker.unref();
+  const state = new Int32Array(verdict);
+  return {
+    agreed() {
+      if (Atomics.wait(state, 0, CHECK_STATE.pending, START_WAIT_MS) !== "timed-out") Atomics.wait(state, 0, CHECK_STATE.running, RUN_WAIT_MS);
+      const s = Atomics.load(state, 0);
+      // A thread with a verdict has ended itself (terminating it would cost 7 ms here).
+      if (s === CHECK_STATE.pending || s === CHECK_STATE.running) worker.terminate();
+      if (s === CHECK_STATE.disagreed) log("store", "a line read without a parse does not say what its parse says; the file is parsed", { path, line: state[1] });
+      else if (s !== CHECK_STATE.agreed) log("store", "the import check did not finish; the file is parsed", { path, state: s });
+      return s === CHECK_STATE.agreed;
+    },
+  };
+}
