@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { statSync } from "node:fs";
 import { log } from "../util/log.ts";
 
 /**
@@ -27,6 +28,15 @@ self.onmessage = (e) => {
 };`;
 
 const AUTO_CHECKPOINT_PAGES = 1000; // SQLite's default
+const ASIDE_FROM_BYTES = 4 << 20;
+
+function walBytes(path: string): number {
+  try {
+    return statSync(`${path}-wal`).size;
+  } catch {
+    return 0;
+  }
+}
 let workerUrl: string | undefined;
 
 /** Runs `write` with the automatic checkpoint off, then checkpoints `path` on a worker thread. */
@@ -38,6 +48,12 @@ export function writeThenCheckpointAside<T>(db: Database, path: string, write: (
   } catch (err) {
     db.run(`PRAGMA wal_autocheckpoint = ${AUTO_CHECKPOINT_PAGES}`);
     throw err;
+  }
+  // A small write is left to the automatic checkpoint (a later commit, or the last connection's
+  // close): a thread costs more to start than copying it would (1k entries: 1.5 MB).
+  if (walBytes(path) < ASIDE_FROM_BYTES) {
+    db.run(`PRAGMA wal_autocheckpoint = ${AUTO_CHECKPOINT_PAGES}`);
+    return result;
   }
   let worker: Worker;
   try {

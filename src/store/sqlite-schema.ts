@@ -69,7 +69,7 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
 /** Brings the database to SCHEMA_VERSION; concurrent openers serialize on the write lock. */
 export function migrate(db: Database): void {
   db.transaction(() => {
-    const row = db.prepare<{ user_version: number }, []>("PRAGMA user_version").get();
+    const row = db.query<{ user_version: number }, []>("PRAGMA user_version").get();
     const from = row?.user_version ?? 0;
     if (from > SCHEMA_VERSION) {
       throw new PionError(

@@ -2,6 +2,7 @@ import { Database, SQLiteError, type Statement } from "bun:sqlite";
 import { closeSync, mkdirSync, openSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { PionError } from "../util/errors.ts";
+import { log } from "../util/log.ts";
 import { type Entry, type SessionHeader, searchableText } from "./entries.ts";
 import { isOwnerAlive, type ProcessOwner, processOwner } from "./owner.ts";
 import type { JsonPiece } from "../util/json-pieces.ts";
@@ -336,7 +337,7 @@ class SqliteStore implements SessionStore {
 
   setSessionCache(sessionId: string, cache: SessionCache): void {
     this.mustExist(sessionId);
-    this.db.prepare("UPDATE session SET cache = ?2 WHERE id = ?1").run(sessionId, JSON.stringify(cache));
+    this.db.query("UPDATE session SET cache = ?2 WHERE id = ?1").run(sessionId, JSON.stringify(cache));
   }
 
   findSessionByFile(path: string): SessionMeta | undefined {
@@ -438,7 +439,15 @@ class SqliteStore implements SessionStore {
 
   close(): void {
     for (const id of [...this.held]) this.releaseSession(id);
-    this.db.close();
+    // With a statement left unfinalized the connection would stay open as a zombie, never doing the
+    // checkpoint the last connection's close does: the next opener would replay the whole WAL.
+    for (const st of Object.values(this.q)) st.finalize();
+    try {
+      this.db.close(true);
+    } catch (err) {
+      log("store", "a statement was left open; the database closes when it is done", { error: err instanceof Error ? err.message : String(err) });
+      this.db.close(false);
+    }
   }
 
   /**

@@ -32,6 +32,21 @@ describe("sqlite store on disk", () => {
     b.close();
   });
 
+  test("a small import is left to SQLite's own checkpoint: no thread copies it; closing the store does", async () => {
+    using dir = tempDir();
+    const dbPath = join(dir.path, "pion.db");
+    const store = openSqliteStore(dbPath);
+    const before = statSync(dbPath).size;
+    const entries = Array.from({ length: 500 }, (_, i) => stored(user(`e${i}`, i === 0 ? null : `e${i - 1}`, "x".repeat(1000))));
+    store.importSession(header("small"), undefined, entries, () => ({ leafId: "e499", messageCount: 500 }));
+    await Bun.sleep(300);
+    expect(statSync(dbPath).size).toBe(before);
+    expect(statSync(`${dbPath}-wal`).size).toBeGreaterThan(500_000);
+    store.close();
+    expect(statSync(dbPath).size).toBeGreaterThan(500_000);
+    expect(ids(openSqliteStore(dbPath).entries("small")).length).toBe(500);
+  });
+
   test("an import's checkpoint runs on a thread of its own: the database file fills while the process goes on", async () => {
     using dir = tempDir();
     const dbPath = join(dir.path, "pion.db");
