@@ -28,9 +28,11 @@ self.onmessage = (e) => {
 };`;
 
 const AUTO_CHECKPOINT_PAGES = 1000; // SQLite's default
-const ASIDE_FROM_BYTES = 4 << 20;
+/** A WAL at least this large is worth a checkpoint of its own (a thread after an import, the close). */
+export const LARGE_WAL_BYTES = 4 << 20;
 
-function walBytes(path: string): number {
+/** The size of the database's WAL file (0 without one). */
+export function walBytes(path: string): number {
   try {
     return statSync(`${path}-wal`).size;
   } catch {
@@ -51,7 +53,7 @@ export function writeThenCheckpointAside<T>(db: Database, path: string, write: (
   }
   // A small write is left to the automatic checkpoint (a later commit, or the last connection's
   // close): a thread costs more to start than copying it would (1k entries: 1.5 MB).
-  if (walBytes(path) < ASIDE_FROM_BYTES) {
+  if (walBytes(path) < LARGE_WAL_BYTES) {
     db.run(`PRAGMA wal_autocheckpoint = ${AUTO_CHECKPOINT_PAGES}`);
     return result;
   }
