@@ -6,7 +6,7 @@
  * Built into a code string for the binary (build.ts); run from this file from source.
  */
 import { closeSync, openSync } from "node:fs";
-import { confirmMessage, fileLines, quickMessage } from "./jsonl-lines.ts";
+import { confirmMessage, entryLines, quickMessage } from "./jsonl-lines.ts";
 import { CHECK_STATE, type CheckRequest } from "./import-check-state.ts";
 
 declare const self: { onmessage: ((e: MessageEvent<CheckRequest>) => void) | null; close(): void };
@@ -19,12 +19,7 @@ self.onmessage = (e) => {
   let fd: number | undefined;
   try {
     fd = openSync(path, "r");
-    let header = true;
-    for (const { line, text } of fileLines(fd, stopAt)) {
-      if (header) {
-        header = false;
-        continue;
-      }
+    for (const { line, text } of entryLines(fd, stopAt)) {
       const q = quickMessage(text);
       if (!q) continue;
       const ok = confirmMessage(q, text) !== undefined;

@@ -73,6 +73,13 @@ export function* fileLines(fd: number, stopAt: number): Generator<{ line: number
   if (carry) yield* lines(decode(carry));
 }
 
+/** fileLines after the first (the session header): the entries' lines. */
+export function* entryLines(fd: number, stopAt: number): Generator<{ line: number; text: string }> {
+  const lines = fileLines(fd, stopAt);
+  lines.next();
+  yield* lines;
+}
+
 /** The non-blank lines before `stopAt`, parsed one at a time (see parsed). */
 export function* records(fd: number, stopAt: number, source: string): Generator<RawRecord> {
   for (const { line, text } of fileLines(fd, stopAt)) yield parsed(line, text, source);

@@ -3,7 +3,7 @@ import * as v from "valibot";
 import { PionError } from "../util/errors.ts";
 import { type Entry, newEntryId, type SessionHeader } from "./entries.ts";
 import { CHECK_FROM_BYTES, startImportCheck } from "./import-checker.ts";
-import { checkTree, confirmMessage, fileLines, type Loose, migrateV2, parsed, type QuickMessage, quickMessage, type RawRecord, records } from "./jsonl-lines.ts";
+import { checkTree, confirmMessage, entryLines, type Loose, migrateV2, parsed, type QuickMessage, quickMessage, type RawRecord, records } from "./jsonl-lines.ts";
 import type { StoredEntry } from "./store.ts";
 
 /*
@@ -97,15 +97,10 @@ export function readJsonl(path: string): JsonlSource {
         }
         return;
       }
-      for (const { line, text } of afterHeader(fd)) yield treeRow(line, text);
+      for (const { line, text } of entryLines(fd, stopAt)) yield treeRow(line, text);
     } finally {
       closeSync(fd);
     }
-  }
-  function* afterHeader(fd: number): Generator<{ line: number; text: string }> {
-    const lines = fileLines(fd, stopAt);
-    lines.next();
-    yield* lines;
   }
   /**
    * A line after the header as its row. A message line in the usual layout is its first fields and
@@ -113,8 +108,7 @@ export function readJsonl(path: string): JsonlSource {
    * other line is parsed whole; where nothing is migrated its body is the line as written, and a parse
    * cannot tell that nothing follows the message (a field written twice keeps its first place).
    */
-  const treeRow = (line: number, text: string): StoredEntry => {
-    const q = quickMessage(text);
+  const treeRow = (line: number, text: string, q = quickMessage(text)): StoredEntry => {
     const message = q && q.role !== "hookMessage" ? confirmMessage(q, text) : undefined;
     if (q && message) return { entry: quickEntry(q, message), body: text, messageAt: q.at };
     const e = checkTree(parsed(line, text, path), path);
@@ -125,13 +119,13 @@ export function readJsonl(path: string): JsonlSource {
     const fd = openSync(path, "r");
     try {
       let userSeen = false;
-      for (const { line, text } of afterHeader(fd)) {
+      for (const { line, text } of entryLines(fd, stopAt)) {
         const q = quickMessage(text);
         if (q && q.role !== "hookMessage" && (userSeen || q.role !== "user")) {
           yield { entry: quickEntry(q, { role: q.role }), body: text, messageAt: q.at };
           continue;
         }
-        const row = treeRow(line, text);
+        const row = treeRow(line, text, q);
         if (row.entry.type === "message" && row.entry.message.role === "user") userSeen = true;
         yield row;
       }
