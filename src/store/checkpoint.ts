@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { statSync } from "node:fs";
 import { log } from "../util/log.ts";
+import { workerUrl } from "../util/worker-code.ts";
 
 /**
  * Checkpoints of a large write, off the main thread. A WAL database copies what a transaction
@@ -10,23 +11,9 @@ import { log } from "../util/log.ts";
  * automatic checkpoint is turned off for the write, and a worker thread with a connection of its
  * own runs the checkpoint (PASSIVE: readers and writers go on meanwhile) while the answers are
  * written; the automatic checkpoint is turned back on once it is done. A process that exits
- * first leaves the WAL to the next opener, as any crash would.
- *
- * The worker's code is this string, not a file: a compiled binary would otherwise resolve a
- * worker path it does not embed against the working directory, a folder pion must not run code from.
+ * first checkpoints the rest as it closes the store (sqlite-store.ts), or leaves it to the next
+ * opener if it is killed.
  */
-const WORKER = `import { Database } from "bun:sqlite";
-self.onmessage = (e) => {
-  try {
-    const db = new Database(e.data, { readwrite: true });
-    const r = db.query("PRAGMA wal_checkpoint(PASSIVE)").get();
-    db.close();
-    postMessage({ ok: true, result: r });
-  } catch (err) {
-    postMessage({ ok: false, error: String(err && err.message || err) });
-  }
-};`;
-
 const AUTO_CHECKPOINT_PAGES = 1000; // SQLite's default
 /** A WAL at least this large is worth a checkpoint of its own (a thread after an import, the close). */
 export const LARGE_WAL_BYTES = 4 << 20;
@@ -39,7 +26,6 @@ export function walBytes(path: string): number {
     return 0;
   }
 }
-let workerUrl: string | undefined;
 
 /** Runs `write` with the automatic checkpoint off, then checkpoints `path` on a worker thread. */
 export function writeThenCheckpointAside<T>(db: Database, path: string, write: () => T): T {
@@ -59,8 +45,7 @@ export function writeThenCheckpointAside<T>(db: Database, path: string, write: (
   }
   let worker: Worker;
   try {
-    workerUrl ??= URL.createObjectURL(new Blob([WORKER], { type: "application/javascript" }));
-    worker = new Worker(workerUrl);
+    worker = new Worker(workerUrl("checkpoint", new URL("./checkpoint-worker.ts", import.meta.url)));
   } catch (err) {
     // No thread to spare: the next commit checkpoints, as it would have anyway.
     log("store", "checkpoint thread did not start", { error: err instanceof Error ? err.message : String(err) });

@@ -1,12 +1,6 @@
 import { log } from "../util/log.ts";
+import { workerUrl } from "../util/worker-code.ts";
 import { CHECK_STATE, type CheckRequest } from "./import-check-state.ts";
-
-/**
- * The checking thread's code in the binary: import-check.ts bundled by build.ts. From source, the
- * file itself (pion's own, never one from the working directory).
- */
-declare const PION_IMPORT_CHECK: string | undefined;
-let url: string | undefined;
 
 /** A check of a file's unparsed lines running on its own thread (import-check.ts). */
 export interface ImportCheck {
@@ -28,10 +22,7 @@ export function startImportCheck(path: string, stopAt: number): ImportCheck | un
   let worker: Worker;
   const verdict = new SharedArrayBuffer(8);
   try {
-    url ??= typeof PION_IMPORT_CHECK === "string"
-      ? URL.createObjectURL(new Blob([PION_IMPORT_CHECK], { type: "application/javascript" }))
-      : new URL("./import-check.ts", import.meta.url).href;
-    worker = new Worker(url);
+    worker = new Worker(workerUrl("import-check", new URL("./import-check.ts", import.meta.url)));
     worker.postMessage({ path, stopAt, verdict } satisfies CheckRequest);
   } catch (err) {
     log("store", "import check thread did not start; the file is parsed here", { error: err instanceof Error ? err.message : String(err) });

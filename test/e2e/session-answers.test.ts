@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { startFakeProvider } from "../support/fake-provider.ts";
 import { Pion, tempDirs, writeFakeModels, type Rec } from "../support/pion.ts";
@@ -207,6 +207,24 @@ describe.each([
     // The check's thread ran and agreed: no line of the store about it (it did not start, did not finish, disagreed).
     expect(p.stderr).not.toContain("pion store");
   });
+
+  if (extra.length === 0) {
+    test.concurrent("a file over 4 MB: its checkpoint runs on a thread of its own while the session is answered", async () => {
+      const { p, cwd, home } = open(extra);
+      const big = bigFile(cwd, 2000, () => undefined);
+      expect((await p.request({ type: "switch_session", sessionPath: big.file })).success).toBe(true);
+      const db = join(home, "sessions", "pion.db");
+      // The process goes on answering; the database file fills as the thread copies the WAL into it.
+      const until = Date.now() + 20_000;
+      while (statSync(db).size < 4_000_000 && Date.now() < until) {
+        expect((await p.request({ type: "get_state" })).data.messageCount).toBe(2000);
+        await Bun.sleep(20);
+      }
+      expect(statSync(db).size).toBeGreaterThan(4_000_000);
+      expect(await p.close()).toBe(0);
+      expect(p.stderr).not.toContain("pion store");
+    });
+  }
 
   test.concurrent("a large file with a line that is not JSON after usual first fields: refused naming the line, nothing imported", async () => {
     const { p, cwd } = open(extra);
