@@ -40,10 +40,15 @@ const GC_EVERY = 8 << 20;
  */
 const FULL_GC_OVER = 48 << 20;
 /**
- * A streamed answer goes out in chunks of this size, one in flight while the next is made: a
- * 10 MB answer is three waits for the reader, not ten (each wait is a wake-up of the event
- * loop, which costs the most on a busy machine), and never more than two chunks are buffered.
+ * A streamed answer is handed to the OS every FLUSH_AT bytes while the pipe takes them: Bun's
+ * sink keeps what it was given until a flush, so an answer written whole before its first flush
+ * was copied into a buffer grown to its size (1k entries' get_messages, 0.9 MB: 530 page faults
+ * and 1.7 ms of its 6 ms, against 0.4 ms flushed every 64 KB). Once a flush finds the pipe full,
+ * the stream stops flushing and goes on until STREAM_CHUNK is buffered, then waits for the
+ * reader: a 10 MB answer is three waits, not ten (each wait is a wake-up of the event loop,
+ * which costs the most on a busy machine), and never more than two chunks are buffered.
  */
+const FLUSH_AT = 64 << 10;
 const STREAM_CHUNK = 4 << 20;
 
 type HeldItem = string | Uint8Array | { pieces: Iterable<JsonPiece>; ok: () => void; no: (err: unknown) => void };
@@ -148,6 +153,22 @@ export function createWriter(sink: FileSink): Writer {
     let total = 0;
     /** Taken since the last flush: strings in `parts`, bytes already handed to the sink. */
     let pending = 0;
+    /** Bytes, FLUSH_AT at a time, each flushed at once while the pipe takes them. */
+    const putBytes = (bytes: Uint8Array) => {
+      writeParts(); // keep the order of the pieces
+      let at = 0;
+      while (blocked === undefined && bytes.length - at >= FLUSH_AT - pending) {
+        const end = at + FLUSH_AT - pending;
+        sink.write(bytes.subarray(at, end));
+        at = end;
+        pending = 0;
+        flush();
+      }
+      if (at < bytes.length) {
+        sink.write(at === 0 ? bytes : bytes.subarray(at));
+        pending += bytes.length - at;
+      }
+    };
     const pump = (): Promise<void> | undefined => {
       try {
         for (let r = it.next(); !r.done; r = it.next()) {
@@ -161,14 +182,15 @@ export function createWriter(sink: FileSink): Writer {
             streamed = 0;
             Bun.gc(false);
           }
-          pending += piece.length;
           if (typeof piece === "string") {
             parts.push(piece);
             size += piece.length;
-          } else {
-            writeParts(); // keep the order of the pieces
-            sink.write(piece);
-          }
+            pending += piece.length;
+            if (blocked === undefined && pending >= FLUSH_AT) {
+              pending = 0;
+              flush();
+            }
+          } else putBytes(piece);
           if (pending < STREAM_CHUNK) continue;
           pending = 0;
           // Wait for the flush before this one (see STREAM_CHUNK).

@@ -7,12 +7,13 @@ import { createWriter } from "../../../src/rpc/writer.ts";
  * when the test calls `drain()`, as Bun's FileSink does once the OS took the bytes.
  */
 function pipe() {
-  const chunks: string[] = [];
+  const chunks: Uint8Array[] = [];
   let waiting: (() => void)[] = [];
   const state = { full: false };
   const sink = {
     write(chunk: string | Uint8Array) {
-      chunks.push(typeof chunk === "string" ? chunk : new TextDecoder().decode(chunk));
+      // Bytes may be cut anywhere (a UTF-8 character too): kept as bytes, decoded whole.
+      chunks.push(typeof chunk === "string" ? new TextEncoder().encode(chunk) : Uint8Array.from(chunk));
       return typeof chunk === "string" ? chunk.length : chunk.byteLength;
     },
     flush() {
@@ -23,7 +24,7 @@ function pipe() {
   return {
     sink,
     state,
-    text: () => chunks.join(""),
+    text: () => Buffer.concat(chunks).toString("utf8"),
     drain() {
       const w = waiting;
       waiting = [];
@@ -112,4 +113,46 @@ test("a streamed line of strings and bytes goes out in their order, chunked, wit
   const lines = p.text().split("\n").filter(Boolean);
   expect(JSON.parse(lines[0]!).data).toEqual([`${big}0`, "1", `${big}2`, "3", `${big}4`, "5"]);
   expect(JSON.parse(lines[1]!)).toEqual({ n: 1 });
+});
+
+test("a streamed line is handed to the OS 64 KB at a time while the pipe takes it, and buffered while it is full", async () => {
+  const p = pipe();
+  const log: string[] = [];
+  const sink = {
+    write: (chunk: Uint8Array | string) => (log.push(`w${chunk.length}`), p.sink.write(chunk)),
+    flush: () => (log.push("f"), p.sink.flush()),
+  } as unknown as FileSink;
+  const w = createWriter(sink);
+  const mb = new Uint8Array(1 << 20).fill(0x61);
+  function* pieces() {
+    yield '{"data":"';
+    yield mb;
+    yield mb;
+    yield '"}\n';
+  }
+  // The pipe takes everything: the first megabyte goes out in 64 KB writes, each flushed at once
+  // (the first one with the opening string), never gathered in the sink.
+  p.state.full = false;
+  await w.writeStream(pieces());
+  await w.drain();
+  const first = log.slice(0, log.indexOf("f") + 1);
+  expect(first).toEqual(["w9", `w${65536 - 9}`, "f"]);
+  expect(log.slice(first.length, first.length + 4)).toEqual(["w65536", "f", "w65536", "f"]);
+  expect(Math.max(...log.filter((e) => e.startsWith("w")).map((e) => Number(e.slice(1))))).toBe(65536);
+  expect(JSON.parse(p.text()).data).toBe("a".repeat(2 << 20));
+
+  // The pipe is full: after the flush that found it so, the rest is handed over whole, unflushed,
+  // until 4 MB wait (see the first test); one flush follows at the end.
+  log.length = 0;
+  p.state.full = true;
+  const streamed = w.writeStream(pieces());
+  expect(log.filter((e) => e === "f").length).toBe(1);
+  expect(log).toContain(`w${(1 << 20) - 65536 + 9}`);
+  p.state.full = false;
+  while (p.text().split("\n").length < 3) {
+    p.drain();
+    await tick();
+  }
+  await streamed;
+  expect(p.text().split("\n").map((l) => (l ? JSON.parse(l).data.length : 0))).toEqual([2 << 20, 2 << 20, 0]);
 });
