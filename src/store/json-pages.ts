@@ -21,8 +21,8 @@ export function joinBodies(rows: readonly (readonly [number, Uint8Array])[]): Ui
 
 /**
  * The messages of a page of `message` rows (seq, the message's bytes, or else the body), comma-joined:
- * the store cuts a message from its body where the body has the layout `message_at` records
- * (sqlite-store.ts, SLICEABLE); any other row's body is parsed.
+ * the store cuts a message from its body where the row has a `message_at` (sqlite-schema.ts); any
+ * other row's body is parsed.
  */
 export function joinMessages(rows: readonly (readonly [number, Uint8Array | null, string | null])[], parse: (body: string, seq: number) => string): Uint8Array {
   const parts: Uint8Array[] = [];

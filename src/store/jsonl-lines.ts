@@ -134,7 +134,11 @@ export interface QuickMessage {
   parentId: string | null;
   timestamp: string;
   role: string;
-  /** Where the message's JSON starts (it runs to the line's closing brace). */
+  /**
+   * Where the message's JSON starts (it runs to the line's closing brace). Everything before it is
+   * ASCII, so it counts the line's bytes as well as its UTF-16 units (the store cuts the message
+   * from the bytes it holds at this offset).
+   */
   at: number;
 }
 
@@ -143,8 +147,8 @@ const PARENT = ',"parentId":';
 const TIME = ',"timestamp":"';
 const MESSAGE = ',"message":';
 const ROLE = '{"role":"';
-/** What a JSON string holds as written: no escape, no control character. */
-const PLAIN = /^[^\\\u0000-\u001f]*$/;
+/** What a JSON string holds as written, in ASCII: no escape, no control character, nothing above 0x7f. */
+const PLAIN = /^[\u0020-\u005b\u005d-\u007f]*$/;
 
 /**
  * A message line in the layout the reference and pion write, `{"type":"message","id":…,"parentId":…,

@@ -52,8 +52,9 @@ const MIGRATIONS: ReadonlyArray<(db: Database) => void> = [
   },
   (db) => {
     // A message entry's role, so the tree and the context can be built without reading bodies;
-    // where its message is the body's last field, the offset (in UTF-16 units) where the
-    // message's JSON starts: it runs to the body's closing brace and is answered without a parse.
+    // where its message is the body's last field, the offset (in UTF-16 units; see the next
+    // migration) where the message's JSON starts: it runs to the body's closing brace and is
+    // answered without a parse.
     db.run("ALTER TABLE entry ADD COLUMN role TEXT");
     db.run("ALTER TABLE entry ADD COLUMN message_at INTEGER");
     db.run("UPDATE entry SET role = body ->> '$.message.role' WHERE type = 'message'");
@@ -61,6 +62,15 @@ const MIGRATIONS: ReadonlyArray<(db: Database) => void> = [
     // it): `upto` is the last entry.seq indexed. Everything written so far already is.
     db.run("CREATE TABLE fts_state (upto INTEGER NOT NULL)");
     db.run("INSERT INTO fts_state SELECT coalesce(max(seq), 0) FROM entry");
+  },
+  (db) => {
+    // message_at is kept only where everything before it is ASCII, so it counts the body's bytes
+    // too and the message is cut from them in SQL without a check per row. The offsets written
+    // before this are UTF-16 units: one is a byte offset exactly when the 10 bytes before it are
+    // the key `"message":` (the key's text occurs once before the message; a non-ASCII id or time
+    // before it moves the key's bytes past the offset). Every other offset goes.
+    db.run(`UPDATE entry SET message_at = NULL
+      WHERE message_at IS NOT NULL AND substr(CAST(body AS BLOB), message_at - 9, 10) IS NOT X'226d657373616765223a'`);
   },
 ];
 

@@ -65,8 +65,11 @@ function messageAt(entry: Entry, body: string): number | null {
   }
   if (n !== MESSAGE_KEYS.length || !body.startsWith(MESSAGE_HEAD) || body.charCodeAt(body.length - 1) !== 0x7d) return null;
   const at = body.indexOf(MESSAGE_KEY, MESSAGE_HEAD.length);
-  return at === -1 ? null : at + MESSAGE_KEY.length;
+  if (at === -1) return null;
+  // The offset counts bytes as well only while what comes before it is ASCII (an id from another tool may hold anything).
+  return ASCII.test(body.slice(0, at)) ? at + MESSAGE_KEY.length : null;
 }
+const ASCII = /^[\u0000-\u007f]*$/;
 const MESSAGE_KEYS = ["type", "id", "parentId", "timestamp", "message"];
 const MESSAGE_HEAD = '{"type":"message","id":';
 const MESSAGE_KEY = ',"message":';

@@ -45,8 +45,9 @@ export interface StoredEntry {
   body: string;
   /**
    * Where the message's JSON starts in `body` when the message is the body's last field (it then
-   * runs to the closing brace), null when it is not known to be; for a body that is JSON.stringify
-   * of `entry`, left out: the entry's own fields tell.
+   * runs to the closing brace) and everything before it is ASCII (so the offset counts bytes too),
+   * null when that is not known; for a body that is JSON.stringify of `entry`, left out: the
+   * entry's own fields tell.
    */
   messageAt?: number | null;
 }

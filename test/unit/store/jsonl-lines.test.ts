@@ -12,7 +12,7 @@ test("a message line in the usual layout is read from its first fields; the mess
   const q = quickMessage(usual)!;
   expect(q).toMatchObject({ id: "a1", parentId: null, timestamp: "2026-01-01T00:00:00.000Z", role: "user" });
   expect(usual.slice(q.at, -1)).toBe(JSON.stringify({ role: "user", content: "é ✓" }));
-  expect(quickMessage(line({ parentId: "p ä", message: { role: "assistant" } }))).toMatchObject({ parentId: "p ä", role: "assistant" });
+  expect(quickMessage(line({ parentId: "p 1", message: { role: "assistant" } }))).toMatchObject({ parentId: "p 1", role: "assistant" });
   expect(confirmMessage(q, usual)).toEqual({ role: "user", content: "é ✓" });
 });
 
@@ -23,6 +23,10 @@ test("any other line is not read without a parse", () => {
     JSON.stringify({ type: "message", id: "a1", parentId: null, timestamp: "t\n", message: { role: "user" } }), // an escaped control character
     '{"type":"message","id":"a\t1","parentId":null,"timestamp":"t","message":{"role":"user"}}', // a raw one (not JSON)
     JSON.stringify({ type: "message", id: "a1", parentId: null, timestamp: "t", message: { content: "x", role: "user" } }), // role not first
+    // Non-ASCII before the message: `at` would not count bytes (the store cuts the message from them).
+    JSON.stringify({ type: "message", id: "a1", parentId: "p ä", timestamp: "t", message: { role: "user" } }),
+    JSON.stringify({ type: "message", id: "ä€", parentId: null, timestamp: "t", message: { role: "user" } }),
+    JSON.stringify({ type: "message", id: "a1", parentId: null, timestamp: "zeit ⌚", message: { role: "user" } }),
     JSON.stringify({ type: "model_change", id: "a1", parentId: null, timestamp: "t", provider: "p", modelId: "m" }),
     `${usual} `,
   ];

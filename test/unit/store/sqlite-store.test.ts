@@ -226,14 +226,15 @@ describe("sqlite store on disk", () => {
     store.close();
   });
 
-  test.concurrent("a message is cut from its body where the bytes before its offset are its key, parsed anywhere else", () => {
+  test.concurrent("a message is cut from its body at its offset where all before it is ASCII, parsed anywhere else", () => {
     using dir = tempDir();
-    const store = openSqliteStore(join(dir.path, "pion.db"));
+    const path = join(dir.path, "pion.db");
+    let store = openSqliteStore(path);
     const line = (id: string, parentId: string | null, content: string) =>
       `{"type":"message","id":${JSON.stringify(id)},"parentId":${JSON.stringify(parentId)},"timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":${JSON.stringify(content)}}}`;
     const rows = [
       line("a1", null, "ünïcode €"),
-      // A non-ASCII id: the recorded offset (UTF-16 units) is not the byte offset.
+      // A non-ASCII id: an offset in UTF-16 units would not be the byte offset.
       line("ä€", "a1", "x"),
       // The message not the last field: no offset.
       '{"type":"message","id":"a3","parentId":"ä€","message":{"role":"user","content":"y"},"timestamp":"2026-01-01T00:00:01.000Z"}',
@@ -241,17 +242,28 @@ describe("sqlite store on disk", () => {
     ];
     const entries = rows.map((body) => ({ entry: JSON.parse(body), body }));
     store.importSession(header("cut"), undefined, entries, () => ({ leafId: "a4", messageCount: 4 }));
-    const db = (store as unknown as { db: Database }).db;
-    // An offset that does not follow the key.
-    db.run("UPDATE entry SET message_at = message_at - 1 WHERE id = 'a4'");
-    expect(db.query("SELECT id, message_at IS NOT NULL AS at FROM entry ORDER BY seq").values()).toEqual([["a1", 1], ["ä€", 1], ["a3", 0], ["a4", 1]]);
-    const bytes = Buffer.concat([...store.contextMessages("cut")].map((p) => (typeof p === "string" ? Buffer.from(p) : p)));
-    expect(JSON.parse(`[${bytes.toString()}]`)).toEqual([
+    let db = (store as unknown as { db: Database }).db;
+    const offsets = () => db.query("SELECT id, message_at FROM entry ORDER BY seq").values();
+    expect(offsets()).toEqual([["a1", rows[0]!.indexOf('{"role"')], ["ä€", null], ["a3", null], ["a4", rows[3]!.indexOf('{"role"')]]);
+    const context = () => Buffer.concat([...store.contextMessages("cut")].map((p) => (typeof p === "string" ? Buffer.from(p) : p))).toString();
+    const messages = [
       { role: "user", content: "ünïcode €" },
       { role: "user", content: "x" },
       { role: "user", content: "y" },
       { role: "user", content: "z" },
-    ]);
+    ];
+    expect(JSON.parse(`[${context()}]`)).toEqual(messages);
+
+    // A database from before schema 4 recorded UTF-16 offsets after non-ASCII ids too: opened
+    // again, every offset whose 10 bytes before it are not the key goes, and the answer stays right.
+    db.run(`UPDATE entry SET message_at = ${rows[1]!.indexOf('{"role"')} WHERE id = 'ä€'`);
+    db.run("PRAGMA user_version = 3");
+    store.close();
+    store = openSqliteStore(path);
+    db = (store as unknown as { db: Database }).db;
+    expect(db.query("PRAGMA user_version").values()).toEqual([[SCHEMA_VERSION]]);
+    expect(offsets()).toEqual([["a1", rows[0]!.indexOf('{"role"')], ["ä€", null], ["a3", null], ["a4", rows[3]!.indexOf('{"role"')]]);
+    expect(JSON.parse(`[${context()}]`)).toEqual(messages);
     store.close();
   });
 });
