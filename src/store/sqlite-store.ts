@@ -148,8 +148,7 @@ class SqliteStore implements SessionStore {
       lastSeq: db.prepare<{ seq: number | null }, []>("SELECT max(seq) AS seq FROM entry"),
       allBodies: db.prepare<BodyOnly, [string]>("SELECT body FROM entry WHERE session_id = ?1 ORDER BY seq"),
       chainPage: db.prepare<unknown, [string, number, number]>(
-        `SELECT seq, id, CAST('{"entry":' || body || ',"children":[' AS BLOB), CASE WHEN type = 'label' THEN body END
-         FROM entry WHERE session_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3`,
+        "SELECT seq, id, CAST(body AS BLOB), CASE WHEN type = 'label' THEN body END FROM entry WHERE session_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3",
       ),
       index: db.prepare<unknown, [string]>(
         `SELECT seq, id, parent_id, type, created_at, role, CASE WHEN type IN ('message', 'custom') THEN NULL ELSE body END
