@@ -112,6 +112,9 @@ async function openAndQuery(agent: Agent, box: ReturnType<typeof sandbox>, file:
   const ready = await request(child, { type: "get_state" }, "ready");
   if (!ready.res.success) run.errors.push(`start: ${ready.res.error}; ${(await child.stderr).slice(0, 300)}`);
   const step = async (name: Step, cmd: Record<string, unknown>, check: (data: any) => string | undefined) => {
+    // This process's own garbage (the last answer parsed, up to 100 MB of it) is collected now, not
+    // while the next request is timed: either agent's figure could take the pause.
+    Bun.gc(true);
     const r = await request(child, cmd, name, 300_000);
     const why = r.res.success ? check(r.res.data) : String(r.res.error);
     if (why) run.errors.push(`${name}: ${why}`);

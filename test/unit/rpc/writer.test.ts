@@ -156,3 +156,29 @@ test("a streamed line is handed to the OS 64 KB at a time while the pipe takes i
   await streamed;
   expect(p.text().split("\n").map((l) => (l ? JSON.parse(l).data.length : 0))).toEqual([2 << 20, 2 << 20, 0]);
 });
+
+test("a streamed answer after 512 KB of others starts with a young-generation collection; a large one ends with one", async () => {
+  const p = pipe();
+  const w = createWriter(p.sink);
+  const gc = Bun.gc;
+  const calls: boolean[] = [];
+  Bun.gc = ((full: boolean) => void calls.push(full)) as typeof Bun.gc;
+  try {
+    const answer = (bytes: number) => w.writeStream(['{"data":"', new Uint8Array(bytes).fill(0x61), '"}\n']);
+    await answer(300 << 10);
+    await answer(300 << 10);
+    expect(calls).toEqual([]);
+    await answer(10);
+    expect(calls).toEqual([false]); // 600 KB streamed since the last collection
+    await answer(10);
+    expect(calls).toEqual([false]);
+    await answer(9 << 20); // one young collection at 8 MB streamed, one at the end
+    expect(calls).toEqual([false, false, false]);
+    await answer(10);
+    expect(calls).toEqual([false, false, false]); // the end's collection counts
+  } finally {
+    Bun.gc = gc;
+  }
+  await w.drain();
+  expect(p.text().split("\n").length).toBe(7);
+});
