@@ -178,8 +178,12 @@ describe.each([
   test.concurrent("a large file whose message lines are read without a parse on this thread: every answer is the file's", async () => {
     const { p, cwd } = open(extra);
     // Two lines the first fields cannot tell apart from the usual: a field after the message, and a
-    // time given twice (the parse keeps the second). Both must be answered as their parse says.
+    // time given twice (the parse keeps the second). Both must be answered as their parse says. And an
+    // id and a time that are not ASCII before the message (its offset would not count the line's bytes).
     const big = bigFile(cwd, 1000, (i, e) => {
+      if (i === 300) return JSON.stringify({ ...e, id: "b0000300-ü€" });
+      if (i === 301) return JSON.stringify({ ...e, parentId: "b0000300-ü€" });
+      if (i === 302) return JSON.stringify({ ...e, timestamp: "2026-01-01T00:05:02.000Z ⌚" });
       if (i === 501) return `${JSON.stringify(e).slice(0, -1)},"note":"after the message"}`;
       if (i === 800) return `${JSON.stringify(e).slice(0, -1)},"timestamp":"2027-01-01T00:00:00.000Z"}`;
       return undefined;
