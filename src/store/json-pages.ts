@@ -9,14 +9,19 @@ import type { ChainPage } from "./store.ts";
 const COMMA = new Uint8Array([0x2c]);
 const utf8 = new TextEncoder();
 
-/** The bodies of a page of rows, comma-joined. */
-export function joinBodies(rows: readonly (readonly [number, Uint8Array])[]): Uint8Array {
+/** Each row's bytes, comma-joined into one piece. */
+function commaJoin<R>(rows: readonly R[], bytes: (row: R) => Uint8Array): Uint8Array {
   const parts: Uint8Array[] = [];
   for (const r of rows) {
     if (parts.length > 0) parts.push(COMMA);
-    parts.push(r[1]);
+    parts.push(bytes(r));
   }
   return Buffer.concat(parts);
+}
+
+/** The bodies of a page of rows, comma-joined. */
+export function joinBodies(rows: readonly (readonly [number, Uint8Array])[]): Uint8Array {
+  return commaJoin(rows, (r) => r[1]);
 }
 
 /**
@@ -25,12 +30,7 @@ export function joinBodies(rows: readonly (readonly [number, Uint8Array])[]): Ui
  * other row's body is parsed.
  */
 export function joinMessages(rows: readonly (readonly [number, Uint8Array | null, string | null])[], parse: (body: string, seq: number) => string): Uint8Array {
-  const parts: Uint8Array[] = [];
-  for (const [seq, message, body] of rows) {
-    if (parts.length > 0) parts.push(COMMA);
-    parts.push(message ?? utf8.encode(parse(body!, seq)));
-  }
-  return Buffer.concat(parts);
+  return commaJoin(rows, ([seq, message, body]) => message ?? utf8.encode(parse(body!, seq)));
 }
 
 const OPEN_NODE = utf8.encode('{"entry":');

@@ -509,7 +509,6 @@ function messageOf(body: string, at: number | null, ref?: number): string {
   return JSON.stringify(message);
 }
 
-
 // Bodies are JSON this store wrote from Entry values; they are not re-validated on the way out.
 const parseBody = (row: BodyOnly): Entry => JSON.parse(row.body) as Entry;
 
