@@ -2,7 +2,8 @@ import { existsSync, realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import { readJsonl } from "../store/jsonl.ts";
 import { pathTo, type Entry, type SessionHeader } from "../store/entries.ts";
-import type { IndexRow, SessionCache, SessionStore, StoredEntry } from "../store/store.ts";
+import { type IndexRow, type SessionCache, type SessionStore, type StoredEntry, UnconfirmedRow } from "../store/store.ts";
+import { log } from "../util/log.ts";
 import { buildContext, linearity, SHAPING_ENTRIES } from "./context.ts";
 import { PionError } from "../util/errors.ts";
 
@@ -37,7 +38,7 @@ export function locateSession(
     // Entries stream from the file into the store; what the summary needs is taken as they pass.
     // A linear session (the usual file) is summed up from that alone; any other from the store's
     // index once its rows are in (still inside the import's transaction).
-    const importFrom = (rows: Iterable<StoredEntry>, agreed: () => boolean) => {
+    const importFrom = (rows: Iterable<StoredEntry>) => {
       const summary = new StreamSummary();
       function* recorded(): Generator<StoredEntry> {
         for (const row of rows) {
@@ -45,27 +46,21 @@ export function locateSession(
           yield row;
         }
       }
-      store.importSession(source.header, file, recorded(), () => {
-        // Inside the import's transaction: rows that are not what their lines say are never committed.
-        if (!agreed()) throw DISAGREED;
-        return summary.cache() ?? summaryOf(indexEntries(store.entryIndex(id)), summary.leafId);
-      });
+      store.importSession(source.header, file, recorded(), () => summary.cache() ?? summaryOf(indexEntries(store.entryIndex(id)), summary.leafId));
     };
-    const quick = source.importRows();
     try {
-      importFrom(quick.rows, quick.agreed);
+      importFrom(source.importRows());
     } catch (err) {
-      if (err !== DISAGREED) throw err;
-      importFrom(source.entries(), () => true);
+      // A line read without a parse is not what its first fields say: parsed, every one.
+      if (!(err instanceof UnconfirmedRow)) throw err;
+      log("store", "a line read without a parse is not what its first fields say; the file is parsed", { path: real, entry: err.entryId });
+      importFrom(source.entries());
     }
     return id;
   }
   if (!target.includes("/") && store.getSession(target)) return target;
   throw new PionError(`Session not found: ${target}`, "not_found");
 }
-
-/** An import whose rows read without a parse were not all confirmed (JsonlSource.importRows). */
-const DISAGREED = new Error("rows read without a parse disagree with their lines");
 
 /**
  * The session's entries as the index has them, by id: messages with their role only, `custom`

@@ -1,11 +1,7 @@
 import { readSync } from "node:fs";
 import { PionError } from "../util/errors.ts";
 
-/*
- * The lines of a session file and the checks of one line, for the reader (jsonl.ts) and for the
- * thread that confirms an import's unparsed lines (import-check.ts). Nothing here may import
- * more than it needs: this module is bundled into that thread's code too.
- */
+/* The lines of a session file and the checks of one line, for the reader (jsonl.ts). */
 
 export type Loose = Record<string, unknown>;
 
@@ -19,65 +15,87 @@ export interface RawRecord {
 const WINDOW = 1 << 20;
 
 /**
- * The non-blank lines before byte `stopAt` of the file, with their line numbers. The file is read
- * a window at a time and each window's complete lines are decoded together, as one string the
- * lines are cut from (decoding line by line cost a third of a 100k-entry import); the bytes of an
- * unfinished line wait for the next window.
+ * A line of the file as its bytes, `buf[start, end)` without its line break, and its line number.
+ * The reader hands out one cursor and one window for every line: both hold until the next line is
+ * taken, no longer (copy what must outlive that).
  */
-export function* fileLines(fd: number, stopAt: number): Generator<{ line: number; text: string }> {
-  const buf = Buffer.allocUnsafe(WINDOW);
-  let carry: Buffer | undefined;
-  let lineNo = 0;
-  let bom = true;
-  function* lines(text: string): Generator<{ line: number; text: string }> {
-    // `text` holds the lines between two line breaks: n breaks inside it, n + 1 lines.
-    for (let start = 0; start <= text.length; ) {
-      let nl = text.indexOf("\n", start);
-      if (nl === -1) nl = text.length;
-      lineNo++;
-      const end = nl > start && text.charCodeAt(nl - 1) === 13 ? nl - 1 : nl;
-      const line = text.slice(start, end);
-      start = nl + 1;
-      if (line.trim() !== "") yield { line: lineNo, text: line };
-    }
-  }
-  const decode = (bytes: Buffer): string => {
-    let from = 0;
-    if (bom) {
-      bom = false;
-      if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) from = 3;
-    }
-    return bytes.toString("utf8", from);
-  };
-  for (let pos = 0; pos < stopAt; ) {
-    const n = readSync(fd, buf, 0, Math.min(WINDOW, stopAt - pos), pos);
-    if (n === 0) break;
-    pos += n;
-    const chunk = buf.subarray(0, n);
-    const last = chunk.lastIndexOf(10);
-    if (last === -1) {
-      // The window is reused: keep a copy of the unfinished line.
-      carry = carry ? Buffer.concat([carry, chunk]) : Buffer.from(chunk);
-      continue;
-    }
-    let from = 0;
-    if (carry) {
-      // The unfinished line ends in this window: decoded on its own, the rest without a copy.
-      const first = chunk.indexOf(10);
-      yield* lines(decode(Buffer.concat([carry, chunk.subarray(0, first)])));
-      from = first + 1;
-    }
-    if (from <= last) yield* lines(decode(chunk.subarray(from, last)));
-    carry = last + 1 < n ? Buffer.from(chunk.subarray(last + 1)) : undefined;
-  }
-  if (carry) yield* lines(decode(carry));
+export interface LineBytes {
+  line: number;
+  buf: Buffer;
+  start: number;
+  end: number;
 }
 
-/** fileLines after the first (the session header): the entries' lines. */
-export function* entryLines(fd: number, stopAt: number): Generator<{ line: number; text: string }> {
-  const lines = fileLines(fd, stopAt);
+/**
+ * The non-blank lines before byte `stopAt` of the file (see LineBytes), read a window at a time
+ * into one buffer, which grows only for a line longer than half of it. Nothing is decoded: most
+ * of an import's lines go to the store as the bytes they are (jsonl.ts, importRows).
+ */
+export function* fileLineBytes(fd: number, stopAt: number): Generator<LineBytes> {
+  let buf = Buffer.allocUnsafe(WINDOW);
+  const cursor: LineBytes = { line: 0, buf, start: 0, end: 0 };
+  let have = 0; // bytes of buf holding file content not yet cut into lines
+  let pos = 0;
+  let first = true;
+  for (;;) {
+    const n = pos < stopAt ? readSync(fd, buf, have, Math.min(buf.length - have, stopAt - pos), pos) : 0;
+    pos += n;
+    have += n;
+    const done = n === 0;
+    let from = 0;
+    if (first) {
+      first = false;
+      if (have >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) from = 3;
+    }
+    for (;;) {
+      let nl = buf.indexOf(10, from);
+      if (nl === -1 || nl >= have) {
+        if (!done || from >= have) break;
+        nl = have; // the last line has no line break
+      }
+      cursor.line++;
+      const end = nl > from && buf[nl - 1] === 13 ? nl - 1 : nl;
+      if (!blank(buf, from, end)) {
+        cursor.buf = buf;
+        cursor.start = from;
+        cursor.end = end;
+        yield cursor;
+      }
+      from = nl + 1;
+    }
+    if (done) return;
+    // The unfinished line moves to the front, into a larger buffer when it fills half of this one.
+    const rest = have - from;
+    const next = rest * 2 > buf.length ? Buffer.allocUnsafe(buf.length * 2) : buf;
+    buf.copy(next, 0, from, have);
+    buf = next;
+    have = rest;
+  }
+}
+
+/** Whether the line holds white space only (as String#trim sees it: non-ASCII white space too). */
+function blank(buf: Buffer, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const c = buf[i]!;
+    if (c === 0x20 || (c >= 0x09 && c <= 0x0d)) continue;
+    return c < 0x80 ? false : buf.toString("utf8", i, end).trim() === "";
+  }
+  return true;
+}
+
+/** A line's text. */
+export const lineText = (l: LineBytes): string => l.buf.toString("utf8", l.start, l.end);
+
+/** fileLineBytes after the first (the session header): the entries' lines. */
+export function* entryLineBytes(fd: number, stopAt: number): Generator<LineBytes> {
+  const lines = fileLineBytes(fd, stopAt);
   lines.next();
   yield* lines;
+}
+
+/** The non-blank lines before `stopAt` as text, with their line numbers. */
+export function* fileLines(fd: number, stopAt: number): Generator<{ line: number; text: string }> {
+  for (const l of fileLineBytes(fd, stopAt)) yield { line: l.line, text: lineText(l) };
 }
 
 /** The non-blank lines before `stopAt`, parsed one at a time (see parsed). */
@@ -135,62 +153,78 @@ export interface QuickMessage {
   timestamp: string;
   role: string;
   /**
-   * Where the message's JSON starts (it runs to the line's closing brace). Everything before it is
-   * ASCII, so it counts the line's bytes as well as its UTF-16 units (the store cuts the message
-   * from the bytes it holds at this offset).
+   * Where the message's JSON starts in the line (it runs to the closing brace). Everything before
+   * it is ASCII, so it counts the line's bytes as well as its text's UTF-16 units (the store cuts
+   * the message from the bytes it holds at this offset).
    */
   at: number;
 }
 
-const HEAD = '{"type":"message","id":"';
-const PARENT = ',"parentId":';
-const TIME = ',"timestamp":"';
-const MESSAGE = ',"message":';
-const ROLE = '{"role":"';
-/** What a JSON string holds as written, in ASCII: no escape, no control character, nothing above 0x7f. */
-const PLAIN = /^[\u0020-\u005b\u005d-\u007f]*$/;
+const ascii = (s: string): Buffer => Buffer.from(s, "latin1");
+const HEAD = ascii('{"type":"message","id":"');
+const PARENT = ascii(',"parentId":');
+const NULL = ascii("null");
+const TIME = ascii(',"timestamp":"');
+const MESSAGE = ascii(',"message":');
+const ROLE = ascii('{"role":"');
+
+/** Whether `buf` holds `what` at `p`. */
+function holds(buf: Uint8Array, p: number, end: number, what: Uint8Array): boolean {
+  if (p + what.length > end) return false;
+  for (let i = 0; i < what.length; i++) if (buf[p + i] !== what[i]) return false;
+  return true;
+}
 
 /**
- * A message line in the layout the reference and pion write, `{"type":"message","id":…,"parentId":…,
- * "timestamp":…,"message":{"role":…,…}}`, read from its first fields alone; undefined for any other
- * line. Those fields are then exactly the line's own (the values' text is their value, no field can
- * come twice), and the line is this entry when the rest, from `at` to the closing brace, is one JSON
- * value whose role is `role`: confirmMessage.
+ * Where the JSON string whose text starts at `p` ends (its closing quote), when it holds what it
+ * says as written, in ASCII: no escape, no control character, nothing above 0x7f; else -1.
  */
-export function quickMessage(text: string): QuickMessage | undefined {
-  if (!text.startsWith(HEAD) || text.charCodeAt(text.length - 1) !== 0x7d) return undefined;
-  let p = HEAD.length;
-  const idEnd = text.indexOf('"', p);
-  if (idEnd === -1) return undefined;
-  const id = text.slice(p, idEnd);
-  p = idEnd + 1;
-  if (!text.startsWith(PARENT, p)) return undefined;
+function plainEnd(buf: Uint8Array, p: number, end: number): number {
+  for (; p < end; p++) {
+    const c = buf[p]!;
+    if (c === 0x22) return p;
+    if (c < 0x20 || c === 0x5c || c > 0x7f) return -1;
+  }
+  return -1;
+}
+
+/**
+ * A message line, `buf[start, end)`, in the layout the reference and pion write, `{"type":"message",
+ * "id":…,"parentId":…,"timestamp":…,"message":{"role":…,…}}`, read from its first fields alone;
+ * undefined for any other line. Those fields are then exactly the line's own (the values' text is
+ * their value, no field can come twice), and the line is this entry when the rest, from `at` to
+ * the closing brace, is one JSON value whose role is `role`: confirmMessage.
+ */
+export function quickMessage(buf: Buffer, start: number, end: number): QuickMessage | undefined {
+  if (buf[end - 1] !== 0x7d || !holds(buf, start, end, HEAD)) return undefined;
+  let p = start + HEAD.length;
+  let q = plainEnd(buf, p, end);
+  if (q === -1) return undefined;
+  const id = buf.toString("latin1", p, q);
+  p = q + 1;
+  if (!holds(buf, p, end, PARENT)) return undefined;
   p += PARENT.length;
-  let parentId: string | null;
-  if (text.startsWith("null", p)) {
-    parentId = null;
-    p += 4;
-  } else if (text.charCodeAt(p) === 0x22) {
-    const end = text.indexOf('"', p + 1);
-    if (end === -1) return undefined;
-    parentId = text.slice(p + 1, end);
-    p = end + 1;
+  let parentId: string | null = null;
+  if (holds(buf, p, end, NULL)) p += NULL.length;
+  else if (buf[p] === 0x22) {
+    q = plainEnd(buf, p + 1, end);
+    if (q === -1) return undefined;
+    parentId = buf.toString("latin1", p + 1, q);
+    p = q + 1;
   } else return undefined;
-  if (!text.startsWith(TIME, p)) return undefined;
+  if (!holds(buf, p, end, TIME)) return undefined;
   p += TIME.length;
-  const timeEnd = text.indexOf('"', p);
-  if (timeEnd === -1) return undefined;
-  const timestamp = text.slice(p, timeEnd);
-  p = timeEnd + 1;
-  if (!text.startsWith(MESSAGE, p)) return undefined;
+  q = plainEnd(buf, p, end);
+  if (q === -1) return undefined;
+  const timestamp = buf.toString("latin1", p, q);
+  p = q + 1;
+  if (!holds(buf, p, end, MESSAGE)) return undefined;
   const at = p + MESSAGE.length;
-  if (!text.startsWith(ROLE, at)) return undefined;
-  const roleStart = at + ROLE.length;
-  const roleEnd = text.indexOf('"', roleStart);
-  if (roleEnd === -1) return undefined;
-  const role = text.slice(roleStart, roleEnd);
-  if (!PLAIN.test(id) || (parentId !== null && !PLAIN.test(parentId)) || !PLAIN.test(timestamp) || !PLAIN.test(role)) return undefined;
-  return { id, parentId, timestamp, role, at };
+  if (!holds(buf, at, end, ROLE)) return undefined;
+  p = at + ROLE.length;
+  q = plainEnd(buf, p, end);
+  if (q === -1) return undefined;
+  return { id, parentId, timestamp, role: buf.toString("latin1", p, q), at: at - start };
 }
 
 /**

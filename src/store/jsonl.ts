@@ -1,9 +1,9 @@
+import { isUtf8 } from "node:buffer";
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import * as v from "valibot";
 import { PionError } from "../util/errors.ts";
 import { type Entry, newEntryId, type SessionHeader } from "./entries.ts";
-import { CHECK_FROM_BYTES, startImportCheck } from "./import-checker.ts";
-import { checkTree, confirmMessage, entryLines, type Loose, migrateV2, parsed, type QuickMessage, quickMessage, type RawRecord, records } from "./jsonl-lines.ts";
+import { checkTree, confirmMessage, entryLineBytes, type Loose, lineText, migrateV2, parsed, type QuickMessage, quickMessage, type RawRecord, records } from "./jsonl-lines.ts";
 import type { StoredEntry } from "./store.ts";
 
 /*
@@ -37,13 +37,14 @@ export interface JsonlSource {
   entries(): Generator<StoredEntry>;
   /**
    * For an import into the store: `entries()`, except that a message line in the usual layout
-   * (quickMessage) is not parsed here. Its entry holds what its row needs only (type, id, parent id,
-   * time, role: the first user message is parsed whole, for the session's first message), and a
-   * thread parses those lines meanwhile (import-check.ts). `agreed()`, once every row is read, waits
-   * for it: false means a row read without a parse is not what its parse says, and the import must
-   * be redone from `entries()`. A small or v1 file is parsed here, and agreed() is true.
+   * (quickMessage) whose text is UTF-8 and whose message names no other role is neither decoded nor
+   * parsed: its entry holds what its row needs only (type, id, parent id, time, role; the first user
+   * message is parsed whole, for the session's first message), its body is the line's bytes in the
+   * reader's window, which the next row reuses (write each row before taking the next), and the
+   * store confirms its message is JSON as it writes it (StoredEntry.unconfirmed): where one is not,
+   * the import is redone from `entries()`. A v1 file is `entries()`.
    */
-  importRows(): { rows: Generator<StoredEntry>; agreed(): boolean };
+  importRows(): Generator<StoredEntry>;
 }
 
 /** Opens a session file written by the reference agent or by pion, for a streaming read (see JsonlSource). */
@@ -97,7 +98,7 @@ export function readJsonl(path: string): JsonlSource {
         }
         return;
       }
-      for (const { line, text } of entryLines(fd, stopAt)) yield treeRow(line, text);
+      for (const l of entryLineBytes(fd, stopAt)) yield treeRow(l.line, lineText(l), quickMessage(l.buf, l.start, l.end));
     } finally {
       closeSync(fd);
     }
@@ -108,24 +109,31 @@ export function readJsonl(path: string): JsonlSource {
    * other line is parsed whole; where nothing is migrated its body is the line as written, and a parse
    * cannot tell that nothing follows the message (a field written twice keeps its first place).
    */
-  const treeRow = (line: number, text: string, q = quickMessage(text)): StoredEntry => {
+  const treeRow = (line: number, text: string, q: QuickMessage | undefined): StoredEntry => {
     const message = q && q.role !== "hookMessage" ? confirmMessage(q, text) : undefined;
     if (q && message) return { entry: quickEntry(q, message), body: text, messageAt: q.at };
     const e = checkTree(parsed(line, text, path), path);
     if (version < 3 && migrateV2(e)) return { entry: e as unknown as Entry, body: JSON.stringify(e) };
     return { entry: e as unknown as Entry, body: text, messageAt: null };
   };
-  function* quickRows(): Generator<StoredEntry> {
+  function* importRows(): Generator<StoredEntry> {
+    if (version < 2) {
+      yield* entries();
+      return;
+    }
     const fd = openSync(path, "r");
     try {
       let userSeen = false;
-      for (const { line, text } of entryLines(fd, stopAt)) {
-        const q = quickMessage(text);
+      for (const l of entryLineBytes(fd, stopAt)) {
+        const q = quickMessage(l.buf, l.start, l.end);
         if (q && q.role !== "hookMessage" && (userSeen || q.role !== "user")) {
-          yield { entry: quickEntry(q, { role: q.role }), body: text, messageAt: q.at };
-          continue;
+          const bytes = l.buf.subarray(l.start, l.end);
+          if (isUtf8(bytes) && !namesRoleAgain(bytes, q)) {
+            yield { entry: quickEntry(q, { role: q.role }), body: bytes, messageAt: q.at, unconfirmed: true };
+            continue;
+          }
         }
-        const row = treeRow(line, text, q);
+        const row = treeRow(l.line, lineText(l), q);
         if (row.entry.type === "message" && row.entry.message.role === "user") userSeen = true;
         yield row;
       }
@@ -133,11 +141,25 @@ export function readJsonl(path: string): JsonlSource {
       closeSync(fd);
     }
   }
-  const importRows = () => {
-    const check = version >= 2 && stopAt >= CHECK_FROM_BYTES ? startImportCheck(path, stopAt) : undefined;
-    return check ? { rows: quickRows(), agreed: () => check.agreed() } : { rows: entries(), agreed: () => true };
-  };
   return { header, version, tornTail, entries, importRows };
+}
+
+const ROLE_KEY = Buffer.from('"role"');
+const ESCAPE = Buffer.from("\\u00");
+
+/**
+ * Whether the message of a line quickMessage read may hold a second `role` key (a parse keeps the
+ * last one, the row has the first): the text `"role"` after the first, or an escape of a character
+ * from 0x60 to 0x7f, which can spell it (`\u0072ole`; JSON.stringify escapes none of them).
+ */
+function namesRoleAgain(bytes: Buffer, q: QuickMessage): boolean {
+  const after = q.at + '{"role":"'.length + q.role.length;
+  if (bytes.indexOf(ROLE_KEY, after) !== -1) return true;
+  for (let i = bytes.indexOf(ESCAPE, after); i !== -1; i = bytes.indexOf(ESCAPE, i + ESCAPE.length)) {
+    const digit = bytes[i + ESCAPE.length];
+    if (digit === 0x36 || digit === 0x37) return true;
+  }
+  return false;
 }
 
 const quickEntry = (q: QuickMessage, message: Loose): Entry =>

@@ -9,7 +9,7 @@ import type { JsonPiece } from "../util/json-pieces.ts";
 import { LARGE_WAL_BYTES, walBytes, writeThenCheckpointAside } from "./checkpoint.ts";
 import { chainPage, joinBodies, joinMessages } from "./json-pages.ts";
 import { migrate } from "./sqlite-schema.ts";
-import { afterAppendParams, entryParams, type Param, sessionParams, WRITE_SQL } from "./sqlite-writes.ts";
+import { afterAppendParams, insertEntry, type Param, sessionParams, WRITE_SQL } from "./sqlite-writes.ts";
 import type {
   EntryPage,
   ListSessionsOptions,
@@ -24,6 +24,7 @@ import type {
   StoredEntry,
   ChainPage,
 } from "./store.ts";
+import { UnconfirmedRow } from "./store.ts";
 
 export interface SqliteStoreOptions {
   /** Who holds the locks this instance acquires; defaults to the current process. */
@@ -139,6 +140,7 @@ class SqliteStore implements SessionStore {
       sessionByFile: db.prepare<SessionRow, [string]>("SELECT * FROM session WHERE file = ?1"),
       afterAppend: db.prepare<void, Param[]>(WRITE_SQL.afterAppend),
       insertEntry: db.prepare<void, Param[]>(WRITE_SQL.insertEntry),
+      insertUnconfirmed: db.prepare<void, Param[]>(WRITE_SQL.insertUnconfirmed),
       insertFts: db.prepare<void, Param[]>("INSERT INTO entry_fts (rowid, text, role) VALUES (?1, ?2, ?3)"),
       ftsUpto: db.prepare<{ upto: number }, []>("SELECT upto FROM fts_state"),
       setFtsUpto: db.prepare<void, [number]>("UPDATE fts_state SET upto = ?1"),
@@ -223,17 +225,20 @@ class SqliteStore implements SessionStore {
     const write = () =>
       this.db.transaction(() => {
         this.createSession(header, file);
-        let batch: StoredEntry[] = [];
-        for (const entry of entries) {
-          batch.push(entry);
+        // Each row is written as it comes (its bytes may be reused for the next); the session row
+        // is brought up to date a batch at a time.
+        let batch: Entry[] = [];
+        for (const row of entries) {
+          this.insertEntry(header.id, row);
+          batch.push(row.entry);
           if (batch.length < BATCH) continue;
-          this.insertAll(header.id, batch);
+          this.q.afterAppend.run(...afterAppendParams(header.id, batch));
           batch = [];
           // Each entry leaves its parsed object and JSON behind; a young-generation collection
           // every 10,000 entries keeps a 100k-entry import at about half the memory, at no cost in time.
           if (++batches % 10 === 0) Bun.gc(false);
         }
-        if (batch.length > 0) this.insertAll(header.id, batch);
+        if (batch.length > 0) this.q.afterAppend.run(...afterAppendParams(header.id, batch));
         this.setSessionCache(header.id, cache());
       }).immediate();
     // The entries' session row is written first, in the same transaction: the foreign key check
@@ -472,17 +477,18 @@ class SqliteStore implements SessionStore {
   private insertAll(sessionId: string, entries: readonly StoredEntry[]): void {
     this.mustExist(sessionId);
     for (const row of entries) this.insertEntry(sessionId, row);
-    this.q.afterAppend.run(...afterAppendParams(sessionId, entries));
+    this.q.afterAppend.run(...afterAppendParams(sessionId, entries.map((row) => row.entry)));
   }
 
   private insertEntry(sessionId: string, row: StoredEntry): void {
     const { entry } = row;
     try {
-      this.q.insertEntry.run(...entryParams(sessionId, row));
+      insertEntry(row.unconfirmed ? this.q.insertUnconfirmed : this.q.insertEntry, sessionId, row);
     } catch (err) {
       if (err instanceof SQLiteError && err.code === "SQLITE_CONSTRAINT_UNIQUE") {
         throw new PionError(`Entry id ${entry.id} already exists in session ${sessionId}`, "duplicate_entry");
       }
+      if (row.unconfirmed && err instanceof SQLiteError && err.code === "SQLITE_CONSTRAINT_NOTNULL") throw new UnconfirmedRow(entry.id);
       throw err;
     }
   }

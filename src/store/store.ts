@@ -42,7 +42,8 @@ export interface ChainPage {
 /** An entry with its JSON as it is to be stored (for an imported file, its line as written). */
 export interface StoredEntry {
   entry: Entry;
-  body: string;
+  /** The entry's JSON, as text or as its UTF-8 bytes. */
+  body: string | Uint8Array;
   /**
    * Where the message's JSON starts in `body` when the message is the body's last field (it then
    * runs to the closing brace) and everything before it is ASCII (so the offset counts bytes too),
@@ -50,6 +51,21 @@ export interface StoredEntry {
    * entry's own fields tell.
    */
   messageAt?: number | null;
+  /**
+   * Set on a row read without a parse: whether its message (from `messageAt` to the closing brace)
+   * is one JSON value is not known yet. The store writes the row only if it is, else throws
+   * UnconfirmedRow (and, the import being one transaction, writes nothing of it).
+   */
+  unconfirmed?: true;
+}
+
+/** A row read without a parse whose message is not one JSON value (StoredEntry.unconfirmed). */
+export class UnconfirmedRow extends Error {
+  readonly entryId: string;
+  constructor(entryId: string) {
+    super(`the message of entry ${entryId} is not one JSON value`);
+    this.entryId = entryId;
+  }
 }
 
 /**
@@ -137,9 +153,9 @@ export interface SessionStore {
   createSession(header: SessionHeader, file?: string): void;
   /**
    * Creates a session with its entries and summary in one transaction (a failure or a crash
-   * leaves nothing behind). `entries` is consumed while it is written, so a large import never
-   * holds every entry at once; `cache` is asked for once they are all written. The leaf is the
-   * last entry.
+   * leaves nothing behind). `entries` is consumed while it is written, each row written before the
+   * next is taken (a row's bytes may be a window its source reuses), so a large import never holds
+   * every entry at once; `cache` is asked for once they are all written. The leaf is the last entry.
    */
   importSession(header: SessionHeader, file: string | undefined, entries: Iterable<StoredEntry>, cache: () => SessionCache): void;
   getSession(sessionId: string): SessionMeta | undefined;

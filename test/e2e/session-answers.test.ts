@@ -158,7 +158,7 @@ describe.each([
     expect(await p.close()).toBe(0);
   });
 
-  /** A linear file of `n` messages of about 2.5 KB in the reference's layout (over the size whose lines are confirmed on another thread). */
+  /** A linear file of `n` messages of about 2.5 KB in the reference's layout. */
   const bigFile = (cwd: string, n: number, odd: (i: number, line: Rec) => string | undefined) => {
     const t = (i: number) => new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString();
     const rows: string[] = [JSON.stringify({ type: "session", version: 3, id: "0b5e55e0-0000-4000-8000-00000000000b", timestamp: t(0), cwd })];
@@ -175,7 +175,7 @@ describe.each([
     return { file: join(cwd, "big.jsonl"), entries: () => rows.slice(1).map((l) => JSON.parse(l) as Rec) };
   };
 
-  test.concurrent("a large file whose message lines are read without a parse on this thread: every answer is the file's", async () => {
+  test.concurrent("a large file whose message lines are read without a parse: every answer is the file's", async () => {
     const { p, cwd } = open(extra);
     // Two lines the first fields cannot tell apart from the usual: a field after the message, and a
     // time given twice (the parse keeps the second). Both must be answered as their parse says. And an
@@ -202,13 +202,13 @@ describe.each([
     expect(await p.close()).toBe(0);
   });
 
-  test.concurrent("a large file in the usual layout: its lines confirmed on the second thread, none parsed again", async () => {
+  test.concurrent("a large file in the usual layout: its lines confirmed as they are written, none parsed again", async () => {
     const { p, cwd } = open(extra);
     const big = bigFile(cwd, 1000, () => undefined);
     expect((await p.request({ type: "switch_session", sessionPath: big.file })).success).toBe(true);
     expect((await p.request({ type: "get_messages" })).data.messages).toEqual(big.entries().map((e) => e.message));
     expect(await p.close()).toBe(0);
-    // The check's thread ran and agreed: no line of the store about it (it did not start, did not finish, disagreed).
+    // Every line read without a parse was confirmed: the file was not imported a second time, with a parse.
     expect(p.stderr).not.toContain("pion store");
   });
 

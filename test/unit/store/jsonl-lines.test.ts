@@ -1,10 +1,13 @@
 import { expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
+import { closeSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { readJsonl } from "../../../src/store/jsonl.ts";
-import { confirmMessage, quickMessage } from "../../../src/store/jsonl-lines.ts";
+import { confirmMessage, fileLineBytes, lineText, quickMessage as quickBytes } from "../../../src/store/jsonl-lines.ts";
+import type { Entry } from "../../../src/store/entries.ts";
 import { tempDir } from "./helpers.ts";
 
+/** quickMessage of a line given as text. */
+const quickMessage = (text: string) => quickBytes(Buffer.from(text), 0, Buffer.byteLength(text));
 const line = (fields: Record<string, unknown>) => JSON.stringify({ type: "message", id: "a1", parentId: null, timestamp: "2026-01-01T00:00:00.000Z", ...fields });
 const usual = line({ message: { role: "user", content: "é ✓" } });
 
@@ -41,6 +44,37 @@ test("the rest of the line must be one message with that role", () => {
   for (const text of [after, twice, broken, otherRole]) expect(confirmMessage(quickMessage(text)!, text)).toBeUndefined();
 });
 
+const textOf = (body: string | Uint8Array): string => (typeof body === "string" ? body : Buffer.from(body).toString());
+const linesOf = (path: string): string[] => readFileSync(path, "utf8").split("\n").filter((l) => l !== "");
+
+/** fileLineBytes of a file holding `bytes`, each line as [number, text]. */
+function lineBytes(dir: string, bytes: Buffer): [number, string][] {
+  const path = join(dir, "lines.jsonl");
+  writeFileSync(path, bytes);
+  const fd = openSync(path, "r");
+  try {
+    const lines: [number, string][] = [];
+    for (const l of fileLineBytes(fd, bytes.length)) lines.push([l.line, lineText(l)]); // the cursor is reused
+    return lines;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+test("a file's lines are cut from its bytes: numbered, without their breaks, blank ones left out, across windows", () => {
+  using dir = tempDir();
+  const long = "y".repeat(3 << 20); // longer than the window, twice over
+  const text = `\ufeff{"a":1}\r\n\n  \t\n\u00a0\n{"é":"✓"}\n${long}\n${"z".repeat((1 << 20) - 5)}\n{"b":2}`;
+  const got = lineBytes(dir.path, Buffer.from(text));
+  expect(got).toEqual([
+    [1, '{"a":1}'],
+    [5, '{"é":"✓"}'],
+    [6, long],
+    [7, "z".repeat((1 << 20) - 5)],
+    [8, '{"b":2}'],
+  ]);
+});
+
 /** A v3 file of `n` ~1 KB messages; `odd` may replace a line. */
 function file(dir: string, n: number, odd?: (i: number, text: string) => string): string {
   const rows = [JSON.stringify({ type: "session", version: 3, id: "s1", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/" })];
@@ -53,33 +87,61 @@ function file(dir: string, n: number, odd?: (i: number, text: string) => string)
   return path;
 }
 
-test("a large file's message rows are read without a parse and confirmed on another thread", () => {
+/** importRows of `path`, each row's body copied as it comes (its bytes are good until the next row is taken). */
+function importRows(path: string): { entry: Entry; body: string; bytes: boolean; messageAt?: number | null; unconfirmed?: true }[] {
+  const rows = [];
+  for (const r of readJsonl(path).importRows()) rows.push({ ...r, body: textOf(r.body), bytes: typeof r.body !== "string" });
+  return rows;
+}
+
+test("message rows are read from their bytes without a parse, for the store to confirm", () => {
   using dir = tempDir();
-  const { rows, agreed } = readJsonl(file(dir.path, 3000)).importRows();
-  const all = [...rows];
+  const path = file(dir.path, 3000);
+  const all = importRows(path);
   expect(all.length).toBe(3000);
+  expect(all.map((r) => r.body)).toEqual(linesOf(path).slice(1));
   // The first user message is parsed whole (the session's first message); the rest carry their role only.
-  expect(all[0]!.entry).toMatchObject({ id: "m0", message: { role: "user", content: "x".repeat(1000) } });
+  expect(all[0]).toMatchObject({ bytes: false, entry: { id: "m0", message: { role: "user", content: "x".repeat(1000) } } });
+  expect(all[0]!.unconfirmed).toBeUndefined();
   expect(all[1]!.entry).toEqual({ type: "message", id: "m1", parentId: "m0", timestamp: "2026-01-01T00:00:00.000Z", message: { role: "assistant" } } as never);
-  expect(all[1]!.messageAt).toBe(all[1]!.body.indexOf('"message":') + 10);
-  expect(agreed()).toBe(true);
+  expect(all[1]).toMatchObject({ bytes: true, unconfirmed: true, messageAt: all[1]!.body.indexOf('"message":') + 10 });
+  expect(all.slice(1).every((r) => r.bytes && r.unconfirmed)).toBe(true);
 });
 
-test("a large file with a line that is not what its first fields say is not confirmed; entries() parses it", () => {
+test("a message line that is not UTF-8 is parsed: its text, the bad byte replaced", () => {
   using dir = tempDir();
-  const path = file(dir.path, 3000, (i, text) => (i === 2000 ? `${text.slice(0, -1)},"note":1}` : text));
-  const source = readJsonl(path);
-  const { rows, agreed } = source.importRows();
-  for (const _ of rows);
-  expect(agreed()).toBe(false);
-  const odd = [...source.entries()][2000]!;
-  expect(odd.messageAt).toBeNull();
-  expect((odd.entry as unknown as { note: number }).note).toBe(1);
+  const path = file(dir.path, 30);
+  const bytes = readFileSync(path);
+  const at = bytes.indexOf("x".repeat(1000), bytes.indexOf('"id":"m25"'));
+  bytes[at] = 0xff; // a byte no UTF-8 text holds
+  writeFileSync(path, bytes);
+  const row = importRows(path)[25]!;
+  expect(row).toMatchObject({ bytes: false, messageAt: row.body.indexOf('"message":') + 10 });
+  expect(row.unconfirmed).toBeUndefined();
+  expect(row.body).toContain("\ufffdxxx");
 });
 
-test("a small file is parsed on this thread", () => {
+test("a message that may name its role again is parsed: the row has the role the parse keeps", () => {
   using dir = tempDir();
-  const { rows, agreed } = readJsonl(file(dir.path, 10)).importRows();
-  expect([...rows][1]!.entry).toMatchObject({ message: { content: "x".repeat(1000) } });
-  expect(agreed()).toBe(true);
+  const odd: Record<number, (text: string) => string> = {
+    3: (t) => `${t.slice(0, -2)},"role":"custom"}}`,
+    5: (t) => `${t.slice(0, -2)},"r\\u006fle":"custom"}}`,
+    7: (t) => `${t.slice(0, -2)},"tool":{"role":"x"}}}`, // a nested key: parsed too, the role stays
+    9: (t) => `${t.slice(0, -2)},"ansi":"\\u001b[0m"}}`, // an escape JSON.stringify writes: read without a parse
+  };
+  const path = file(dir.path, 12, (i, text) => odd[i]?.(text) ?? text);
+  const rows = importRows(path);
+  const role = (i: number) => (rows[i]!.entry as { message?: { role: string } }).message?.role;
+  expect([role(3), role(5), role(7)]).toEqual(["custom", "custom", "assistant"]);
+  for (const i of [3, 5, 7]) expect(rows[i]!.unconfirmed).toBeUndefined();
+  expect(rows[9]).toMatchObject({ bytes: true, unconfirmed: true });
+});
+
+test("a v1 file is parsed whole", () => {
+  using dir = tempDir();
+  const path = join(dir.path, "v1.jsonl");
+  writeFileSync(path, `${JSON.stringify({ type: "session", id: "s1", timestamp: "t", cwd: "/" })}\n${JSON.stringify({ type: "message", timestamp: "t", message: { role: "user", content: "hi" } })}\n`);
+  const rows = importRows(path);
+  expect(rows).toHaveLength(1);
+  expect(rows[0]).toMatchObject({ bytes: false, entry: { type: "message", parentId: null, message: { role: "user", content: "hi" } } });
 });

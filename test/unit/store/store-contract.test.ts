@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openSqliteStore } from "../../../src/store/sqlite-store.ts";
 import type { Entry } from "../../../src/store/entries.ts";
-import type { SessionStore } from "../../../src/store/store.ts";
+import { type SessionStore, UnconfirmedRow } from "../../../src/store/store.ts";
 import { PionError } from "../../../src/util/errors.ts";
 import { assistant, bash, chain, header, ids, stored, user } from "./helpers.ts";
 
@@ -94,6 +94,30 @@ describe.each(stores)("%s store", (_name, open) => {
     s.close();
   });
 
+
+  test("an unconfirmed row is written as its bytes if its message is one JSON value; else the import is refused", () => {
+    const s = open();
+    // A row as the file reader gives it: the line's bytes in a window it reuses for the next row.
+    const window = Buffer.alloc(4096);
+    const line = (e: Entry): string => JSON.stringify(e);
+    function* rows(texts: string[]) {
+      for (const [i, text] of texts.entries()) {
+        const n = window.write(text, 0);
+        const entry = { ...(JSON.parse(texts[i]!.slice(0, texts[i]!.indexOf(',"message":')) + "}") as object), message: { role: "user" } } as unknown as Entry;
+        yield { entry, body: window.subarray(0, n), messageAt: text.indexOf(',"message":') + 11, unconfirmed: true as const };
+        window.fill(0x20); // what the next row would leave there
+      }
+    }
+    const good = [user("a", null, "é ✓"), user("b", "a", "two")].map(line);
+    s.importSession(header("s1"), undefined, rows(good), () => ({ leafId: "b", messageCount: 2 }));
+    expect(s.entries("s1")).toEqual(good.map((t) => JSON.parse(t)));
+    expect(listText(s.contextMessages("s1"))).toBe(good.map((t) => JSON.stringify(JSON.parse(t).message)).join(","));
+    for (const odd of [`${good[1]!.slice(0, -1)},"note":1}`, `${good[1]!.slice(0, -2)},}`, `${good[1]!.slice(0, -2)}}`]) {
+      expect(() => s.importSession(header("s2"), undefined, rows([good[0]!, odd]), () => ({ leafId: "b", messageCount: 2 }))).toThrow(UnconfirmedRow);
+      expect(s.getSession("s2")).toBeUndefined();
+    }
+    s.close();
+  });
 
   test("entriesSince pages strictly after the cursor and rejects unknown ids", () => {
     const s = open();
