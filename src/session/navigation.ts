@@ -38,7 +38,7 @@ export function locateSession(
     // Entries stream from the file into the store; what the summary needs is taken as they pass.
     // A linear session (the usual file) is summed up from that alone; any other from the store's
     // index once its rows are in (still inside the import's transaction).
-    const importFrom = (rows: Iterable<StoredEntry>) => {
+    const importFrom = (rows: Iterable<StoredEntry>, agreed: () => boolean) => {
       const summary = new StreamSummary();
       function* recorded(): Generator<StoredEntry> {
         for (const row of rows) {
@@ -46,15 +46,20 @@ export function locateSession(
           yield row;
         }
       }
-      store.importSession(source.header, file, recorded(), () => summary.cache() ?? summaryOf(indexEntries(store.entryIndex(id)), summary.leafId));
+      store.importSession(source.header, file, recorded(), () => {
+        // Inside the import's transaction: rows that are not what their lines say are never committed.
+        if (!agreed()) throw new UnconfirmedRow(null);
+        return summary.cache() ?? summaryOf(indexEntries(store.entryIndex(id)), summary.leafId);
+      });
     };
     try {
-      importFrom(source.importRows());
+      const quick = source.importRows();
+      importFrom(quick.rows, quick.agreed);
     } catch (err) {
       // A line read without a parse is not what its first fields say: parsed, every one.
       if (!(err instanceof UnconfirmedRow)) throw err;
       log("store", "a line read without a parse is not what its first fields say; the file is parsed", { path: real, entry: err.entryId });
-      importFrom(source.entries());
+      importFrom(source.entries(), () => true);
     }
     return id;
   }

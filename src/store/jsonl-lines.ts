@@ -1,3 +1,4 @@
+import { isUtf8 } from "node:buffer";
 import { readSync } from "node:fs";
 import { PionError } from "../util/errors.ts";
 
@@ -225,6 +226,36 @@ export function quickMessage(buf: Buffer, start: number, end: number): QuickMess
   q = plainEnd(buf, p, end);
   if (q === -1) return undefined;
   return { id, parentId, timestamp, role: buf.toString("latin1", p, q), at: at - start };
+}
+
+/**
+ * A message line whose row is read from its bytes, without a parse (quickMessage): its text is
+ * UTF-8 (its bytes are what the store keeps) and its message may not name its role again. What is
+ * left to confirm is that the message is one JSON value (message-check.ts).
+ */
+export function quickLine(buf: Buffer, start: number, end: number): QuickMessage | undefined {
+  const q = quickMessage(buf, start, end);
+  if (q === undefined) return undefined;
+  const bytes = buf.subarray(start, end);
+  return isUtf8(bytes) && !namesRoleAgain(bytes, q) ? q : undefined;
+}
+
+const ROLE_KEY = ascii('"role"');
+const ESCAPE = ascii("\\u00");
+
+/**
+ * Whether the message of a line quickMessage read may hold a second `role` key (a parse keeps the
+ * last one, the row has the first): the text `"role"` after the first, or an escape of a character
+ * from 0x60 to 0x7f, which can spell it (`\u0072ole`; JSON.stringify escapes none of them).
+ */
+function namesRoleAgain(bytes: Buffer, q: QuickMessage): boolean {
+  const after = q.at + ROLE.length + q.role.length;
+  if (bytes.indexOf(ROLE_KEY, after) !== -1) return true;
+  for (let i = bytes.indexOf(ESCAPE, after); i !== -1; i = bytes.indexOf(ESCAPE, i + ESCAPE.length)) {
+    const digit = bytes[i + ESCAPE.length];
+    if (digit === 0x36 || digit === 0x37) return true;
+  }
+  return false;
 }
 
 /**

@@ -1,9 +1,9 @@
-import { isUtf8 } from "node:buffer";
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import * as v from "valibot";
 import { PionError } from "../util/errors.ts";
 import { type Entry, newEntryId, type SessionHeader } from "./entries.ts";
-import { checkTree, confirmMessage, entryLineBytes, type Loose, lineText, migrateV2, parsed, type QuickMessage, quickMessage, type RawRecord, records } from "./jsonl-lines.ts";
+import { CHECK_FROM_BYTES, startImportCheck } from "./import-checker.ts";
+import { checkTree, confirmMessage, entryLineBytes, type Loose, lineText, migrateV2, parsed, type QuickMessage, quickLine, quickMessage, type RawRecord, records } from "./jsonl-lines.ts";
 import type { StoredEntry } from "./store.ts";
 
 /*
@@ -36,15 +36,17 @@ export interface JsonlSource {
    */
   entries(): Generator<StoredEntry>;
   /**
-   * For an import into the store: `entries()`, except that a message line in the usual layout
-   * (quickMessage) whose text is UTF-8 and whose message names no other role is neither decoded nor
-   * parsed: its entry holds what its row needs only (type, id, parent id, time, role; the first user
-   * message is parsed whole, for the session's first message), its body is the line's bytes in the
-   * reader's window, which the next row reuses (write each row before taking the next), and the
-   * store confirms its message is JSON as it writes it (StoredEntry.unconfirmed): where one is not,
-   * the import is redone from `entries()`. A v1 file is `entries()`.
+   * For an import into the store: `entries()`, except that a message line whose row can be read
+   * from its bytes (quickLine) is neither decoded nor parsed: its entry holds what its row needs only
+   * (type, id, parent id, time, role; the first user message is parsed whole, for the session's first
+   * message), and its body is the line's bytes in the reader's window, which the next row reuses
+   * (write each row before taking the next). Its message is still to be confirmed as JSON: by the
+   * store as it writes the row (StoredEntry.unconfirmed), or, in a file of CHECK_FROM_BYTES or more,
+   * by a thread that reads the file meanwhile (import-check.ts). `agreed()`, once every row is
+   * written, waits for that thread: false means a message is not JSON, like an UnconfirmedRow from
+   * the store, and the import must be redone from `entries()`. A v1 file is `entries()`.
    */
-  importRows(): Generator<StoredEntry>;
+  importRows(): { rows: Generator<StoredEntry>; agreed(): boolean };
 }
 
 /** Opens a session file written by the reference agent or by pion, for a streaming read (see JsonlSource). */
@@ -116,24 +118,19 @@ export function readJsonl(path: string): JsonlSource {
     if (version < 3 && migrateV2(e)) return { entry: e as unknown as Entry, body: JSON.stringify(e) };
     return { entry: e as unknown as Entry, body: text, messageAt: null };
   };
-  function* importRows(): Generator<StoredEntry> {
-    if (version < 2) {
-      yield* entries();
-      return;
-    }
+  function* quickRows(confirmHere: boolean): Generator<StoredEntry> {
     const fd = openSync(path, "r");
     try {
       let userSeen = false;
       for (const l of entryLineBytes(fd, stopAt)) {
-        const q = quickMessage(l.buf, l.start, l.end);
+        const q = quickLine(l.buf, l.start, l.end);
         if (q && q.role !== "hookMessage" && (userSeen || q.role !== "user")) {
-          const bytes = l.buf.subarray(l.start, l.end);
-          if (isUtf8(bytes) && !namesRoleAgain(bytes, q)) {
-            yield { entry: quickEntry(q, { role: q.role }), body: bytes, messageAt: q.at, unconfirmed: true };
-            continue;
-          }
+          const row: StoredEntry = { entry: quickEntry(q, { role: q.role }), body: l.buf.subarray(l.start, l.end), messageAt: q.at };
+          if (confirmHere) row.unconfirmed = true;
+          yield row;
+          continue;
         }
-        const row = treeRow(l.line, lineText(l), q);
+        const row = treeRow(l.line, lineText(l), q ?? quickMessage(l.buf, l.start, l.end));
         if (row.entry.type === "message" && row.entry.message.role === "user") userSeen = true;
         yield row;
       }
@@ -141,25 +138,12 @@ export function readJsonl(path: string): JsonlSource {
       closeSync(fd);
     }
   }
+  const importRows = () => {
+    if (version < 2) return { rows: entries(), agreed: () => true };
+    const check = stopAt >= CHECK_FROM_BYTES ? startImportCheck(path, stopAt) : undefined;
+    return { rows: quickRows(check === undefined), agreed: () => check?.agreed() ?? true };
+  };
   return { header, version, tornTail, entries, importRows };
-}
-
-const ROLE_KEY = Buffer.from('"role"');
-const ESCAPE = Buffer.from("\\u00");
-
-/**
- * Whether the message of a line quickMessage read may hold a second `role` key (a parse keeps the
- * last one, the row has the first): the text `"role"` after the first, or an escape of a character
- * from 0x60 to 0x7f, which can spell it (`\u0072ole`; JSON.stringify escapes none of them).
- */
-function namesRoleAgain(bytes: Buffer, q: QuickMessage): boolean {
-  const after = q.at + '{"role":"'.length + q.role.length;
-  if (bytes.indexOf(ROLE_KEY, after) !== -1) return true;
-  for (let i = bytes.indexOf(ESCAPE, after); i !== -1; i = bytes.indexOf(ESCAPE, i + ESCAPE.length)) {
-    const digit = bytes[i + ESCAPE.length];
-    if (digit === 0x36 || digit === 0x37) return true;
-  }
-  return false;
 }
 
 const quickEntry = (q: QuickMessage, message: Loose): Entry =>

@@ -1,6 +1,7 @@
 import type { Statement } from "bun:sqlite";
 import type { Entry, SessionHeader } from "./entries.ts";
 import { userText } from "./entries.ts";
+import { messageIsJson } from "./message-check.ts";
 import type { StoredEntry } from "./store.ts";
 
 /** The statements that write a session and its entries, and their parameters, in one place. */
@@ -12,10 +13,9 @@ export const WRITE_SQL = {
   // A body given as bytes is the UTF-8 of its text: stored as that text, not as a blob.
   insertEntry: "INSERT INTO entry (session_id, id, parent_id, type, created_at, body, role, message_at) VALUES (?1, ?2, ?3, ?4, ?5, CAST(?6 AS TEXT), ?7, ?8)",
   // The same for a row read without a parse (StoredEntry.unconfirmed): its body is written only if
-  // its message, from message_at to the closing brace, is one JSON value (RFC 8259, as JSON.parse
-  // reads it, but for nesting over 1,000 deep, refused too); else it is null, which the table refuses.
+  // its message is one JSON value (message-check.ts), else it is null, which the table refuses.
   insertUnconfirmed: `INSERT INTO entry (session_id, id, parent_id, type, created_at, body, role, message_at) VALUES (?1, ?2, ?3, ?4, ?5,
-     CASE WHEN json_valid(CAST(substr(?6, ?8 + 1, length(?6) - ?8 - 1) AS TEXT), 1) THEN CAST(?6 AS TEXT) END, ?7, ?8)`,
+     CASE WHEN ${messageIsJson("?6", "?8")} THEN CAST(?6 AS TEXT) END, ?7, ?8)`,
   afterAppend: `UPDATE session SET leaf_id = ?2, updated_at = max(updated_at, ?3),
        entry_count = entry_count + ?4, message_count = message_count + ?5,
        first_message = coalesce(first_message, ?6), name = CASE WHEN ?7 THEN ?8 ELSE name END

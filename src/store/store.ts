@@ -59,11 +59,14 @@ export interface StoredEntry {
   unconfirmed?: true;
 }
 
-/** A row read without a parse whose message is not one JSON value (StoredEntry.unconfirmed). */
+/**
+ * A row read without a parse whose message is not one JSON value (StoredEntry.unconfirmed; the
+ * entry's id when the store found it, null when the import's check thread did).
+ */
 export class UnconfirmedRow extends Error {
-  readonly entryId: string;
-  constructor(entryId: string) {
-    super(`the message of entry ${entryId} is not one JSON value`);
+  readonly entryId: string | null;
+  constructor(entryId: string | null) {
+    super(entryId === null ? "a message read without a parse is not one JSON value" : `the message of entry ${entryId} is not one JSON value`);
     this.entryId = entryId;
   }
 }

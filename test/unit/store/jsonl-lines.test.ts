@@ -90,7 +90,7 @@ function file(dir: string, n: number, odd?: (i: number, text: string) => string)
 /** importRows of `path`, each row's body copied as it comes (its bytes are good until the next row is taken). */
 function importRows(path: string): { entry: Entry; body: string; bytes: boolean; messageAt?: number | null; unconfirmed?: true }[] {
   const rows = [];
-  for (const r of readJsonl(path).importRows()) rows.push({ ...r, body: textOf(r.body), bytes: typeof r.body !== "string" });
+  for (const r of readJsonl(path).importRows().rows) rows.push({ ...r, body: textOf(r.body), bytes: typeof r.body !== "string" });
   return rows;
 }
 
@@ -135,6 +135,20 @@ test("a message that may name its role again is parsed: the row has the role the
   expect([role(3), role(5), role(7)]).toEqual(["custom", "custom", "assistant"]);
   for (const i of [3, 5, 7]) expect(rows[i]!.unconfirmed).toBeUndefined();
   expect(rows[9]).toMatchObject({ bytes: true, unconfirmed: true });
+});
+
+test("in a file of 32 MB or more, the message rows are confirmed on another thread", () => {
+  using dir = tempDir();
+  const lines = 33_000; // about 34 MB
+  const good = readJsonl(file(dir.path, lines)).importRows();
+  let n = 0;
+  for (const r of good.rows) if (r.unconfirmed === undefined && typeof r.body !== "string") n++;
+  expect(n).toBe(lines - 1); // all but the first user message, read from their bytes and left to the thread
+  expect(good.agreed()).toBe(true);
+  // A field after the message: the line's message is not one JSON value.
+  const odd = readJsonl(file(dir.path, lines, (i, text) => (i === 30_000 ? `${text.slice(0, -1)},"note":1}` : text))).importRows();
+  for (const _ of odd.rows);
+  expect(odd.agreed()).toBe(false);
 });
 
 test("a v1 file is parsed whole", () => {
