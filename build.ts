@@ -13,12 +13,29 @@ for (const [name, entry] of Object.entries(WORKERS)) {
   }
   workers[name] = await built.outputs[0]!.text();
 }
+// A new home's database, made at build time as pion makes one (16 KB pages, WAL, the schema): in the
+// binary a new database is this file written out (src/store/sqlite-store.ts), not 6 ms of pragmas
+// and migrations in the first command that needs it.
+const dbTemplate = await (async () => {
+  const { openSqliteStore } = await import("./src/store/sqlite-store.ts");
+  const { Database } = await import("bun:sqlite");
+  const dir = (await Bun.$`mktemp -d`.text()).trim();
+  try {
+    openSqliteStore(`${dir}/pion.db`).close();
+    const db = new Database(`${dir}/pion.db`);
+    db.run("PRAGMA wal_checkpoint(TRUNCATE)"); // everything in the file itself
+    db.close();
+    return Buffer.from(Bun.gzipSync(await Bun.file(`${dir}/pion.db`).bytes())).toString("base64");
+  } finally {
+    await Bun.$`rm -rf ${dir}`;
+  }
+})();
 const result = await Bun.build({
   entrypoints: ["./src/cli.ts"],
   // pion runs inside users' projects: their .env and bunfig.toml (whose preload scripts would
   // run inside pion) are theirs, never pion's configuration.
   compile: { outfile: "./dist/pion", autoloadDotenv: false, autoloadBunfig: false },
-  define: { PION_COMMIT: JSON.stringify(commit), PION_WORKERS: JSON.stringify(workers) },
+  define: { PION_COMMIT: JSON.stringify(commit), PION_WORKERS: JSON.stringify(workers), PION_DB_TEMPLATE: JSON.stringify(dbTemplate) },
   minify: true,
   bytecode: true,
   // Chunks per dynamic import: the SDKs, extensions and exports are loaded only when used.

@@ -88,6 +88,35 @@ describe("sessions on disk", () => {
     await fake.stop();
   });
 
+  test.concurrent("a new home's database is the same whether the binary writes it from its template or the source makes it", async () => {
+    const { fake } = setup();
+    const made: Rec[] = [];
+    for (const binary of [true, false]) {
+      const dirs = tempDirs();
+      writeFakeModels(dirs.home, fake.url);
+      const p = new Pion({ ...dirs, binary, args: ["--mode", "rpc", "--model", "fake/fake-model"] });
+      await say(p, fake, `made by ${binary ? "the binary" : "the source"}`);
+      expect(await p.close()).toBe(0);
+      expect(p.stderr).not.toContain("template");
+      const path = join(dirs.home, "sessions", "pion.db");
+      expect(statSync(path).mode & 0o777).toBe(0o600);
+      expect(readdirSync(join(dirs.home, "sessions")).filter((f) => f.endsWith(".new"))).toEqual([]);
+      const db = new Database(path, { readonly: true });
+      const pragma = (name: string) => Object.values(db.query(`PRAGMA ${name}`).get() as object)[0];
+      made.push({
+        schema: db.query("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY name").all(),
+        version: pragma("user_version"),
+        pageSize: pragma("page_size"),
+        journal: pragma("journal_mode"),
+        integrity: pragma("integrity_check"),
+        messages: (db.query("SELECT count(*) AS n FROM entry WHERE type = 'message'").get() as Rec).n,
+      });
+      db.close();
+    }
+    expect(made[0]).toEqual(made[1]!);
+    expect(made[0]).toMatchObject({ pageSize: 16384, journal: "wal", integrity: "ok", messages: 2 });
+  });
+
   test.concurrent("get_entries: since, limit/hasMore, unknown since; get_tree with a fork as a branch", async () => {
     const { fake, home, cwd } = setup();
     const p = spawn({ home, cwd });
