@@ -3,6 +3,7 @@ import { COMMAND_SCHEMAS, describeIssues, isCommandType, SILENT_FRAMES, type Com
 import { Background, failure, RawJson, success, successLine } from "../protocol/responses.ts";
 import { errorMessage, PionError } from "../util/errors.ts";
 import { log } from "../util/log.ts";
+import { busy } from "../util/quiet.ts";
 import { jsonLineBatches, type JsonlRecord } from "./jsonl.ts";
 import type { Writer } from "./writer.ts";
 
@@ -56,7 +57,17 @@ export async function serveRpc(input: AsyncIterable<Uint8Array>, writer: Writer,
       writer.write(failure(cmd.id, cmd.command, cmd.error));
       return;
     }
-    const run = () => dispatch(cmd.value, writer, handlers, outstanding);
+    // In hand from its arrival until its response is written (or, for background work, accepted).
+    const answered = busy();
+    const run = () => {
+      let r: void | Promise<void> = undefined;
+      try {
+        r = dispatch(cmd.value, writer, handlers, outstanding);
+        return r instanceof Promise ? r.finally(answered) : r;
+      } finally {
+        if (!(r instanceof Promise)) answered();
+      }
+    };
     if (BYPASS.has(cmd.value.type)) void run();
     else queue.push(run);
   }

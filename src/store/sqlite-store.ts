@@ -148,6 +148,7 @@ function withBusyRetry(fn: () => void, deadlineMs = 10_000): void {
 class SqliteStore implements SessionStore {
   private readonly held = new Set<string>();
   private readonly q;
+  private closed = false;
 
   constructor(
     private readonly db: Database,
@@ -268,7 +269,7 @@ class SqliteStore implements SessionStore {
     this.db.run("PRAGMA foreign_keys = OFF");
     try {
       // The checkpoint of what the import wrote runs aside (see checkpoint.ts).
-      if (this.path) writeThenCheckpointAside(this.db, this.path, write);
+      if (this.path) writeThenCheckpointAside(this.db, this.path, write, () => this.closed);
       else write();
     } finally {
       this.db.run("PRAGMA foreign_keys = ON");
@@ -454,6 +455,7 @@ class SqliteStore implements SessionStore {
   }
 
   close(): void {
+    this.closed = true;
     for (const id of [...this.held]) this.releaseSession(id);
     // The last connection's close checkpoints the WAL (two syncs: 3 ms even for a few pages), which
     // spares the next opener a replay of it. Worth it for a large WAL (an import the checkpoint
