@@ -56,9 +56,10 @@ export function locateSession(
       const quick = source.importRows();
       importFrom(quick.rows, quick.agreed);
     } catch (err) {
-      // A line read without a parse is not what its first fields say: parsed, every one.
+      // A line read without a parse is not what its first fields say: parsed, every one. (The check
+      // thread has said which line; the store names the entry.)
       if (!(err instanceof UnconfirmedRow)) throw err;
-      log("store", "a line read without a parse is not what its first fields say; the file is parsed", { path: real, entry: err.entryId });
+      if (err.entryId !== null) log("store", "a line read without a parse is not what its first fields say; the file is parsed", { path: real, entry: err.entryId });
       importFrom(source.entries(), () => true);
     }
     return id;

@@ -95,7 +95,7 @@ export function* entryLineBytes(fd: number, stopAt: number): Generator<LineBytes
 }
 
 /** The non-blank lines before `stopAt` as text, with their line numbers. */
-export function* fileLines(fd: number, stopAt: number): Generator<{ line: number; text: string }> {
+function* fileLines(fd: number, stopAt: number): Generator<{ line: number; text: string }> {
   for (const l of fileLineBytes(fd, stopAt)) yield { line: l.line, text: lineText(l) };
 }
 
