@@ -151,6 +151,24 @@ test("in a file of 32 MB or more, the message rows are confirmed on another thre
   expect(odd.agreed()).toBe(false);
 });
 
+test("a v2 file: its hookMessage lines are parsed and migrated, its other message lines read from their bytes", () => {
+  using dir = tempDir();
+  const path = join(dir.path, "v2.jsonl");
+  const head = JSON.stringify({ type: "session", version: 2, id: "s2", timestamp: "t", cwd: "/" });
+  const hook = '{"type":"message","id":"h1","parentId":null,"timestamp":"t","message":{"role":"hookMessage","customType":"x","content":"hi"}}';
+  const user = '{"type":"message","id":"u1","parentId":"h1","timestamp":"t","message":{"role":"user","content":"q"}}';
+  const reply = '{"type":"message","id":"a1","parentId":"u1","timestamp":"t","message":{"role":"assistant","content":[]}}';
+  writeFileSync(path, [head, hook, user, reply].join("\n"));
+  const rows = importRows(path);
+  expect(rows.map((r) => [r.bytes, r.unconfirmed ?? false])).toEqual([
+    [false, false],
+    [false, false],
+    [true, true],
+  ]);
+  expect(JSON.parse(rows[0]!.body).message.role).toBe("custom");
+  expect(rows.map((r) => r.body).slice(1)).toEqual([user, reply]);
+});
+
 test("a v1 file is parsed whole", () => {
   using dir = tempDir();
   const path = join(dir.path, "v1.jsonl");
