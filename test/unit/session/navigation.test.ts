@@ -56,3 +56,36 @@ test("an imported linear file is summarized as a plain context; one with a compa
   expect(store.getSession(a)?.cache).toMatchObject({ messageCount: 2, linear: true, plainContext: true });
   store.close();
 });
+
+/** A linear v3 file of `n` ~1 KB messages; `odd` may rewrite a line. */
+function messages(path: string, n: number, odd: (i: number, text: string) => string = (_, t) => t): void {
+  const lines = [JSON.stringify({ type: "session", version: 3, id: "22222222-0000-4000-8000-000000000000", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/" })];
+  for (let i = 0; i < n; i++) {
+    const e = { type: "message", id: `m${i}`, parentId: i ? `m${i - 1}` : null, timestamp: "2026-01-01T00:00:01.000Z", message: { role: i % 2 ? "assistant" : "user", content: "x".repeat(1000) } };
+    lines.push(odd(i, JSON.stringify(e)));
+  }
+  writeFileSync(path, `${lines.join("\n")}\n`);
+}
+
+test("a message that is not one JSON value is found as its row is written, or by the check thread of a large file: the file is parsed instead", () => {
+  using dir = tempDir();
+  // A field after the message: the first fields read as usual, the rest is not one message.
+  const note = (at: number) => (i: number, t: string) => (i === at ? `${t.slice(0, -1)},"note":${i}}` : t);
+  for (const [n, at] of [
+    [3_000, 2_500], // 3 MB: confirmed as the rows are written
+    [33_000, 30_000], // 34 MB: confirmed on the check thread
+  ] as const) {
+    const store = openSqliteStore(":memory:");
+    const path = join(dir.path, `odd-${n}.jsonl`);
+    messages(path, n, note(at));
+    const id = locateSession(store, path, dir.path, () => undefined);
+    const entries = store.entries(id);
+    expect(entries.length).toBe(n);
+    expect((entries[at] as unknown as { note: number }).note).toBe(at);
+    // Parsed, its message is not cut from the body at an offset: the context has it whole.
+    const context: string[] = [];
+    for (const p of store.contextMessages(id)) context.push(typeof p === "string" ? p : new TextDecoder().decode(p));
+    expect((JSON.parse(`[${context.join(",")}]`) as unknown[])[at]).toEqual({ role: "user", content: "x".repeat(1000) });
+    store.close();
+  }
+});
