@@ -10,8 +10,8 @@ import { workerUrl } from "../util/worker-code.ts";
  * syncs both files to disk: after importing a 100k-entry file (150 MB of pages) that took 1.1-1.7 s
  * of the 2.3 s the import cost, on the thread that answers commands. Here the main connection's
  * automatic checkpoint is turned off for the write, and a worker thread with a connection of its
- * own runs the checkpoint (PASSIVE: readers and writers go on meanwhile) once no command is in hand
- * (util/quiet.ts: copying 10 MB beside a 10k-entry session's answers made get_messages 37 -> 42-48 ms
+ * own runs the checkpoint (PASSIVE: readers and writers go on meanwhile) once no command is in hand,
+ * two seconds later at the latest (util/quiet.ts: copying 10 MB beside a 10k-entry session's answers made get_messages 37 -> 42-48 ms
  * and get_tree 27-34 -> 36-38 ms; until then the pages are read from the WAL, as fast); the automatic
  * checkpoint is turned back on once it is done. A process that exits first checkpoints the rest as
  * it closes the store (sqlite-store.ts), or leaves it to the next opener if it is killed.

@@ -6,6 +6,8 @@
  * one-shot mode), the work starts QUIET_MS after it was asked for.
  */
 const QUIET_MS = 100;
+/** Work waits no longer than this: a host that polls without a pause still gets it done. */
+const LATEST_MS = 2_000;
 
 let inHand = 0;
 let lastBusy = 0;
@@ -23,12 +25,17 @@ export function busy(): () => void {
   };
 }
 
-/** Runs `work` once nothing has been in hand for QUIET_MS (the wait keeps no process alive). */
+/**
+ * Runs `work` once nothing has been in hand for QUIET_MS, or LATEST_MS after it was asked for,
+ * whichever comes first (the wait keeps no process alive).
+ */
 export function whenQuiet(work: () => void): void {
+  const latest = performance.now() + LATEST_MS;
   const check = () => {
-    const wait = lastBusy + QUIET_MS - performance.now();
-    if (inHand === 0 && wait <= 0) work();
-    else setTimeout(check, Math.max(wait, QUIET_MS / 4)).unref();
+    const now = performance.now();
+    const wait = lastBusy + QUIET_MS - now;
+    if ((inHand === 0 && wait <= 0) || now >= latest) work();
+    else setTimeout(check, Math.min(Math.max(wait, QUIET_MS / 4), latest - now)).unref();
   };
   setTimeout(check, QUIET_MS).unref();
 }

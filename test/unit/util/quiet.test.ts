@@ -21,6 +21,17 @@ test("work waits while a command is in hand, and runs once none has been for a w
   expect(ran).toBe(1);
 });
 
+test("work waits two seconds at most: a host that never pauses still gets it done", async () => {
+  const answered = busy();
+  let ran = 0;
+  whenQuiet(() => ran++);
+  await Bun.sleep(1_500);
+  expect(ran).toBe(0); // in hand all along
+  await until(() => ran > 0);
+  expect(ran).toBe(1);
+  answered();
+});
+
 test("with nothing in hand, work runs after the quiet period", async () => {
   let ran = false;
   whenQuiet(() => (ran = true));
