@@ -14,7 +14,7 @@ for (const [name, entry] of Object.entries(WORKERS)) {
   workers[name] = await built.outputs[0]!.text();
 }
 // A new home's database, made at build time as pion makes one (16 KB pages, WAL, the schema): in the
-// binary a new database is this file written out (src/store/sqlite-store.ts), not 6 ms of pragmas
+// binary a new database is this file written out (src/store/sqlite-template.ts), not 6 ms of pragmas
 // and migrations in the first command that needs it.
 const dbTemplate = await (async () => {
   const { openSqliteStore } = await import("./src/store/sqlite-store.ts");

@@ -1,5 +1,5 @@
 import { Database, SQLiteError, type Statement } from "bun:sqlite";
-import { closeSync, existsSync, linkSync, mkdirSync, openSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, mkdirSync, openSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { PionError } from "../util/errors.ts";
 import { log } from "../util/log.ts";
@@ -9,6 +9,7 @@ import type { JsonPiece } from "../util/json-pieces.ts";
 import { LARGE_WAL_BYTES, walBytes, writeThenCheckpointAside } from "./checkpoint.ts";
 import { chainPage, joinBodies, joinMessages } from "./json-pages.ts";
 import { migrate } from "./sqlite-schema.ts";
+import { writeFromTemplate } from "./sqlite-template.ts";
 import { afterAppendParams, insertEntry, type Param, sessionParams, WRITE_SQL } from "./sqlite-writes.ts";
 import type {
   EntryPage,
@@ -70,26 +71,6 @@ const NO_LIMIT = -1;
 const MMAP_SIZE = 0x7fff0000;
 /** Rows read at a time by the answers that stream a whole session (about 0.5 MB of bodies). */
 const PAGE = 512;
-/** In the binary: a new database as build.ts made it, gzipped, in base64. */
-declare const PION_DB_TEMPLATE: string | undefined;
-
-/**
- * Writes a new database at `dbPath` from the template, 0600. It appears whole or not at all: written
- * beside it first, then linked in, which fails if another process made one meanwhile (theirs is used).
- */
-function fromTemplate(dbPath: string, template: string): void {
-  const next = `${dbPath}.${process.pid}.new`;
-  try {
-    writeFileSync(next, Bun.gunzipSync(Buffer.from(template, "base64")), { mode: 0o600, flag: "wx" });
-    linkSync(next, dbPath);
-  } catch (err) {
-    const code = err instanceof Error && "code" in err ? err.code : undefined;
-    if (code !== "EEXIST") log("store", "a new database could not be written from its template; it is made here", { error: String(err) });
-  } finally {
-    rmSync(next, { force: true });
-  }
-}
-
 /**
  * Opens (creating and migrating as needed) the session database.
  *
@@ -102,7 +83,7 @@ function fromTemplate(dbPath: string, template: string): void {
 export function openSqliteStore(dbPath: string, options: SqliteStoreOptions = {}): SessionStore {
   if (dbPath !== ":memory:") {
     mkdirSync(dirname(dbPath), { recursive: true, mode: 0o700 });
-    if (typeof PION_DB_TEMPLATE === "string" && !existsSync(dbPath)) fromTemplate(dbPath, PION_DB_TEMPLATE);
+    writeFromTemplate(dbPath);
     // Create it 0600 before SQLite does (SQLite gives its -wal and -shm files the same mode).
     closeSync(openSync(dbPath, "a", 0o600));
   }
