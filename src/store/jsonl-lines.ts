@@ -32,8 +32,8 @@ export interface LineBytes {
  * into one buffer, which grows only for a line longer than half of it. Nothing is decoded: most
  * of an import's lines go to the store as the bytes they are (jsonl.ts, importRows).
  */
-export function* fileLineBytes(fd: number, stopAt: number): Generator<LineBytes> {
-  let buf = Buffer.allocUnsafe(WINDOW);
+export function* fileLineBytes(fd: number, stopAt: number, window = WINDOW): Generator<LineBytes> {
+  let buf = Buffer.allocUnsafe(window);
   const cursor: LineBytes = { line: 0, buf, start: 0, end: 0 };
   let have = 0; // bytes of buf holding file content not yet cut into lines
   let pos = 0;
@@ -94,14 +94,9 @@ export function* entryLineBytes(fd: number, stopAt: number): Generator<LineBytes
   yield* lines;
 }
 
-/** The non-blank lines before `stopAt` as text, with their line numbers. */
-function* fileLines(fd: number, stopAt: number): Generator<{ line: number; text: string }> {
-  for (const l of fileLineBytes(fd, stopAt)) yield { line: l.line, text: lineText(l) };
-}
-
-/** The non-blank lines before `stopAt`, parsed one at a time (see parsed). */
-export function* records(fd: number, stopAt: number, source: string): Generator<RawRecord> {
-  for (const { line, text } of fileLines(fd, stopAt)) yield parsed(line, text, source);
+/** The non-blank lines before `stopAt`, parsed one at a time (see parsed), read `window` bytes at a time. */
+export function* records(fd: number, stopAt: number, source: string, window = WINDOW): Generator<RawRecord> {
+  for (const l of fileLineBytes(fd, stopAt, window)) yield parsed(l.line, lineText(l), source);
 }
 
 /** Line `line` of `source`, parsed; a line that is not JSON is an error naming it. */
@@ -229,16 +224,11 @@ export function quickMessage(buf: Buffer, start: number, end: number): QuickMess
 }
 
 /**
- * A message line whose row is read from its bytes, without a parse (quickMessage): its text is
- * UTF-8 (its bytes are what the store keeps) and its message may not name its role again. What is
- * left to confirm is that the message is one JSON value (message-check.ts).
+ * Whether a message line quickMessage read can be kept as its bytes, `bytes`, with its row from its
+ * first fields: its text is UTF-8 (the store keeps those bytes) and its message may not name its role
+ * again. What is left to confirm is that the message is one JSON value (message-check.ts).
  */
-export function quickLine(buf: Buffer, start: number, end: number): QuickMessage | undefined {
-  const q = quickMessage(buf, start, end);
-  if (q === undefined) return undefined;
-  const bytes = buf.subarray(start, end);
-  return isUtf8(bytes) && !namesRoleAgain(bytes, q) ? q : undefined;
-}
+export const keptAsBytes = (bytes: Buffer, q: QuickMessage): boolean => isUtf8(bytes) && !namesRoleAgain(bytes, q);
 
 const ROLE_KEY = ascii('"role"');
 const ESCAPE = ascii("\\u00");

@@ -3,7 +3,7 @@ import * as v from "valibot";
 import { PionError } from "../util/errors.ts";
 import { type Entry, newEntryId, type SessionHeader } from "./entries.ts";
 import { CHECK_FROM_BYTES, startImportCheck } from "./import-checker.ts";
-import { checkTree, confirmMessage, entryLineBytes, type Loose, lineText, migrateV2, parsed, type QuickMessage, quickLine, quickMessage, type RawRecord, records } from "./jsonl-lines.ts";
+import { checkTree, confirmMessage, entryLineBytes, keptAsBytes, type Loose, lineText, migrateV2, parsed, type QuickMessage, quickMessage, type RawRecord, records } from "./jsonl-lines.ts";
 import type { StoredEntry } from "./store.ts";
 
 /*
@@ -15,6 +15,7 @@ import type { StoredEntry } from "./store.ts";
  */
 
 export const JSONL_VERSION = 3;
+const HEADER_WINDOW = 4096;
 
 export const headerLine = (header: SessionHeader): string => `${JSON.stringify(header)}\n`;
 export const entryLine = (entry: Entry): string => `${JSON.stringify(entry)}\n`;
@@ -37,7 +38,7 @@ export interface JsonlSource {
   entries(): Generator<StoredEntry>;
   /**
    * For an import into the store: `entries()`, except that a message line whose row can be read
-   * from its bytes (quickLine) is neither decoded nor parsed: its entry holds what its row needs only
+   * from its bytes (quickMessage, keptAsBytes) is neither decoded nor parsed: its entry holds what its row needs only
    * (type, id, parent id, time, role; the first user message is parsed whole, for the session's first
    * message), and its body is the line's bytes in the reader's window, which the next row reuses
    * (write each row before taking the next). Its message is still to be confirmed as JSON: by the
@@ -66,7 +67,8 @@ export function readJsonl(path: string): JsonlSource {
   let first: RawRecord | undefined;
   try {
     ({ stopAt, torn: tornTail } = completeEnd(fd));
-    first = records(fd, stopAt, path).next().value;
+    // The header only: a small window (it grows for a longer line), not the import's megabyte.
+    first = records(fd, stopAt, path, HEADER_WINDOW).next().value;
   } finally {
     closeSync(fd);
   }
@@ -123,14 +125,17 @@ export function readJsonl(path: string): JsonlSource {
     try {
       let userSeen = false;
       for (const l of entryLineBytes(fd, stopAt)) {
-        const q = quickLine(l.buf, l.start, l.end);
+        const q = quickMessage(l.buf, l.start, l.end);
         if (q && q.role !== "hookMessage" && (userSeen || q.role !== "user")) {
-          const row: StoredEntry = { entry: quickEntry(q, { role: q.role }), body: l.buf.subarray(l.start, l.end), messageAt: q.at };
-          if (confirmHere) row.unconfirmed = true;
-          yield row;
-          continue;
+          const bytes = l.buf.subarray(l.start, l.end);
+          if (keptAsBytes(bytes, q)) {
+            const row: StoredEntry = { entry: quickEntry(q, { role: q.role }), body: bytes, messageAt: q.at };
+            if (confirmHere) row.unconfirmed = true;
+            yield row;
+            continue;
+          }
         }
-        const row = treeRow(l.line, lineText(l), q ?? quickMessage(l.buf, l.start, l.end));
+        const row = treeRow(l.line, lineText(l), q);
         if (row.entry.type === "message" && row.entry.message.role === "user") userSeen = true;
         yield row;
       }
