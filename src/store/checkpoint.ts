@@ -20,6 +20,10 @@ const AUTO_CHECKPOINT_PAGES = 1000; // SQLite's default
 /** A WAL at least this large is worth a checkpoint of its own (a thread after an import, the close). */
 export const LARGE_WAL_BYTES = 4 << 20;
 
+const autoCheckpointOn = (db: Database): void => {
+  db.run(`PRAGMA wal_autocheckpoint = ${AUTO_CHECKPOINT_PAGES}`);
+};
+
 /** The size of the database's WAL file (0 without one). */
 export function walBytes(path: string): number {
   try {
@@ -39,13 +43,13 @@ export function writeThenCheckpointAside<T>(db: Database, path: string, write: (
   try {
     result = write();
   } catch (err) {
-    db.run(`PRAGMA wal_autocheckpoint = ${AUTO_CHECKPOINT_PAGES}`);
+    autoCheckpointOn(db);
     throw err;
   }
   // A small write is left to the automatic checkpoint (a later commit, or the last connection's
   // close): a thread costs more to start than copying it would (1k entries: 1.5 MB).
   if (walBytes(path) < LARGE_WAL_BYTES) {
-    db.run(`PRAGMA wal_autocheckpoint = ${AUTO_CHECKPOINT_PAGES}`);
+    autoCheckpointOn(db);
     return result;
   }
   whenQuiet(() => {
@@ -61,13 +65,13 @@ function checkpointAside(db: Database, path: string): void {
   } catch (err) {
     // No thread to spare: the next commit checkpoints, as it would have anyway.
     log("store", "checkpoint thread did not start", { error: err instanceof Error ? err.message : String(err) });
-    db.run(`PRAGMA wal_autocheckpoint = ${AUTO_CHECKPOINT_PAGES}`);
+    autoCheckpointOn(db);
     return;
   }
   const done = (error?: string) => {
     if (error) log("store", "background checkpoint failed; the next commits checkpoint", { error });
     try {
-      db.run(`PRAGMA wal_autocheckpoint = ${AUTO_CHECKPOINT_PAGES}`);
+      autoCheckpointOn(db);
     } catch {
       // closed meanwhile: nothing to turn back on
     }

@@ -10,7 +10,7 @@ import { LARGE_WAL_BYTES, walBytes, writeThenCheckpointAside } from "./checkpoin
 import { chainPage, joinBodies, joinMessages } from "./json-pages.ts";
 import { migrate } from "./sqlite-schema.ts";
 import { writeFromTemplate } from "./sqlite-template.ts";
-import { afterAppendParams, insertEntry, type Param, sessionParams, WRITE_SQL } from "./sqlite-writes.ts";
+import { afterAppendParams, runInsertEntry, type Param, sessionParams, WRITE_SQL } from "./sqlite-writes.ts";
 import type {
   EntryPage,
   ListSessionsOptions,
@@ -487,7 +487,7 @@ class SqliteStore implements SessionStore {
   private insertEntry(sessionId: string, row: StoredEntry): void {
     const { entry } = row;
     try {
-      insertEntry(row.unconfirmed ? this.q.insertUnconfirmed : this.q.insertEntry, sessionId, row);
+      runInsertEntry(row.unconfirmed ? this.q.insertUnconfirmed : this.q.insertEntry, sessionId, row);
     } catch (err) {
       if (err instanceof SQLiteError && err.code === "SQLITE_CONSTRAINT_UNIQUE") {
         throw new PionError(`Entry id ${entry.id} already exists in session ${sessionId}`, "duplicate_entry");

@@ -36,7 +36,7 @@ export const sessionParams = (header: SessionHeader, path: string | null): Param
  * Runs insertEntry (or insertUnconfirmed) for `row`. Its parameters are given one by one: spread
  * from an array, they cost 5-7 ms of a 10k-entry import.
  */
-export function insertEntry(statement: Statement<unknown, Param[]>, sessionId: string, { entry, body, messageAt: at }: StoredEntry): void {
+export function runInsertEntry(statement: Statement<unknown, Param[]>, sessionId: string, { entry, body, messageAt: at }: StoredEntry): void {
   const role = entry.type === "message" ? ((entry.message as { role?: unknown }).role as string) : null;
   const offset = role === null ? null : at !== undefined ? at : typeof body === "string" ? messageAt(entry, body) : null;
   statement.run(sessionId, entry.id, entry.parentId, entry.type, entry.timestamp, body, role, offset);

@@ -1,9 +1,10 @@
 /**
  * Work that can wait for a quiet moment. On a machine with few cores a busy second thread slows
  * the one answering commands (here by about a third of its own time), so a thread that only tidies
- * up (the checkpoint after an import) starts once no command has been in hand for QUIET_MS. The
- * wire layer says when a command arrives and when it is answered (`busy`); where none does (a
- * one-shot mode), the work starts QUIET_MS after it was asked for.
+ * up (the checkpoint after an import) starts once no command has been in hand for QUIET_MS, or
+ * LATEST_MS after it was asked for at the latest. The wire layer says when a command arrives and
+ * when it is answered (`busy`); where none does (a one-shot mode), the work starts QUIET_MS after it
+ * was asked for.
  */
 const QUIET_MS = 100;
 /** Work waits no longer than this: a host that polls without a pause still gets it done. */
