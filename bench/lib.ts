@@ -12,6 +12,9 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync,
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Subprocess } from "bun";
+import { atMostRef, type Stat, stat } from "./stats.ts";
+
+export { type Stat, stat } from "./stats.ts";
 
 export const ROOT = resolve(import.meta.dir, "..");
 export const PION_BIN = process.env.PION_BENCH_BIN ?? join(ROOT, "dist/pion");
@@ -322,21 +325,6 @@ export function copyInto(src: string, dir: string, name: string): string {
 
 // ---- statistics and printing ----
 
-export interface Stat {
-  median: number;
-  min: number;
-  max: number;
-  n: number;
-}
-
-export function stat(xs: number[]): Stat | undefined {
-  const v = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
-  if (v.length === 0) return undefined;
-  const mid = v.length >> 1;
-  const median = v.length % 2 ? v[mid]! : (v[mid - 1]! + v[mid]!) / 2;
-  return { median, min: v[0]!, max: v[v.length - 1]!, n: v.length };
-}
-
 export type Unit = "ms" | "MB" | "/s" | "B" | "x" | "%" | "n";
 
 export function fmt(x: number, unit: Unit): string {
@@ -375,13 +363,29 @@ export interface Row {
   pionNote?: string;
   refNote?: string;
   goal?: string;
+  /** For a goal other than "≤ ref": whether pion's figures meet it (shown with `verdicts`). */
+  goalMet?: (pion: number[]) => boolean;
 }
 
-/** A markdown table: median (min–max) per agent and the ratio pion/reference of the medians. */
-export function printTable(title: string, rows: Row[]): void {
+/** Whether a row's goal is met: "≤ ref" by stats.ts' atMostRef, any other goal by its `goalMet`. */
+function verdict(r: Row, p: Stat | undefined): string {
+  if (r.goalMet) return r.goalMet(r.pion) ? "met" : "**not met**";
+  if (r.goal !== "≤ ref" || !p) return "";
+  const failed = r.refNote ?? (r.ref && r.ref.length > 0 && !r.ref.some(Number.isFinite) ? "fails" : undefined);
+  if (failed) return `met (reference: ${failed})`;
+  return atMostRef(r.pion, r.ref ?? []);
+}
+
+/**
+ * A markdown table: median (min–max) per agent and the ratio pion/reference of the medians;
+ * with `verdicts`, a column saying whether each goal is met ("≤ ref": stats.ts, atMostRef; any
+ * other goal by the row's `goalMet`).
+ */
+export function printTable(title: string, rows: Row[], opts: { verdicts?: boolean } = {}): void {
   const withRef = REF_CLI !== undefined;
+  const verdicts = opts.verdicts === true && withRef;
   console.log(`\n### ${title}\n`);
-  const head = ["metric", "pion", ...(withRef ? ["reference", "pion/ref"] : []), "goal"];
+  const head = ["metric", "pion", ...(withRef ? ["reference", "pion/ref"] : []), "goal", ...(verdicts ? ["verdict"] : [])];
   console.log(`| ${head.join(" | ")} |`);
   console.log(`|${head.map(() => "---").join("|")}|`);
   for (const r of rows) {
@@ -389,6 +393,7 @@ export function printTable(title: string, rows: Row[]): void {
     const q = r.refNote || !r.ref ? undefined : stat(r.ref);
     const ratio = p && q && q.median !== 0 ? fmt(p.median / q.median, "x") : "-";
     const cols = [r.metric, cell(p, r.unit, r.pionNote), ...(withRef ? [cell(q, r.unit, r.refNote), ratio] : []), r.goal ?? ""];
+    if (verdicts) cols.push(verdict(r, p));
     console.log(`| ${cols.join(" | ")} |`);
   }
 }
