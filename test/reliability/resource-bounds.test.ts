@@ -8,7 +8,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeProvider } from "../support/fake-provider.ts";
-import { LeanPion, processesWith, readJsonl, waitNoProcesses } from "../support/lean-pion.ts";
+import { LeanPion, peakRss, processesWith, readJsonl, waitNoProcesses } from "../support/lean-pion.ts";
 import { tempDirs, writeFakeModels, writeSettings, type Rec } from "../support/pion.ts";
 
 const RSS_LIMIT = 300 * 1024 * 1024;
@@ -46,19 +46,6 @@ afterEach(() => {
     }
   }
 });
-
-/** Samples the process's RSS every few ms until `done` resolves; returns the peak. */
-async function peakRss(p: LeanPion, done: Promise<unknown>): Promise<number> {
-  let peak = p.rss() ?? 0;
-  let finished = false;
-  void done.finally(() => (finished = true)).catch(() => {});
-  while (!finished) {
-    peak = Math.max(peak, p.rss() ?? 0);
-    await Bun.sleep(15);
-  }
-  await done;
-  return Math.max(peak, p.rss() ?? 0);
-}
 
 const marker = () => {
   const m = `pionrb${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;

@@ -6,7 +6,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { LeanPion } from "../support/lean-pion.ts";
+import { LeanPion, peakRss } from "../support/lean-pion.ts";
 import { tempDirs, writeFakeModels } from "../support/pion.ts";
 
 const MB = 1024 * 1024;
@@ -48,18 +48,6 @@ const file = join(dirs.home, "foreign.jsonl");
 let size = 0;
 afterAll(() => rmSync(join(dirs.home, ".."), { recursive: true, force: true }));
 
-async function peakWhile(p: LeanPion, done: Promise<unknown>): Promise<number> {
-  let peak = p.rss() ?? 0;
-  let finished = false;
-  void done.finally(() => (finished = true)).catch(() => {});
-  while (!finished) {
-    peak = Math.max(peak, p.rss() ?? 0);
-    await Bun.sleep(10);
-  }
-  await done;
-  return Math.max(peak, p.rss() ?? 0);
-}
-
 describe("a large session file another tool wrote", () => {
   test.each([
     ["persisted", [] as string[]],
@@ -75,7 +63,7 @@ describe("a large session file another tool wrote", () => {
       expect((await p.request({ type: "get_state" })).success).toBe(true);
       const before = p.rss() ?? 0;
       const switched = p.request({ type: "switch_session", sessionPath: file }, 60_000);
-      const peak = await peakWhile(p, switched);
+      const peak = await peakRss(p, switched);
       expect(await switched).toMatchObject({ command: "switch_session", success: true });
       const state = await p.request({ type: "get_state" });
       expect(state.data).toMatchObject({ messageCount: TURNS * 2 });

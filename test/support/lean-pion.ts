@@ -157,6 +157,19 @@ export class LeanPion {
   }
 }
 
+/** Samples the process's RSS every 10 ms until `done` settles; returns the peak (rethrows what `done` throws). */
+export async function peakRss(p: LeanPion, done: Promise<unknown>): Promise<number> {
+  let peak = p.rss() ?? 0;
+  let finished = false;
+  void done.finally(() => (finished = true)).catch(() => {});
+  while (!finished) {
+    peak = Math.max(peak, p.rss() ?? 0);
+    await Bun.sleep(10);
+  }
+  await done;
+  return Math.max(peak, p.rss() ?? 0);
+}
+
 export function rssOf(pid: number): number | null {
   try {
     const m = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
