@@ -13,7 +13,7 @@
  * command to its response line. Peak memory is the whole process's, over the whole sequence.
  * Goals (issue #23): every figure at or below the reference's, peak memory under 400 MB at 100k.
  * The verdict column says which are met: a time above the reference's is within the machine's
- * noise when the bootstrap 95% interval of the ratio of medians still reaches 1 (lib.ts).
+ * noise when the bootstrap 95% interval of the ratio of medians still reaches 1 (stats.ts).
  * Iterations: BENCH_ITER (default 3) at 10k twice over, at 1k four times, at 100k at most 2.
  */
 import { writeFileSync } from "node:fs";
@@ -158,7 +158,7 @@ for (const size of SIZES) {
   const { sinceId, messages } = writeSession(src, size, gen.cwd);
   const expect = { n: size, messages, sinceId };
   // A small session's figures are a few milliseconds, where the machine's noise is largest: its
-  // runs are cheap, and enough of them tell a difference from noise (lib.ts, verdict).
+  // runs are cheap, and enough of them tell a difference from noise (stats.ts, atMostRef).
   const iters = size >= 100000 ? Math.max(1, Math.min(N, 2)) : size <= 1000 ? N * 4 : N * 2;
   for (let i = 0; i < iters; i++) {
     for (const agent of agents()) {
@@ -180,7 +180,7 @@ for (const size of SIZES) {
     const goal400 = size === 100000 ? "< 400 MB" : undefined;
     for (const s of STEPS) {
       const ref = figs.get(`ref/${path}/${s}`);
-      // Its error is on stderr (openAndQuery).
+      // A figure the reference never gave: its error is on stderr (openAndQuery).
       const refNote = ref && !ref.some(Number.isFinite) ? "fails" : undefined;
       rows.push({ metric: `${k} ${PATH_NAME[path]}: ${STEP_NAME[s]}`, unit: "ms", pion: figs.get(`pion/${path}/${s}`) ?? [], ref, refNote, goal: "≤ ref" });
     }
