@@ -92,17 +92,27 @@ async function run(argv: string[]): Promise<number> {
     return runTrustCli(argv.slice(1), { home: pionHome(), cwd: process.cwd() });
   }
   if (argv[0] === "mcp") {
-    const [{ runMcpCli }, { decideProjectTrust }, { loadUserSettings }] = await Promise.all([
+    const [{ runMcpCli }, { decideProjectTrust }, { loadSettings, loadUserSettings }, { createCredentialGuard }, { loadModels }, { log }] = await Promise.all([
       import("./mcp/cli.ts"),
       import("./trust/project-trust.ts"),
       import("./config.ts"),
+      import("./credentials/guard.ts"),
+      import("./providers/models.ts"),
+      import("./util/log.ts"),
     ]);
     const home = pionHome();
     const cwd = process.cwd();
-    const trust = decideProjectTrust({ home, cwd, defaultProjectTrust: loadUserSettings(home).defaultProjectTrust });
+    const user = loadUserSettings(home);
+    const trust = decideProjectTrust({ home, cwd, defaultProjectTrust: user.defaultProjectTrust });
+    const settings = loadSettings(home, cwd, trust.trusted, (msg) => log("settings", msg), user);
+    // The servers `list` starts get what a session's get: pion's environment minus every provider's key.
+    const guard = () => {
+      const registry = loadModels(home, process.env);
+      return createCredentialGuard({ env: process.env, credentials: () => registry.credentials(), shellEnv: settings.shellEnv });
+    };
     const out = (s: string) => void process.stdout.write(s);
     const err = (s: string) => void process.stderr.write(s);
-    return runMcpCli(argv.slice(1), { home, cwd, env: process.env, projectTrusted: trust.trusted, out, err });
+    return runMcpCli(argv.slice(1), { home, cwd, env: process.env, guard, projectTrusted: trust.trusted, out, err });
   }
   let parsed: ParsedArgs;
   try {
@@ -111,6 +121,9 @@ async function run(argv: string[]): Promise<number> {
     return usageError(err);
   }
   const a = parsed.values;
+  // As the reference does: extensions and the processes pion starts (tools, MCP servers) see
+  // the switch as PI_OFFLINE=1, so their own automatic network activity can stay off too.
+  if (isOffline(a.offline === true, process.env)) process.env.PI_OFFLINE = "1";
   if (a.help) {
     const [{ renderHelp }, { extensionFlagsForHelp }] = await Promise.all([import("./cli/help.ts"), import("./modes/help-flags.ts")]);
     const flags = await extensionFlagsForHelp({

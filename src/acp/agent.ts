@@ -74,7 +74,8 @@ export function createAcpAgent(deps: AcpAgentDeps): acp.AgentApp {
     if (composed.permissions) composed.permissions.port = acpApprovals(client, () => sessionId);
     const link = new SessionLink(composed, (update) => client.notify("session/update", { sessionId, update }), files);
     sessions.set(sessionId, link);
-    if (mcp.length > 0) await composed.setMcpServers(mcp);
+    // The editor's servers join the user's (mcp.json, a trusted project's), never replace them.
+    if (mcp.length > 0) await composed.addMcpServers(mcp);
     return link;
   }
 
@@ -127,7 +128,9 @@ export function createAcpAgent(deps: AcpAgentDeps): acp.AgentApp {
     .onRequest("initialize", ({ params }) => {
       clientCaps = params.clientCapabilities;
       return {
-        protocolVersion: Math.min(params.protocolVersion, acp.PROTOCOL_VERSION),
+        // ACP: the requested version when the agent speaks it, else the latest it does. pion speaks
+        // only v1, so that is the answer to any request (a client that cannot speak it disconnects).
+        protocolVersion: acp.PROTOCOL_VERSION,
         agentInfo: { name: "pion", title: "pion", version: VERSION },
         agentCapabilities: {
           loadSession: true,

@@ -1,7 +1,7 @@
 /**
  * One ACP session: a pion session (its own run, queue and MCP servers) and the stream of
  * `session/update` notifications that mirrors its events. Prompts wait for their own
- * `prompt_result`; a cancel aborts the run.
+ * `prompt_result`; a cancel aborts the run and drops the prompts queued behind it.
  */
 import type * as acp from "@agentclientprotocol/sdk";
 import type { Composed } from "../modes/compose.ts";
@@ -28,6 +28,8 @@ export class SessionLink {
   private readonly waiting = new Map<string, (r: Extract<SessionEvent, { type: "prompt_result" }>) => void>();
   /** Updates go out one after another, in event order. */
   private tail: Promise<void> = Promise.resolve();
+  /** The cancelled run, until it has settled. */
+  private stopping: Promise<void> | undefined;
 
   constructor(
     readonly composed: Composed,
@@ -94,6 +96,9 @@ export class SessionLink {
     const { text, images } = toPromptInput(blocks);
     const id = `acp-${++this.nextPrompt}`;
     const session = this.composed.session;
+    // A prompt sent right after a cancel starts a run of its own instead of queueing behind
+    // the run that is stopping (which takes no more follow-ups).
+    if (this.stopping) await this.stopping;
     const result = new Promise<Extract<SessionEvent, { type: "prompt_result" }>>((r) => this.waiting.set(id, r));
     const onAbort = () => void session.abort();
     signal.addEventListener("abort", onAbort, { once: true });
@@ -109,8 +114,21 @@ export class SessionLink {
     }
   }
 
+  /**
+   * `session/cancel`: every prompt of the session ends with `cancelled`, the running one and
+   * those queued behind it. The queue is emptied first, so the stopping run cannot take a
+   * queued prompt to the model; each dropped prompt gets its (aborted) prompt_result.
+   */
   async cancel(): Promise<void> {
-    await this.composed.session.abort();
+    const session = this.composed.session;
+    session.clearQueues();
+    const stopping = session.abort();
+    this.stopping = stopping;
+    try {
+      await stopping;
+    } finally {
+      if (this.stopping === stopping) this.stopping = undefined;
+    }
   }
 }
 

@@ -64,7 +64,10 @@ export const FLAGS = {
   "permission-mode": { kind: "string", value: "auto|ask|read-only", help: "Tool permissions: auto (run unless denied), ask (approve what can change something), read-only" },
   allow: { kind: "list", value: "rule", help: "Allow tool calls matching a rule, like bash(git status*) or edit(src/**) (repeatable)" },
   deny: { kind: "list", value: "rule", help: "Deny tool calls matching a rule, like bash(rm *) or read(~/.ssh/**) (repeatable)" },
-  offline: { kind: "boolean", help: "No network activity pion starts on its own (also PI_OFFLINE=1)" },
+  offline: {
+    kind: "boolean",
+    help: "Same as PI_OFFLINE=1: no automatic network activity (pion starts none; extensions and tools see PI_OFFLINE=1); model, MCP and `pion models refresh` requests still go",
+  },
   version: { kind: "boolean", short: "v", help: "Print the version" },
   help: { kind: "boolean", short: "h", help: "Show this help" },
   resume: { kind: "boolean", short: "r", help: "Pick a session in a terminal UI", group: "compat" },

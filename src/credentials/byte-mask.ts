@@ -22,6 +22,10 @@ export class ByteStreamMasker {
   private readonly secrets: readonly ByteSecret[];
   /** Secrets replaced so far. */
   masked = 0;
+  /** Bytes the last `push` held back (the end of its input that could begin a secret). */
+  get held(): number {
+    return this.carry.length;
+  }
 
   constructor(secrets: readonly ByteSecret[]) {
     this.secrets = [...secrets].filter((s) => s.bytes.length > 0).sort((a, b) => b.bytes.length - a.bytes.length);

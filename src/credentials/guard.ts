@@ -28,6 +28,17 @@ export interface CredentialGuard {
   maskBytes(bytes: Uint8Array): Uint8Array;
   /** A masker for a chunked byte stream, or undefined when pion knows no credential value. */
   byteStream(): ByteStreamMasker | undefined;
+  /**
+   * `text` as the output so far of something still running (a partial result: a snapshot of
+   * everything until now): masked, and an end that could begin a credential left out, as the
+   * byte stream holds it back; a later snapshot or the final output shows what it became.
+   */
+  maskUnfinished(text: string): string;
+  /**
+   * Credentials learned after start-up (the `${VAR}` values of MCP servers): every later
+   * childEnv, mask and masker knows them too. Does not read `credentials` yet.
+   */
+  addCredentials(credentials: readonly Credential[]): void;
 }
 
 /**
@@ -44,6 +55,9 @@ export interface GuardOptions {
   shellEnv?: ShellEnvSettings;
 }
 
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
 interface Known {
   names: Set<string>;
   /** Longest first, so a secret containing another is masked whole. */
@@ -53,6 +67,8 @@ interface Known {
 
 export function createCredentialGuard(o: GuardOptions): CredentialGuard {
   let known: Known | undefined;
+  let configured: readonly Credential[] | undefined;
+  const added: Credential[] = [];
   const get = (): Known => {
     if (known) return known;
     const names = new Set<string>();
@@ -60,7 +76,8 @@ export function createCredentialGuard(o: GuardOptions): CredentialGuard {
     const add = (label: string, value: string | undefined) => {
       if (value && value.length >= MIN_SECRET_LENGTH && !byValue.has(value)) byValue.set(value, label);
     };
-    for (const c of o.credentials()) {
+    configured ??= o.credentials();
+    for (const c of [...configured, ...added]) {
       for (const n of c.envNames) names.add(n);
       add(c.label, c.value);
       for (const n of c.envNames) add(n, o.env[n]);
@@ -69,8 +86,7 @@ export function createCredentialGuard(o: GuardOptions): CredentialGuard {
     const secrets = [...byValue]
       .map(([value, label]) => ({ value, replacement: `[redacted: ${label}]` }))
       .sort((a, b) => b.value.length - a.value.length);
-    const enc = new TextEncoder();
-    const bytes = secrets.map((s) => ({ bytes: enc.encode(s.value), replacement: enc.encode(s.replacement) }));
+    const bytes = secrets.map((s) => ({ bytes: encoder.encode(s.value), replacement: encoder.encode(s.replacement) }));
     known = { names, secrets, bytes };
     return known;
   };
@@ -99,6 +115,18 @@ export function createCredentialGuard(o: GuardOptions): CredentialGuard {
     byteStream: () => {
       const k = get();
       return k.bytes.length === 0 ? undefined : new ByteStreamMasker(k.bytes);
+    },
+    maskUnfinished: (text) => {
+      const k = get();
+      if (k.bytes.length === 0) return text;
+      const masker = new ByteStreamMasker(k.bytes);
+      const out = masker.push(encoder.encode(text), false);
+      return masker.masked === 0 && masker.held === 0 ? text : decoder.decode(out);
+    },
+    addCredentials: (credentials) => {
+      if (credentials.length === 0) return;
+      added.push(...credentials);
+      known = undefined;
     },
   };
 }

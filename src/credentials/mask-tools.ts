@@ -16,7 +16,7 @@ export function toolMasker(guard: CredentialGuard): (tools: ReadonlyMap<string, 
         parse: (args) => tool.parse(args),
         async execute(args, ctx) {
           const onUpdate = ctx.onUpdate;
-          const inner = onUpdate ? { ...ctx, onUpdate: (p: ToolResult) => onUpdate(guard.maskDeep(p)) } : ctx;
+          const inner = onUpdate ? { ...ctx, onUpdate: (p: ToolResult) => onUpdate(maskPartial(guard, p)) } : ctx;
           try {
             return guard.maskDeep(await tool.execute(args, inner));
           } catch (err) {
@@ -31,4 +31,19 @@ export function toolMasker(guard: CredentialGuard): (tools: ReadonlyMap<string, 
     return w;
   };
   return (tools) => new Map([...tools].map(([name, tool]) => [name, wrap(tool)]));
+}
+
+/**
+ * A partial result is the output so far of a tool still running: its text blocks may end in
+ * the first piece of a credential the next snapshot completes, so they are masked as
+ * unfinished output (that end held back); details and the rest are masked as they are.
+ */
+export function maskPartial(guard: CredentialGuard, partial: ToolResult): ToolResult {
+  const rest = guard.maskDeep({ ...partial, content: [] });
+  const content = partial.content.map((c) => {
+    if (c.type !== "text") return c;
+    const text = guard.maskUnfinished(c.text);
+    return text === c.text ? c : { ...c, text };
+  });
+  return { ...rest, content };
 }

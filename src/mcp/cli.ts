@@ -8,14 +8,20 @@
 import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { loadMcpConfig, NAME_PATTERN, projectConfigPath, readServers, userConfigPath } from "./config.ts";
-import type { McpServerStatus } from "./connection.ts";
+import type { McpGuard, McpServerStatus } from "./connection.ts";
 import { McpManager } from "./manager.ts";
 import { readJsonFile } from "../util/json-file.ts";
 
 export interface McpCliContext {
   home: string;
   cwd: string;
+  /** What `${VAR}` in mcp.json reads. */
   env: Record<string, string | undefined>;
+  /**
+   * pion's credential guard, made when `list` starts servers: they get its environment, as in
+   * a session (so a models.json that cannot be read is an error here too).
+   */
+  guard: () => McpGuard;
   projectTrusted: boolean;
   out: (s: string) => void;
   err: (s: string) => void;
@@ -42,7 +48,7 @@ async function list(args: string[], ctx: McpCliContext): Promise<number> {
   const unknown = args.find((a) => a !== "--json");
   if (unknown) throw new CliError(`Unknown option: ${unknown}`);
   const config = loadMcpConfig({ home: ctx.home, cwd: ctx.cwd, env: ctx.env, projectTrusted: ctx.projectTrusted });
-  const manager = new McpManager({ env: () => ctx.env });
+  const manager = new McpManager({ guard: ctx.guard() });
   await manager.setServers(config.servers, config.errors);
   const longest = Math.max(0, ...config.servers.map((s) => s.timeoutMs));
   await manager.waitForStartup(Math.min(longest, 30_000));

@@ -6,6 +6,8 @@
 import { join, resolve } from "node:path";
 import { homedir } from "node:os";
 import * as v from "valibot";
+import { CORE_ENV, nameMatcher } from "../credentials/child-env.ts";
+import type { Credential } from "../credentials/guard.ts";
 import { describeIssues } from "../util/issues.ts";
 import { readJsonFile } from "../util/json-file.ts";
 import { wildcardMatch } from "../util/wildcard.ts";
@@ -41,6 +43,12 @@ interface Common {
   /** Tool names or `*` patterns mapped to `hidden`; every other exposure is declared directly. */
   hidden: string[];
   description?: string;
+  /**
+   * The variables `${VAR}` read into `env` or `headers`: their values are credentials (the
+   * guard keeps them from every other process pion starts and masks them in output). The
+   * shell's own variables (CORE_ENV, PWD) are settings and not listed.
+   */
+  credentialVars: string[];
 }
 export interface StdioServerConfig extends Common {
   transport: "stdio";
@@ -115,6 +123,18 @@ export function loadMcpConfig(o: { home: string; cwd: string; env: Record<string
   return out;
 }
 
+/**
+ * The configured servers with those given at run time (an ACP client's `mcpServers`) added:
+ * a run-time server replaces a configured server of the same name, or the error it had.
+ */
+export function withRuntimeServers(config: McpConfig | undefined, runtime: readonly McpServerConfig[]): McpConfig {
+  const names = new Set(runtime.map((s) => s.name));
+  return {
+    servers: [...(config?.servers ?? []).filter((s) => !names.has(s.name)), ...runtime],
+    errors: (config?.errors ?? []).filter((e) => !names.has(e.name)),
+  };
+}
+
 const isAdjustment = (e: unknown) =>
   !!e && typeof e === "object" && !("command" in e) && !("url" in e) && !("type" in e);
 
@@ -155,6 +175,8 @@ export function toServerConfig(
     hidden: hiddenPatterns(e),
     ...(e.description !== undefined ? { description: e.description } : {}),
   };
+  const read = new Set<string>();
+  const credentialVars = () => [...read].filter((n) => !isShellSetting(n));
   try {
     if (isStdio) {
       if (!e.command) return fail("stdio", `Server "${name}" has no command`);
@@ -163,8 +185,9 @@ export function toServerConfig(
         transport: "stdio",
         command: expandHome(e.command),
         args: (e.args ?? []).map((a) => expandHome(expandVars(a, env, `args of "${name}"`))),
-        env: mapValues(e.env ?? {}, (val, k) => expandVars(val, env, `env.${k} of "${name}"`)),
+        env: mapValues(e.env ?? {}, (val, k) => expandVars(val, env, `env.${k} of "${name}"`, read)),
         cwd: resolve(cwd, expandHome(e.cwd ?? ".")),
+        credentialVars: credentialVars(),
       };
     }
     if (isHttp) {
@@ -180,7 +203,8 @@ export function toServerConfig(
         ...common,
         transport: "http",
         url: url.href,
-        headers: mapValues(e.headers ?? {}, (val, k) => expandVars(val, env, `headers.${k} of "${name}"`)),
+        headers: mapValues(e.headers ?? {}, (val, k) => expandVars(val, env, `headers.${k} of "${name}"`, read)),
+        credentialVars: credentialVars(),
       };
     }
   } catch (err) {
@@ -205,13 +229,21 @@ export function isHidden(hidden: readonly string[], tool: string): boolean {
   return hidden.some((p) => wildcardMatch(p, tool));
 }
 
-/** `${VAR}` from pion's environment; a variable that is not set is an error naming it. */
-export function expandVars(value: string, env: Record<string, string | undefined>, where: string): string {
+/** `${VAR}` from pion's environment; a variable that is not set is an error naming it. `read` collects the names. */
+export function expandVars(value: string, env: Record<string, string | undefined>, where: string, read?: Set<string>): string {
   return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => {
     const val = env[name];
     if (val === undefined) throw new Error(`Environment variable ${name} is not set (used in ${where})`);
+    read?.add(name);
     return val;
   });
+}
+
+const isShellSetting = nameMatcher([...CORE_ENV, "PWD"]);
+
+/** The credentials the servers' `${VAR}` references read, for the credential guard (values come from its environment). */
+export function serverCredentials(servers: readonly McpServerConfig[]): Credential[] {
+  return [...new Set(servers.flatMap((s) => s.credentialVars))].map((name) => ({ label: name, envNames: [name] }));
 }
 
 const expandHome = (p: string) => (p === "~" ? homedir() : p.startsWith("~/") ? join(homedir(), p.slice(2)) : p);

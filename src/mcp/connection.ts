@@ -10,6 +10,7 @@ import type { CallToolResult, Tool as SdkTool } from "@modelcontextprotocol/sdk/
 import { VERSION } from "../config.ts";
 import { errorMessage } from "../util/errors.ts";
 import { log } from "../util/log.ts";
+import type { CredentialGuard } from "../credentials/guard.ts";
 import type { McpServerConfig } from "./config.ts";
 import { BunStdioTransport } from "./stdio-transport.ts";
 
@@ -23,6 +24,9 @@ export interface McpServerStatus {
   source: string;
   error?: string;
 }
+
+/** What MCP servers need of pion's credential guard (credentials/guard.ts). */
+export type McpGuard = Pick<CredentialGuard, "childEnv" | "mask" | "addCredentials">;
 
 export type McpToolInfo = Pick<SdkTool, "name" | "description" | "inputSchema" | "annotations">;
 
@@ -58,7 +62,7 @@ export class McpConnection {
 
   constructor(
     readonly config: McpServerConfig,
-    private readonly o: { env: () => Record<string, string | undefined>; onChange: () => void },
+    private readonly o: { guard: McpGuard; onChange: () => void },
   ) {
     this.state = config.enabled ? "connecting" : "disabled";
   }
@@ -75,7 +79,7 @@ export class McpConnection {
       transport: this.config.transport,
       toolCount: this.tools.length,
       source: this.config.source,
-      ...(this.error !== undefined ? { error: this.error } : {}),
+      ...(this.error !== undefined ? { error: this.o.guard.mask(this.error) } : {}),
     };
   }
 
@@ -98,8 +102,9 @@ export class McpConnection {
               name: cfg.name,
               command: cfg.command,
               args: cfg.args,
-              env: { ...this.o.env(), ...cfg.env },
+              env: this.o.guard.childEnv(cfg.env),
               cwd: cfg.cwd,
+              mask: this.o.guard.mask,
             }))
           : new StreamableHTTPClientTransport(new URL(cfg.url), { requestInit: { headers: cfg.headers } });
       const client = new Client({ name: "pion", version: VERSION }, { capabilities: {} });
@@ -129,7 +134,7 @@ export class McpConnection {
         // the process is gone already
       }
       if (!this.stopped) {
-        log(`mcp ${cfg.name}`, `failed to connect: ${msg}`);
+        log(`mcp ${cfg.name}`, `failed to connect: ${this.o.guard.mask(msg)}`);
         this.set("failed", msg);
       }
     }

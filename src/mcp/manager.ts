@@ -3,14 +3,18 @@
  * from the moment they connect, status changes reported through `onStatus`. Nothing here
  * throws into pion: a broken server is a status with an error, and its tools answer errors.
  */
-import type { McpConfigError, McpServerConfig } from "./config.ts";
-import { McpConnection, type McpServerStatus } from "./connection.ts";
+import { serverCredentials, type McpConfigError, type McpServerConfig } from "./config.ts";
+import { McpConnection, type McpGuard, type McpServerStatus } from "./connection.ts";
 import { killAll } from "./stdio-transport.ts";
 import { adaptServerTools, type McpTool } from "./tools.ts";
 
 export interface McpManagerOptions {
-  /** The environment stdio servers start with (before their own `env`). */
-  env: () => Record<string, string | undefined>;
+  /**
+   * The one guard of the process: stdio servers start with its `childEnv` plus their own
+   * `env`; the servers' `${VAR}` credentials join it before any server starts; what servers
+   * report (errors, stderr) is masked with it.
+   */
+  guard: McpGuard;
   onStatus?: (status: McpServerStatus) => void;
 }
 
@@ -39,10 +43,11 @@ export class McpManager {
       if (next && JSON.stringify(next) === JSON.stringify(c.config)) keep.push(c);
       else stop.push(c);
     }
+    this.o.guard.addCredentials(serverCredentials(servers));
     const fresh = servers
       .filter((s) => !keep.some((c) => c.config.name === s.name))
       .map((cfg) => {
-        const conn: McpConnection = new McpConnection(cfg, { env: this.o.env, onChange: () => this.changed(conn) });
+        const conn: McpConnection = new McpConnection(cfg, { guard: this.o.guard, onChange: () => this.changed(conn) });
         return conn;
       });
     this.conns = [...keep, ...fresh];

@@ -33,7 +33,15 @@ export class BunStdioTransport implements Transport {
   stderrTail = "";
 
   constructor(
-    private readonly o: { name: string; command: string; args: string[]; env: Record<string, string | undefined>; cwd: string },
+    private readonly o: {
+      name: string;
+      command: string;
+      args: string[];
+      env: Record<string, string>;
+      cwd: string;
+      /** Applied to what the server writes on stderr before pion shows or keeps it. */
+      mask: (text: string) => string;
+    },
   ) {}
 
   get pid(): number | undefined {
@@ -84,7 +92,7 @@ export class BunStdioTransport implements Transport {
             msg = JSON.parse(line) as JSONRPCMessage;
           } catch {
             // Servers that print banners on stdout: not protocol, shown as diagnostics.
-            log(`mcp ${this.o.name}`, `ignored non-JSON output: ${line.slice(0, 200)}`);
+            log(`mcp ${this.o.name}`, `ignored non-JSON output: ${this.o.mask(line).slice(0, 200)}`);
             continue;
           }
           this.onmessage?.(msg);
@@ -105,13 +113,13 @@ export class BunStdioTransport implements Transport {
     for await (const chunk of stream) {
       buf += dec.decode(chunk, { stream: true });
       for (let nl = buf.indexOf("\n"); nl !== -1; nl = buf.indexOf("\n")) {
-        const line = buf.slice(0, nl);
+        const line = this.o.mask(buf.slice(0, nl));
         buf = buf.slice(nl + 1);
         this.stderrTail = (this.stderrTail + line + "\n").slice(-2000);
         process.stderr.write(`[mcp ${this.o.name}] ${line}\n`);
       }
     }
-    if (buf) process.stderr.write(`[mcp ${this.o.name}] ${buf}\n`);
+    if (buf) process.stderr.write(`[mcp ${this.o.name}] ${this.o.mask(buf)}\n`);
   }
 
   async send(message: JSONRPCMessage): Promise<void> {

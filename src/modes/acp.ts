@@ -6,11 +6,12 @@ import { composeSession, sessionStorage, type CliOptions } from "./compose.ts";
 /**
  * ACP mode: the Agent Client Protocol (JSON-RPC 2.0, newline-delimited) on stdin/stdout, with the
  * official SDK (loaded only here). Sessions are made on `session/new` / `session/load`, for the
- * cwd the editor names, around one shared store. Ends when stdin closes.
+ * cwd the editor names, around one shared store. Ends when stdin closes and what was asked
+ * before then is answered.
  */
 export async function runAcpMode(opts: CliOptions): Promise<number> {
   const acp = await import("@agentclientprotocol/sdk");
-  const { createAcpAgent } = await import("../acp/agent.ts");
+  const [{ createAcpAgent }, { orderInput }] = await Promise.all([import("../acp/agent.ts"), import("../acp/input-order.ts")]);
   const { store } = sessionStorage(opts);
   const open: Composed[] = [];
   const app = createAcpAgent({
@@ -32,7 +33,8 @@ export async function runAcpMode(opts: CliOptions): Promise<number> {
       await out.flush();
     },
   });
-  const conn = app.connect(acp.ndJsonStream(output, Bun.stdin.stream()));
+  // initialize is answered before what follows it; the end of stdin waits for every answer.
+  const conn = app.connect(orderInput(acp.ndJsonStream(output, Bun.stdin.stream())));
   await conn.closed;
   for (const c of open) {
     await c.session.abort();

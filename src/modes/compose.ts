@@ -84,7 +84,12 @@ export interface CliOptions {
   appendSystemPrompt?: string[];
   /** `--no-mcp`: no MCP server connects. */
   noMcp?: boolean;
-  /** `--offline` / `PI_OFFLINE`: pion starts no network activity of its own (none exists yet besides model requests). */
+  /**
+   * `--offline` / `PI_OFFLINE`: the reference's "disable automatic network activity". pion starts
+   * none of its own (no catalog refresh, update check or download; cli.ts passes PI_OFFLINE=1 on
+   * to extensions and the processes pion starts); what the user configured or asked for still
+   * connects: model requests, MCP servers (stdio and HTTP), `pion models refresh`.
+   */
   offline?: boolean;
   /** `--verbose`: what was loaded, on stderr. */
   verbose?: boolean;
@@ -132,8 +137,11 @@ export interface Composed {
   projectTrust: ProjectTrust;
   /** MCP servers of the session (empty when none is configured). */
   mcpStatus: () => McpServerStatus[];
-  /** Replaces the session's MCP servers (servers given at run time, e.g. by an ACP client). */
-  setMcpServers: (servers: McpServerConfig[]) => Promise<void>;
+  /**
+   * Adds MCP servers given at run time (an ACP client's) to the configured ones and starts
+   * them all; a given server replaces a configured one of the same name.
+   */
+  addMcpServers: (servers: McpServerConfig[]) => Promise<void>;
   /** Stops what the session started in the background (MCP servers). */
   close: () => Promise<void>;
   /** Environments for the processes pion starts (MCP servers too) and output masking. */
@@ -246,7 +254,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
   // The tools' code loads when the first run starts (prepare); their objects (schemas and
   // descriptions) are built on the first model request. A process that never runs never loads them.
   let toolModule: typeof import("../tools/index.ts") | undefined;
-  const mcp = await startMcp(o, projectTrust.trusted, () => guard.childEnv(), (e) => void session.publish(e as unknown as ExtensionFrame));
+  const mcp = await startMcp(o, projectTrust.trusted, guard, (e) => void session.publish(e as unknown as ExtensionFrame));
   const prepare = async () => {
     toolModule ??= await import("../tools/index.ts");
     if (mcp.manager) {
@@ -423,11 +431,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
     projectTrust,
     guard,
     mcpStatus: () => mcp.manager?.status() ?? [],
-    setMcpServers: async (servers) => {
-      await mcp.ensure();
-      mcp.started = true;
-      await mcp.manager!.setServers(servers);
-    },
+    addMcpServers: (servers) => mcp.add(servers),
     close: async () => void (await mcp.manager?.stop()),
   };
 }
@@ -441,23 +445,27 @@ const MCP_START_DELAY_MS = 100;
  * MCP servers from mcp.json (the project's only when the folder is trusted). The client code
  * loads only when a server is configured; servers start once the session can report on them.
  */
-async function startMcp(o: CliOptions, projectTrusted: boolean, childEnv: () => Record<string, string>, publish: (e: Record<string, unknown>) => void) {
+async function startMcp(o: CliOptions, projectTrusted: boolean, guard: CredentialGuard, publish: (e: Record<string, unknown>) => void) {
   let config: McpConfig | undefined;
   const trusted = projectTrusted;
   // Most folders have no MCP configuration: the config module loads only when a file exists.
   const files = [join(o.home, "mcp.json"), ...(trusted ? [join(o.cwd, ".pion", "mcp.json")] : [])];
   if (!o.noMcp && files.some((f) => existsSync(f))) {
-    const { loadMcpConfig } = await import("../mcp/config.ts");
+    const { loadMcpConfig, serverCredentials } = await import("../mcp/config.ts");
     config = loadMcpConfig({ home: o.home, cwd: o.cwd, env: o.env, projectTrusted: trusted });
+    // Known from now on, not only once the servers start: the host's first bash command must not get them either.
+    guard.addCredentials(serverCredentials(config.servers));
     if (config.servers.length === 0 && config.errors.length === 0) config = undefined;
   }
+  /** Servers given at run time, on top of the configured ones. */
+  let runtime: McpServerConfig[] = [];
   const state = {
     manager: undefined as McpManager | undefined,
     config,
     async ensure() {
       if (state.manager) return;
       const { McpManager } = await import("../mcp/manager.ts");
-      state.manager = new McpManager({ env: childEnv, onStatus: (s) => publish({ type: "mcp_status", ...s }) });
+      state.manager = new McpManager({ guard, onStatus: (s) => publish({ type: "mcp_status", ...s }) });
     },
     started: false,
     /**
@@ -469,8 +477,18 @@ async function startMcp(o: CliOptions, projectTrusted: boolean, childEnv: () => 
       const c = state.config;
       if (state.started || !c || !state.manager) return;
       state.started = true;
-      for (const e of c.errors) log("mcp", `${e.name === "*" ? e.source : `server "${e.name}"`}: ${e.error}`);
+      logConfigErrors(c);
       void state.manager.setServers(c.servers, c.errors);
+    },
+    /** Adds run-time servers and starts everything now (configured servers included, once). */
+    async add(servers: McpServerConfig[]) {
+      const { withRuntimeServers } = await import("../mcp/config.ts");
+      runtime = withRuntimeServers({ servers: runtime, errors: [] }, servers).servers;
+      await state.ensure();
+      if (!state.started && state.config) logConfigErrors(state.config);
+      state.started = true;
+      const all = withRuntimeServers(state.config, runtime);
+      await state.manager!.setServers(all.servers, all.errors);
     },
     /** Called once the session exists to report on the servers. */
     ready() {
@@ -480,6 +498,10 @@ async function startMcp(o: CliOptions, projectTrusted: boolean, childEnv: () => 
   if (config) await state.ensure();
   return state;
 }
+
+const logConfigErrors = (c: McpConfig) => {
+  for (const e of c.errors) log("mcp", `${e.name === "*" ? e.source : `server "${e.name}"`}: ${e.error}`);
+};
 
 /** The permission gate, loaded only when a mode other than auto or a rule is configured. */
 async function composePermissions(

@@ -5,12 +5,17 @@ import type { TextContent } from "../providers/types.ts";
 import { errorMessage } from "../util/errors.ts";
 import type { Composed } from "./compose.ts";
 
+/** What print mode says on stderr about a final reply cut off at the output limit (the reference's words). */
+const TRUNCATED = "Response was truncated: the model reached its output token limit";
+
 /**
  * One-shot modes. json: the session header line, then every event of each prompt in
  * turn. print: only the final assistant text on stdout (progress on stderr when it is a
  * terminal). Exit 0 when the last turn of the run started here ended normally, 1 when it
  * failed or was aborted, stopped at a run limit, or pion itself failed (the reason on stderr;
- * for a limit in both modes), 2 when there is no prompt.
+ * for a limit in both modes), 2 when there is no prompt. In print mode, as in the reference's,
+ * a final reply cut off at the output limit (stopReason length) prints its text and exits 1,
+ * saying so on stderr; json mode exits 0 (the event stream shows it).
  */
 export async function runJsonMode(composed: Composed, prompts: string[], mode: "json" | "print"): Promise<number> {
   const { session } = composed;
@@ -76,5 +81,6 @@ export async function runJsonMode(composed: Composed, prompts: string[], mode: "
   if (last.stopReason === "error" || last.stopReason === "aborted") {
     return finish(1, mode === "print" ? (last.errorMessage ?? (last.stopReason === "aborted" ? "aborted" : undefined)) : undefined);
   }
+  if (mode === "print" && last.stopReason === "length") return finish(1, TRUNCATED);
   return finish(0);
 }

@@ -245,6 +245,25 @@ export function isContextOverflow(message: { stopReason: string; errorMessage?: 
   return OVERFLOW_PATTERNS.some((p) => p.test(text));
 }
 
+/**
+ * What a finished attempt asks of recovery. `overflow`: the request did not fit (the provider's
+ * context-length error, or a reply cut off with no output after a prompt that filled the
+ * window). `truncated`: a reply cut off below the model's output limit, which context pressure
+ * or the provider may have caused: worth one compact-and-retry when there is something to
+ * compact. A reply that used the whole output limit is neither: a normal, truncated reply.
+ * Without the model's limits only the provider's error counts.
+ */
+export function overrunOf(message: AssistantMessage, limits?: Pick<Model, "contextWindow" | "maxTokens">): "overflow" | "truncated" | undefined {
+  if (isContextOverflow(message)) return "overflow";
+  if (message.stopReason !== "length" || !limits) return undefined;
+  const { input, cacheRead, cacheWrite, output } = message.usage;
+  if (output === 0 && limits.contextWindow > 0 && input + cacheRead + cacheWrite >= limits.contextWindow * WINDOW_FILLED) return "overflow";
+  return limits.maxTokens > 0 && output < limits.maxTokens ? "truncated" : undefined;
+}
+
+/** A prompt this share of the window fills it (a server may cut the input to fit exactly). */
+const WINDOW_FILLED = 0.99;
+
 const OVERFLOW_PATTERNS: readonly RegExp[] = [
   /^413\b/,
   /prompt is too long/i,

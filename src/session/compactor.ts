@@ -40,6 +40,7 @@ export interface CompactionHost {
 }
 
 export const NOTHING_TO_COMPACT = "Nothing to compact (session too small)";
+const TRUNCATED_FAILED = "Truncated response recovery failed";
 
 /**
  * How many recent tokens a compaction keeps verbatim. An automatic one keeps at most a
@@ -58,31 +59,40 @@ export function overflowMessage(model: Model, estimatedTokens: number, afterComp
 }
 
 /**
+ * What a compaction would summarize and keep, or undefined when there is nothing to summarize.
+ * A request that overflowed cuts at the newest possible point rather than give up; a
+ * tentative compaction (for a reply cut off early, which may not be context pressure at all)
+ * keeps the recent part as the threshold does.
+ */
+export function planFor(branch: readonly Entry[], reason: CompactionReason, keepRecentTokens: number, model: Model, tentative = false): CompactionPlan | undefined {
+  return planCompaction(branch, keepBudget(reason, keepRecentTokens, model.contextWindow), { fallbackToNewest: reason === "overflow" && !tentative });
+}
+
+/**
  * Summarize the older part of the branch and commit a compaction entry. Emits
  * compaction_start/compaction_end (and summarization retry events). When the cut splits
  * a turn, the turn's first part gets a summary of its own, joined to the history summary
  * under SPLIT_TURN_MARKER. Throws a PionError when there is nothing to compact, the kept
  * part alone would overflow (reason overflow), a summary failed, the entry could not be
  * written, or it was aborted; compaction_end carries the error and no entry is written then.
- * A threshold compaction with nothing to compact throws (code nothing_to_compact) without
- * emitting anything.
+ * A threshold or `tentative` compaction with nothing to compact throws (code
+ * nothing_to_compact) without emitting anything.
  */
 export async function compact(
   host: CompactionHost,
   reason: CompactionReason,
   signal: AbortSignal,
   customInstructions?: string,
+  tentative = false,
 ): Promise<CompactionResult> {
   const branch = host.branch();
-  const plan = planCompaction(branch, keepBudget(reason, host.settings.keepRecentTokens, host.model.contextWindow), {
-    fallbackToNewest: reason === "overflow",
-  });
-  if (!plan && reason === "threshold") throw new PionError(NOTHING_TO_COMPACT, "nothing_to_compact");
+  const plan = planFor(branch, reason, host.settings.keepRecentTokens, host.model, tentative);
+  if (!plan && (reason === "threshold" || tentative)) throw new PionError(NOTHING_TO_COMPACT, "nothing_to_compact");
   await host.emit({ type: "compaction_start", reason });
   let ended = false;
   const fail = async (message: string, aborted: boolean, code = aborted ? "aborted" : "compaction_failed"): Promise<never> => {
     ended = true;
-    const prefix = reason === "overflow" ? "Context overflow recovery failed" : "Compaction failed";
+    const prefix = tentative ? TRUNCATED_FAILED : reason === "overflow" ? "Context overflow recovery failed" : "Compaction failed";
     await host.emit({ type: "compaction_end", reason, aborted, willRetry: false, errorMessage: aborted ? undefined : `${prefix}: ${message}` });
     throw new PionError(message, code);
   };
@@ -91,7 +101,7 @@ export async function compact(
       if (reason !== "overflow") return await fail(NOTHING_TO_COMPACT, false);
       return await fail(overflowMessage(host.model, estimateContextTokens(host.messages()), false), false, "context_overflow");
     }
-    if (reason === "overflow" && host.model.contextWindow > 0 && plan.keptTokens > host.model.contextWindow) {
+    if (reason === "overflow" && !tentative && host.model.contextWindow > 0 && plan.keptTokens > host.model.contextWindow) {
       return await fail(overflowMessage(host.model, plan.keptTokens, false), false, "context_overflow");
     }
     const tokensBefore = contextTokens(branch) ?? estimateContextTokens(host.messages());
@@ -123,6 +133,12 @@ export async function reportOverflowAgain(host: Pick<CompactionHost, "emit" | "m
   await host.emit({ type: "compaction_start", reason: "overflow" });
   await host.emit({ type: "compaction_end", reason: "overflow", aborted: false, willRetry: false, errorMessage: `Context overflow recovery failed: ${message}` });
   return message;
+}
+
+/** After a compact-and-retry the reply was cut off early again: report it as a failed overflow compaction; the reply stands. */
+export async function reportTruncatedAgain(host: Pick<CompactionHost, "emit">): Promise<void> {
+  await host.emit({ type: "compaction_start", reason: "overflow" });
+  await host.emit({ type: "compaction_end", reason: "overflow", aborted: false, willRetry: false, errorMessage: `${TRUNCATED_FAILED} after one compact-and-retry attempt.` });
 }
 
 type Written = { summary: string; usage: Usage } | { error: string; aborted: boolean; usage: Usage };

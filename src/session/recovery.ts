@@ -4,7 +4,7 @@ import type { AgentMessage, Entry } from "../store/entries.ts";
 import { errorMessage, PionError } from "../util/errors.ts";
 import { log } from "../util/log.ts";
 import { isContextOverflow, shouldCompact } from "./compaction.ts";
-import { compact, reportOverflowAgain, type CompactionReason, type CompactionResult } from "./compactor.ts";
+import { compact, planFor, reportOverflowAgain, reportTruncatedAgain, type CompactionReason, type CompactionResult } from "./compactor.ts";
 import { cancellableSleep, retryDelay } from "./retry.ts";
 import type { RunState } from "./run-state.ts";
 import type { SessionEvent } from "./session-types.ts";
@@ -45,7 +45,11 @@ export class Recovery {
 
   constructor(private readonly host: RecoveryHost) {}
 
-  async compact(reason: CompactionReason, signal: AbortSignal, customInstructions?: string): Promise<CompactionResult> {
+  /**
+   * `leaveOut`: the entry of a reply cut off early, compacted for tentatively: planned as if
+   * it had left the context (it leaves only once the compaction is written).
+   */
+  async compact(reason: CompactionReason, signal: AbortSignal, customInstructions?: string, leaveOut?: string): Promise<CompactionResult> {
     const h = this.host;
     const model = h.model()!;
     this.isCompacting = true;
@@ -55,7 +59,7 @@ export class Recovery {
           model,
           apiKey: h.apiKey(model.provider),
           stream: h.stream,
-          branch: () => h.branch(),
+          branch: () => this.branchWithout(leaveOut),
           messages: () => h.messages(),
           commit: (entry) => void h.append(entry),
           emit: (e) => h.emit(e),
@@ -65,6 +69,7 @@ export class Recovery {
         reason,
         signal,
         customInstructions,
+        leaveOut !== undefined,
       );
     } finally {
       this.isCompacting = false;
@@ -90,16 +95,31 @@ export class Recovery {
   }
 
   /**
+   * Whether a compaction for the reply just cut off early would summarize anything. Only when
+   * that reply is the newest message: it is what leaves the context for the retry.
+   */
+  canCompactTruncated(): boolean {
+    const model = this.host.model();
+    const id = this.host.lastMessageEntryId();
+    if (!model || id === undefined) return false;
+    const newest = this.host.branch().findLast((e) => e.id === id);
+    if (newest?.type !== "message" || newest.message.role !== "assistant") return false;
+    return planFor(this.branchWithout(id), "overflow", this.host.settings.compaction.keepRecentTokens, model, true) !== undefined;
+  }
+
+  /**
    * The last attempt overflowed the context: take it out of the context, compact once with
    * reason overflow, and tell the caller to run the request again (`retry`). Without a retry,
    * `failure` is the run's error when recovery cannot help (the kept part alone overflows, or
-   * the request overflowed again after compacting).
+   * the request overflowed again after compacting). A reply cut off early (`truncated`) is
+   * compacted for once, tentatively; whatever happens then, it is never the run's error.
    */
   async recoverFromOverflow(signal: AbortSignal): Promise<{ retry: boolean; failure?: string }> {
     const h = this.host;
     const run = h.run();
     const last = h.lastAssistant();
     const failedId = h.lastMessageEntryId();
+    if (run.overflow.pending === "truncated") return this.retryTruncated(signal, failedId);
     if (run.overflow.tried) {
       // Compacting once did not make the request fit: the compacted context itself is too large.
       const model = h.model();
@@ -119,6 +139,36 @@ export class Recovery {
       const failure = err instanceof PionError && err.code === "context_overflow" ? overflowFailure(why, last) : `Context overflow recovery failed: ${why}`;
       return { retry: false, failure };
     }
+  }
+
+  /**
+   * A reply cut off below the output limit: compact once (nothing to compact leaves it quietly;
+   * a failed summary is reported in compaction_end), then take the reply out of the context and
+   * retry. The second time, compaction_end says recovery failed. The reply stands unless retried.
+   */
+  private async retryTruncated(signal: AbortSignal, replyId: string | undefined): Promise<{ retry: boolean }> {
+    const run = this.host.run();
+    if (run.overflow.tried) {
+      await reportTruncatedAgain({ emit: (e) => this.host.emit(e) });
+      return { retry: false };
+    }
+    run.overflow.tried = true;
+    if (run.atLimit() || replyId === undefined) return { retry: false };
+    try {
+      await this.compact("overflow", signal, undefined, replyId);
+    } catch (err) {
+      const code = err instanceof PionError ? err.code : undefined;
+      if (code !== "nothing_to_compact" && code !== "aborted") log("session", "compaction for a truncated reply failed", { error: errorMessage(err) });
+      return { retry: false };
+    }
+    await this.omit(replyId);
+    return { retry: !signal.aborted };
+  }
+
+  /** The branch, `entryId` left out (a path compaction plans on; entries are not changed). */
+  private branchWithout(entryId: string | undefined): Entry[] {
+    const branch = this.host.branch();
+    return entryId === undefined ? branch : branch.filter((e) => e.id !== entryId);
   }
 
   /** A transient failure: wait, then the caller runs again from the same context (no new prompt). */

@@ -1,7 +1,7 @@
 import { emptyUsage } from "../providers/event-stream.ts";
-import type { AssistantMessage, Usage } from "../providers/types.ts";
+import type { AssistantMessage, Model, Usage } from "../providers/types.ts";
 import type { CustomMessage } from "../store/entries.ts";
-import { isContextOverflow } from "./compaction.ts";
+import { overrunOf } from "./compaction.ts";
 import { limitReached, type RunLimits } from "./limits.ts";
 import { isTransientError } from "./retry.ts";
 
@@ -32,6 +32,10 @@ export interface RecoveryPolicy {
   autoRetry: boolean;
   autoCompaction: boolean;
   maxRetries: number;
+  /** Limits of the model that wrote the message; without them only the provider's overflow error counts. */
+  model?: Pick<Model, "contextWindow" | "maxTokens">;
+  /** Whether a compaction would find something to summarize before retrying a truncated reply. */
+  canCompact?: () => boolean;
 }
 
 /** How a run ended, as prompt_result and agent_settled report it. */
@@ -51,8 +55,11 @@ export class RunState {
   calls = 0;
   systemPrompt?: string;
   retry = freshRetry();
-  /** pending: the last attempt overflowed the context; tried: a compact-and-retry already ran. */
-  overflow = { pending: false, tried: false };
+  /**
+   * pending: the last attempt overflowed the context, or is a truncated reply compacting may
+   * help (see overrunOf); tried: a compact-and-retry already ran.
+   */
+  overflow = { pending: undefined as "overflow" | "truncated" | undefined, tried: false };
   /** Set once a limit stopped the run: the message naming it. */
   limitHit?: string;
   /** The run's own last assistant message (never an earlier run's). */
@@ -77,14 +84,18 @@ export class RunState {
 
   /**
    * At agent_end: whether the session retries (a transient error), compacts and retries (the
-   * context overflowed), or lets the run end. Returns the event's `willRetry`.
+   * context overflowed, or a reply was cut off early and there is something to compact), or
+   * lets the run end. A reply truncated at the output limit ends it. Returns the event's `willRetry`.
    */
   decide(last: AssistantMessage | undefined, lastEntryId: string | undefined, policy: RecoveryPolicy): boolean {
     const failed = last?.stopReason === "error" ? last : undefined;
     const transient = failed !== undefined && policy.autoRetry && isTransientError(failed.errorMessage);
-    const overflowed = last !== undefined && policy.autoCompaction && (isContextOverflow(last) || last.stopReason === "length");
-    this.overflow.pending = overflowed;
-    const recovers = overflowed && !this.overflow.tried;
+    const overrun = last !== undefined && policy.autoCompaction ? overrunOf(last, policy.model) : undefined;
+    // A truncated reply stands when compacting cannot free room; after one retry it is reported.
+    const pending = overrun === "truncated" && !this.overflow.tried && !(policy.canCompact?.() ?? false) ? undefined : overrun;
+    this.overflow.pending = pending;
+    const overflowed = overrun === "overflow";
+    const recovers = pending !== undefined && !this.overflow.tried;
     const retryable = transient && !overflowed && this.retry.attempt < policy.maxRetries;
     this.retry.pending = retryable;
     this.retry.exhausted = transient && !retryable && !overflowed;

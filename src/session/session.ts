@@ -313,7 +313,7 @@ export class AgentSession extends SessionEntries {
       let opening = await this.beforeAgentStart(prompts);
       for (;;) {
         run.retry.pending = false;
-        run.overflow.pending = false;
+        run.overflow.pending = undefined;
         await runAgent(this.messages(), opening, this.loopDeps(signal), signal);
         if (signal.aborted) break;
         if (run.overflow.pending) {
@@ -489,11 +489,15 @@ export class AgentSession extends SessionEntries {
       return p;
     }
     if (e.type === "agent_end") {
-      const last = e.messages.findLast((m) => m.role === "assistant");
-      const willRetry = this.runInfo.decide(last?.role === "assistant" ? last : undefined, this.lastMessageEntryId, {
+      const found = e.messages.findLast((m) => m.role === "assistant");
+      const last = found?.role === "assistant" ? found : undefined;
+      const willRetry = this.runInfo.decide(last, this.lastMessageEntryId, {
         autoRetry: this.autoRetry,
         autoCompaction: this.autoCompaction,
         maxRetries: this.opts.retry.maxRetries,
+        // the physical model that wrote the reply (a virtual selection routes each request)
+        model: last ? this.opts.models.find(last.provider, last.model) : undefined,
+        canCompact: () => this.recovery.canCompactTruncated(),
       });
       return this.emit({ ...e, willRetry });
     }

@@ -47,10 +47,14 @@ export interface ShellGuard {
   byteStream(): ByteMasker | undefined;
 }
 
-/** A stream masker: `push` returns what to pass on (maybe a view of `chunk`); `masked` counts replacements. */
+/**
+ * A stream masker: `push` returns what to pass on (maybe a view of `chunk`); `masked` counts
+ * replacements; `held` is how many bytes at the end of the last push wait for the next one.
+ */
 export interface ByteMasker {
   push(chunk: Uint8Array, final: boolean): Uint8Array;
   readonly masked: number;
+  readonly held: number;
 }
 
 export interface ShellTail {
@@ -121,17 +125,27 @@ export async function runShell(command: string, o: ShellOptions): Promise<ShellR
     : o.onBytes;
   const buf = new Uint8Array(1 << 18);
   const totals = { bytes: 0, newlines: 0, lastByte: -1 };
-  const tailOf = (): TailBuffer => {
+  /**
+   * The output's tail, masked. `running`: more output may follow, so an end that could begin a
+   * secret is left out (held back as the byte stream holds it) until a later snapshot decides.
+   */
+  const tailOf = (running: boolean): TailBuffer => {
     const keep = Math.min(totals.bytes, maxBytes + 4096);
     const tail = new Uint8Array(keep);
     if (keep > 0) readSync(input, tail, 0, keep, totals.bytes - keep);
     if (!o.guard) return TailBuffer.fromTail(maxBytes, tail, totals);
     // Masked before truncating: a secret cut by the window's start lies in the 4 KB before it.
-    const masked = o.guard.maskBytes(tail);
-    return TailBuffer.fromTail(maxBytes, masked, { ...totals, bytes: totals.bytes - keep + masked.length });
+    const stream = running ? o.guard.byteStream() : undefined;
+    const masked = stream ? stream.push(tail, false) : o.guard.maskBytes(tail);
+    const held = stream ? tail.subarray(tail.length - stream.held) : tail.subarray(0, 0);
+    return TailBuffer.fromTail(maxBytes, masked, {
+      bytes: totals.bytes - keep + masked.length,
+      newlines: totals.newlines - countNewlines(held),
+      lastByte: held.length === 0 ? totals.lastByte : masked.length > 0 ? masked[masked.length - 1]! : -1,
+    });
   };
-  const snapshot = (): ShellTail => {
-    const truncation = tailOf().truncate({ maxLines, maxBytes });
+  const snapshot = (running: boolean): ShellTail => {
+    const truncation = tailOf(running).truncate({ maxLines, maxBytes });
     return { truncation, fullOutputPath: truncation.truncated ? path : null };
   };
   let lastUpdate = Number.NEGATIVE_INFINITY;
@@ -181,13 +195,13 @@ export async function runShell(command: string, o: ShellOptions): Promise<ShellR
       if (o.onTail && changed && performance.now() - lastUpdate >= interval) {
         lastUpdate = performance.now();
         changed = false;
-        o.onTail(snapshot());
+        o.onTail(snapshot(true));
       }
     }
     // The last output goes out before the result, so the host sees it.
     if (onBytes) await onBytes(new Uint8Array(0), true);
-    if (o.onTail && changed) o.onTail(snapshot());
-    const final = snapshot();
+    if (o.onTail && changed) o.onTail(snapshot(false));
+    const final = snapshot(false);
     keepFile = final.fullOutputPath !== null;
     if (keepFile && masker && masker.masked > 0) maskFile(path, o.guard!.byteStream()!);
     let code: number | null;

@@ -2,22 +2,16 @@ import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import type * as acp from "@agentclientprotocol/sdk";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { startAcp, type AcpClientOptions } from "../support/acp-client.ts";
+import { setupAcp, startAcp } from "../support/acp-client.ts";
 import { startFakeProvider } from "../support/fake-provider.ts";
 import { tempDirs, writeFakeModels, writeSettings } from "../support/pion.ts";
 
 setDefaultTimeout(60_000);
 
 const EVERYTHING = resolve(import.meta.dir, "../../node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+const DYNAMIC = resolve(import.meta.dir, "../fixtures/mcp/dynamic-server.ts");
 
-function setup(o: Partial<AcpClientOptions> = {}) {
-  const fake = startFakeProvider();
-  const dirs = tempDirs();
-  writeFakeModels(dirs.home, fake.url);
-  writeSettings(dirs.home, { defaultProvider: "fake", defaultModel: "fake-model" });
-  const c = startAcp({ ...dirs, ...o });
-  return { fake, dirs, c };
-}
+const setup = setupAcp;
 
 const INIT: acp.InitializeRequest = { protocolVersion: 1, clientCapabilities: {} };
 
@@ -190,6 +184,24 @@ describe("ACP mode", () => {
     expect(JSON.stringify(end.content)).toContain("Echo: via acp");
     const bad = await errorOf(c.agent.request("session/new", { cwd: dirs.cwd, mcpServers: [{ name: "bad name!", command: "x", args: [], env: [] }] }));
     expect(bad.code).toBe(-32602);
+    await c.close();
+    await fake.stop();
+  });
+
+  test.concurrent("MCP servers given in session/new join the user's mcp.json servers: the model sees the tools of both", async () => {
+    const { fake, dirs, c } = setup();
+    writeFileSync(join(dirs.home, "mcp.json"), JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, "stdio"] } } }));
+    await c.agent.request("initialize", INIT);
+    const s = await c.agent.request("session/new", {
+      cwd: dirs.cwd,
+      mcpServers: [{ name: "dynamic", command: process.execPath, args: [DYNAMIC], env: [] }],
+    });
+    fake.enqueue({ blocks: [{ type: "text", text: "ok" }] });
+    await c.agent.request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "text", text: "which tools?" }] });
+    const tools = (fake.requests[0]!.body as { tools: { name: string }[] }).tools.map((t) => t.name);
+    expect(tools).toContain("mcp__everything__echo");
+    expect(tools).toContain("mcp__dynamic__unlock");
+    expect(tools).toContain("read");
     await c.close();
     await fake.stop();
   });

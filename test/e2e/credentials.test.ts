@@ -7,7 +7,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { startFakeProvider } from "../support/fake-provider.ts";
-import { BINARY, Pion, tempDirs, writeFakeModels, writeSettings, type Rec } from "../support/pion.ts";
+import { BINARY, GATED_COMMAND, Pion, releaseGate, tempDirs, writeFakeModels, writeSettings, type Rec } from "../support/pion.ts";
 
 const EXEC_ENV = resolve(import.meta.dir, "../fixtures/extensions/exec-env.ts");
 const tag = () => crypto.randomUUID().replaceAll("-", "");
@@ -185,6 +185,32 @@ describe("a key printed anyway is masked", () => {
     const leaks = [...filesUnder(join(home, "sessions")), exported.data.path].filter((f) => readFileSync(f).includes(t));
     expect(leaks).toEqual([]);
     expect(JSON.stringify(p.records)).not.toContain(t);
+  }, 30_000);
+
+  test.concurrent("a key printed in two pieces by a running command: no partial result, event or session shows its beginning", async () => {
+    const t = tag();
+    const key = `sk-${t}`;
+    const head = key.slice(0, 14);
+    const { fake, p, cwd } = start({ env: { OPENAI_API_KEY: key } });
+    writeFileSync(join(cwd, "a"), head);
+    writeFileSync(join(cwd, "b"), key.slice(14));
+    fake.enqueue({ blocks: [{ type: "toolCall", id: "split", name: "bash", arguments: { command: `printf 'token: %s' "$(cat a)"; ${GATED_COMMAND}; cat b; echo` } }] });
+    fake.enqueue({ blocks: [{ type: "text", text: "ok" }] });
+    const from = p.records.length;
+    await p.request({ type: "prompt", message: "print it" });
+    // The first piece is out; the command waits for the gate before printing the rest.
+    const partial = await p.waitFor((r) => r.type === "tool_execution_update" && textOf({ result: r.partialResult }) !== "", from);
+    releaseGate(cwd);
+    expect(textOf({ result: partial.partialResult })).toBe("token: ");
+    await p.waitFor("agent_settled", from);
+    const end = p.records.find((r) => r.type === "tool_execution_end" && r.toolCallId === "split")!;
+    expect(textOf(end)).toBe("token: [redacted: OPENAI_API_KEY]\n");
+    const state = await p.request({ type: "get_state" });
+    await p.close();
+    await fake.stop();
+    expect(JSON.stringify(p.records.slice(from))).not.toContain(head);
+    expect(readFileSync(state.data.sessionFile, "utf8")).not.toContain(head);
+    expect(JSON.stringify(fake.requests.map((r) => r.body))).not.toContain(head);
   }, 30_000);
 
   // CI builds the binary before the tests; locally it may be missing.

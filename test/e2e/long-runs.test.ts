@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeProvider, type FakeReply } from "../support/fake-provider.ts";
-import { Pion, tinyProvider, tempDirs, writeFakeModels, writeSettings, type Rec } from "../support/pion.ts";
+import { Pion, tinyProvider, tempDirs, writeFakeModels, writeSettings, type Rec, promptToResult } from "../support/pion.ts";
 
 /** Long single-turn runs: compaction inside the turn, overflow recovery, abort during a tool. */
 
@@ -30,13 +30,7 @@ const toolCall = (id: string, command: string, usage?: { input: number; output: 
 });
 const say = (text: string, usage?: { input: number; output: number }): FakeReply => ({ blocks: [{ type: "text", text }], ...(usage ? { usage } : {}) });
 
-async function prompt(p: Pion, message: string): Promise<Rec[]> {
-  const from = p.records.length;
-  const id = `p${from}`;
-  p.send({ id, type: "prompt", message });
-  await p.waitFor((r) => r.type === "prompt_result" && r.id === id, from, LONG_WAIT);
-  return p.records.slice(from);
-}
+const prompt = (p: Pion, message: string): Promise<Rec[]> => promptToResult(p, message, LONG_WAIT);
 
 describe("compaction inside one long turn", () => {
   test.concurrent("manual: a one-prompt session with four long tool results is cut inside the turn", async () => {
@@ -242,23 +236,6 @@ describe("overflow recovery", () => {
     ]);
     expect(recs.filter((x) => x.type === "compaction_start").length).toBe(2);
     expect(recs.at(-1)).toMatchObject({ type: "prompt_result", stopReason: "error", errorMessage: expect.stringContaining("(4000 tokens)") });
-    expect(fake.requests.length).toBe(4);
-    await p.close();
-    await fake.stop();
-  });
-});
-
-describe("truncated replies", () => {
-  test.concurrent("a reply cut at the length limit is compacted and retried once; a second one ends the run", async () => {
-    const { fake, dirs } = setup({ compaction: { reserveTokens: 1000 } });
-    const p = new Pion({ ...dirs, args: ["--mode", "rpc", "--model", "small/tiny"] });
-    fake.enqueue(say("first answer"));
-    await prompt(p, "first prompt");
-    const truncated: FakeReply = { blocks: [{ type: "text", text: "cut short" }], stopReason: "length" };
-    fake.enqueue(truncated, say("SUMMARY"), truncated);
-    const recs = await prompt(p, "second prompt");
-    expect(recs.filter((x) => x.type === "compaction_start").length).toBe(1);
-    expect(recs.at(-1)).toMatchObject({ type: "prompt_result", stopReason: "length" });
     expect(fake.requests.length).toBe(4);
     await p.close();
     await fake.stop();

@@ -173,7 +173,9 @@ describe("MCP servers over stdio", () => {
     await p.request({ type: "prompt", message: "go" });
     await p.waitFor("agent_settled");
     const out = JSON.stringify(endOf(p, "env")!.result);
-    expect(out).toContain("value=expanded-42");
+    // The server got the expanded value; printed back, it is masked (a ${VAR} value is a credential).
+    expect(out).toContain("value=[redacted: PION_MCP_TEST_VALUE]");
+    expect(out).not.toContain("expanded-42");
     // pion's provider key stays with pion: the server's environment does not have it
     expect(out).toContain("PATH");
     expect(out).not.toContain("ANTHROPIC_API_KEY");

@@ -5,7 +5,8 @@
  */
 import * as acp from "@agentclientprotocol/sdk";
 import type { Subprocess } from "bun";
-import { BINARY, SOURCE_ENTRY } from "./pion.ts";
+import { startFakeProvider, type FakeProvider } from "./fake-provider.ts";
+import { entryCommand, tempDirs, writeFakeModels, writeSettings } from "./pion.ts";
 
 export interface AcpTestClient {
   agent: acp.ClientContext;
@@ -24,6 +25,7 @@ export interface AcpClientOptions {
   cwd: string;
   args?: string[];
   env?: Record<string, string>;
+  /** Run dist/pion instead of the source entry (default: PION_E2E_BINARY=1 in the environment). */
   binary?: boolean;
   /** In-memory files the editor holds (path -> text), served over fs/* when set. */
   files?: Map<string, string>;
@@ -32,8 +34,7 @@ export interface AcpClientOptions {
 }
 
 export function startAcp(o: AcpClientOptions): AcpTestClient {
-  const cmd = o.binary ? [BINARY] : ["bun", SOURCE_ENTRY];
-  const proc = Bun.spawn([...cmd, "--mode", "acp", ...(o.args ?? [])], {
+  const proc = Bun.spawn([...entryCommand(o.binary), "--mode", "acp", ...(o.args ?? [])], {
     cwd: o.cwd,
     env: { ...process.env, PION_HOME: o.home, ...o.env },
     stdin: "pipe",
@@ -92,4 +93,14 @@ export function startAcp(o: AcpClientOptions): AcpTestClient {
       return code;
     },
   };
+}
+
+/** A fake provider as the default model of a new home, and pion --mode acp on it. */
+export function setupAcp(o: Partial<AcpClientOptions> = {}): { fake: FakeProvider; dirs: { home: string; cwd: string }; c: AcpTestClient } {
+  const fake = startFakeProvider();
+  const dirs = tempDirs();
+  writeFakeModels(dirs.home, fake.url);
+  writeSettings(dirs.home, { defaultProvider: "fake", defaultModel: "fake-model" });
+  const c = startAcp({ ...dirs, ...o });
+  return { fake, dirs, c };
 }

@@ -22,7 +22,7 @@ export interface SpawnOptions {
 
 /** PION_E2E_BINARY=1 runs every e2e test that does not choose against the compiled binary (.ci/run does, for a second pass). */
 const binaryByDefault = process.env.PION_E2E_BINARY === "1";
-const entryCommand = (binary: boolean | undefined): string[] => ((binary ?? binaryByDefault) ? [BINARY] : ["bun", SOURCE_ENTRY]);
+export const entryCommand = (binary?: boolean): string[] => ((binary ?? binaryByDefault) ? [BINARY] : ["bun", SOURCE_ENTRY]);
 
 /**
  * A bash command that runs until the test releases it (`releaseGate(cwd)` creates `go` in
@@ -187,4 +187,13 @@ export async function runPion(args: string[], opts: { home: string; cwd: string;
   });
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   return { stdout, stderr, code };
+}
+
+/** Sends a prompt with an id and resolves with the records from it to its prompt_result. */
+export async function promptToResult(p: Pion, message: string, timeoutMs = 60_000): Promise<Rec[]> {
+  const from = p.records.length;
+  const id = `p${from}`;
+  p.send({ id, type: "prompt", message });
+  await p.waitFor((r) => r.type === "prompt_result" && r.id === id, from, timeoutMs);
+  return p.records.slice(from);
 }

@@ -61,6 +61,15 @@ describe("ByteStreamMasker", () => {
     expect(dec.decode(m.push(new Uint8Array(0), true))).toBe("sk-a");
   });
 
+  test("held counts the bytes the last push kept back", () => {
+    const m = new ByteStreamMasker(SECRETS);
+    m.push(enc.encode("abc sk-ant-ab"), false);
+    expect(m.held).toBe("sk-ant-ab".length);
+    m.push(enc.encode("cdef123456 done"), false);
+    expect(m.held).toBe(0);
+    expect(m.masked).toBe(1);
+  });
+
   test("a chunk with nothing to mask is passed on without a copy", () => {
     const m = new ByteStreamMasker(SECRETS);
     const chunk = enc.encode("plain output\n");

@@ -62,4 +62,31 @@ describe("credential guard", () => {
     const strict = createCredentialGuard({ env: { PATH: "/bin", EDITOR: "vi", OPENAI_API_KEY: "sk-o-123456789" }, credentials: () => [{ label: "OPENAI_API_KEY", envNames: ["OPENAI_API_KEY"] }], shellEnv: { inherit: "core", include: ["OPENAI_API_KEY"] } });
     expect(strict.childEnv()).toEqual({ PATH: "/bin", OPENAI_API_KEY: "sk-o-123456789" });
   });
+
+  test("maskUnfinished masks, and leaves out an end that could begin a credential", () => {
+    const { g } = guard();
+    expect(g.maskUnfinished("token: sk-ant-env")).toBe("token: ");
+    expect(g.maskUnfinished("a flag-key-4567 b sk-ant-envvalue-1")).toBe("a [redacted: --api-key] b [redacted: ANTHROPIC_API_KEY]");
+    expect(g.maskUnfinished("sk-ant-other")).toBe("sk-ant-other");
+    const clean = "nothing here";
+    expect(g.maskUnfinished(clean)).toBe(clean);
+    expect(createCredentialGuard({ env: {}, credentials: () => [] }).maskUnfinished("token: sk")).toBe("token: sk");
+  });
+
+  test("addCredentials: names leave childEnv and values are masked from then on; the configured ones are still read once", () => {
+    const { g, calls } = guard({ MY_MCP_TOKEN: "mcp-token-value", COPY: "x mcp-token-value", SHORT_VAR: "abc" });
+    expect(g.mask("mcp-token-value")).toBe("mcp-token-value");
+    expect(Object.keys(g.childEnv())).toContain("MY_MCP_TOKEN");
+    const masker = g.byteStream()!;
+    g.addCredentials([{ label: "MY_MCP_TOKEN", envNames: ["MY_MCP_TOKEN"] }, { label: "SHORT_VAR", envNames: ["SHORT_VAR"] }]);
+    expect(g.mask("a mcp-token-value b sk-ant-envvalue-1")).toBe("a [redacted: MY_MCP_TOKEN] b [redacted: ANTHROPIC_API_KEY]");
+    expect(Object.keys(g.childEnv()).sort()).toEqual(["PATH"]);
+    expect(dec.decode(g.byteStream()!.push(enc.encode("mcp-token-value"), true))).toBe("[redacted: MY_MCP_TOKEN]");
+    // A masker made before keeps what it knew.
+    expect(dec.decode(masker.push(enc.encode("mcp-token-value"), true))).toBe("mcp-token-value");
+    expect(calls()).toBe(1);
+    const lazy = guard();
+    lazy.g.addCredentials([{ label: "X", envNames: ["X"] }]);
+    expect(lazy.calls()).toBe(0);
+  });
 });

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { expandVars, isHidden, loadMcpConfig, toServerConfig } from "../../../src/mcp/config.ts";
+import { expandVars, isHidden, loadMcpConfig, serverCredentials, toServerConfig, type McpServerConfig } from "../../../src/mcp/config.ts";
 
 function dirs(user: unknown, project?: unknown) {
   const root = mkdtempSync(join(tmpdir(), "pion-mcp-config-"));
@@ -27,6 +27,17 @@ describe("mcp config", () => {
     expect(c.errors).toEqual([]);
     expect(c.servers[0]).toMatchObject({ name: "local", transport: "stdio", command: "srv", args: ["--token=t0k"], env: { A: "xt0ky" }, timeoutMs: 5000, enabled: true, cwd: d.cwd });
     expect(c.servers[1]).toMatchObject({ name: "remote", transport: "http", url: "https://example.com/mcp", headers: { Authorization: "Bearer t0k" }, timeoutMs: 60000 });
+  });
+
+  test("the variables ${VAR} reads into env and headers are credentials; args and the shell's own variables are not", () => {
+    const env = { TOK: "t0k", HDR: "h", HOME: "/home/u", PATH: "/bin", PWD: "/w", ARG: "a" };
+    const local = toServerConfig("local", { command: "srv", args: ["--x=${ARG}"], env: { A: "${TOK}", P: "${PATH}:${HOME}/bin", D: "${PWD}" } }, "f", env, "/");
+    const remote = toServerConfig("remote", { url: "https://example.com/mcp", headers: { Authorization: "Bearer ${HDR}", X: "${TOK}" } }, "f", env, "/");
+    expect([local, remote].map((c) => ("credentialVars" in c ? c.credentialVars : c.error))).toEqual([["TOK"], ["HDR", "TOK"]]);
+    expect(serverCredentials([local, remote].filter((c): c is McpServerConfig => !("error" in c)))).toEqual([
+      { label: "TOK", envNames: ["TOK"] },
+      { label: "HDR", envNames: ["HDR"] },
+    ]);
   });
 
   test("a missing variable, a bad name, SSE, OAuth and an entry without command or url are errors for that server only", () => {

@@ -7,6 +7,7 @@ import {
   collectFileOps,
   estimateContextTokens,
   isContextOverflow,
+  overrunOf,
   serializeForSummary,
   shouldCompact,
   summarize,
@@ -131,6 +132,29 @@ describe("isContextOverflow", () => {
     expect(isContextOverflow({ stopReason: "stop", errorMessage: "prompt is too long" })).toBe(false);
     expect(isContextOverflow({ stopReason: "length" })).toBe(false);
     expect(isContextOverflow({ stopReason: "error" })).toBe(false);
+  });
+});
+
+describe("overrunOf", () => {
+  const limits = { contextWindow: 4000, maxTokens: 64 };
+  const cut = (input: number, output: number, cacheRead = 0) => assistantMessage([], { stopReason: "length", usage: { ...usage(input, output), cacheRead } });
+
+  test("a length stop that used the whole output limit is a normal reply, however full the context", () => {
+    expect(overrunOf(cut(1500, 64), limits)).toBeUndefined();
+    expect(overrunOf(cut(3900, 64), limits)).toBeUndefined();
+  });
+
+  test("a length stop below the output limit is truncated; without output after a prompt filling the window, an overflow", () => {
+    expect(overrunOf(cut(1500, 10), limits)).toBe("truncated");
+    expect(overrunOf(cut(1500, 0), limits)).toBe("truncated");
+    expect(overrunOf(cut(3960, 0), limits)).toBe("overflow");
+    expect(overrunOf(cut(960, 0, 3000), limits)).toBe("overflow");
+  });
+
+  test("the provider's context-length error is an overflow; a stop or no known limits is neither", () => {
+    expect(overrunOf(assistantMessage([], { stopReason: "error", errorMessage: "400 prompt is too long" }))).toBe("overflow");
+    expect(overrunOf(cut(3990, 0))).toBeUndefined();
+    expect(overrunOf(assistantMessage([], { usage: usage(5000, 0) }), limits)).toBeUndefined();
   });
 });
 

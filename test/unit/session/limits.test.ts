@@ -38,7 +38,7 @@ describe("RunState", () => {
     expect(run.decide(failed("529 overloaded"), "e1", policy)).toBe(true);
     expect(run.retry).toMatchObject({ pending: true, lastError: "529 overloaded", failedEntryId: "e1" });
     expect(run.decide(failed("400 prompt is too long"), "e2", policy)).toBe(true);
-    expect(run.overflow.pending).toBe(true);
+    expect(run.overflow.pending).toBe("overflow");
     expect(run.retry.pending).toBe(false);
     run.overflow.tried = true;
     expect(run.decide(failed("400 prompt is too long"), "e3", policy)).toBe(false);
@@ -52,6 +52,21 @@ describe("RunState", () => {
       aborted: false,
       errorMessage: "Run limit reached: max turns 1 (1 model call made)",
     });
+  });
+
+  test("decide: a length stop at the output limit ends the run; below it, it is retried once when compacting can help", () => {
+    const model = { contextWindow: 4000, maxTokens: 64 };
+    const cut = (output: number) => assistantMessage([], { stopReason: "length", usage: { ...assistantMessage([]).usage, input: 1500, output } });
+    const run = new RunState([], {});
+    expect(run.decide(cut(64), "e1", { ...policy, model, canCompact: () => true })).toBe(false);
+    expect(run.overflow.pending).toBeUndefined();
+    expect(run.decide(cut(10), "e2", { ...policy, model, canCompact: () => false })).toBe(false);
+    expect(run.overflow.pending).toBeUndefined();
+    expect(run.decide(cut(10), "e3", { ...policy, model, canCompact: () => true })).toBe(true);
+    expect(run.overflow.pending).toBe("truncated");
+    run.overflow.tried = true;
+    expect(run.decide(cut(10), "e4", { ...policy, model, canCompact: () => true })).toBe(false);
+    expect(run.overflow.pending).toBe("truncated");
   });
 
   test("outcome: abort, then pion's failure, then a limit, then the last message", () => {

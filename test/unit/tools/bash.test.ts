@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, statSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { type BashDetails, createBashTool } from "../../../src/tools/bash.ts";
-import { runShell } from "../../../src/tools/shell.ts";
+import { runShell, type ShellTail } from "../../../src/tools/shell.ts";
 import type { ToolResult } from "../../../src/tools/tool.ts";
 import { context, run, textOf, tmp } from "./harness.ts";
 
@@ -169,6 +169,39 @@ describe("bash with the credential guard", () => {
     const full = readFileSync(details.fullOutputPath!, "utf8");
     expect(full.endsWith("100000\n[redacted: UNIT_KEY]\n")).toBe(true);
     unlinkSync(details.fullOutputPath!);
+  }, 30_000);
+});
+
+describe("runShell snapshots with the credential guard", () => {
+  test.concurrent("while the command runs, a snapshot leaves out an end that could begin a key, truncated or not", async () => {
+    const { createCredentialGuard } = await import("../../../src/credentials/guard.ts");
+    const key = `sk-unit-${crypto.randomUUID()}`;
+    const guard = createCredentialGuard({ env: { PATH: process.env.PATH }, credentials: () => [{ label: "UNIT_KEY", envNames: [], value: key }] });
+    const dir = tmp();
+    await Bun.write(join(dir, "a"), key.slice(0, 12));
+    await Bun.write(join(dir, "b"), key.slice(12));
+    const tails: ShellTail[] = [];
+    let released = false;
+    const release = () => {
+      if (!released) void Bun.write(join(dir, "go"), "");
+      released = true;
+    };
+    const command = 'seq 1 3000; printf "line %s" "$(cat a)"; while [ ! -e go ]; do sleep 0.02; done; cat b; echo';
+    const r = await runShell(command, {
+      cwd: dir,
+      guard,
+      updateIntervalMs: 0,
+      onTail: (t) => {
+        tails.push(t);
+        if (t.truncation.content.includes("\nline ")) release();
+      },
+    });
+    expect(released).toBe(true);
+    expect(r.output.endsWith("3000\nline [redacted: UNIT_KEY]")).toBe(true);
+    const held = tails.find((t) => t.truncation.content.endsWith("line "))!;
+    expect(held.truncation).toMatchObject({ truncated: true, totalLines: 3001, totalBytes: r.truncation.totalBytes - "[redacted: UNIT_KEY]\n".length });
+    expect(JSON.stringify(tails)).not.toContain(key.slice(0, 12));
+    unlinkSync(r.fullOutputPath!);
   }, 30_000);
 });
 
