@@ -17,7 +17,7 @@ export interface LoopDeps {
    * model as the call's error result. Runs before `beforeToolCall`, for one call at a time
    * in call order, also when the calls then run in parallel.
    */
-  gate?: (call: ToolCall, args: Record<string, unknown>, tool: Tool, signal: AbortSignal) => Promise<{ allow: true } | { allow: false; reason: string }>;
+  gate?: (call: ToolCall, args: Record<string, unknown>, tool: Tool, signal: AbortSignal) => Promise<{ allow: true; checkedPath?: string } | { allow: false; reason: string }>;
   /** May block a validated call (the reason goes back to the model) or change its input. */
   beforeToolCall?: (call: ToolCall, args: Record<string, unknown>) => Promise<{ block: true; reason: string } | { block: false; input: Record<string, unknown> }>;
   /** May change a tool's result before it is recorded. */
@@ -275,6 +275,7 @@ async function execute(
     const why = err instanceof ToolArgumentError || err instanceof Error ? err.message : String(err);
     return errorResult(`Invalid arguments for tool "${call.name}": ${why}. Fix the arguments and call the tool again.`);
   }
+  let checkedPath: string | undefined;
   if (deps.gate) {
     await turn.wait;
     let verdict: Awaited<ReturnType<NonNullable<LoopDeps["gate"]>>>;
@@ -284,6 +285,7 @@ async function execute(
       turn.pass();
     }
     if (!verdict.allow) return errorResult(verdict.reason);
+    checkedPath = verdict.checkedPath;
   }
   turn.pass();
   if (deps.beforeToolCall) {
@@ -297,6 +299,7 @@ async function execute(
       signal,
       callId: call.id,
       cwd: deps.cwd,
+      ...(checkedPath !== undefined ? { checkedPath } : {}),
       onUpdate: (partialResult) =>
         void emit({ type: "tool_execution_update", toolCallId: call.id, toolName: call.name, args: call.arguments, partialResult }),
     });

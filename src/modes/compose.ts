@@ -520,7 +520,7 @@ async function composePermissions(
   return new PermissionGate(config, {
     cwd: o.cwd,
     sessionId: () => session().sessionId,
-    entries: () => session().entries(),
-    record: async (entry) => void (await session().record(entry)),
+    grantedRules: () => session().grantedRules(),
+    record: async (entry) => void (await session().record(entry, entry.addedRules)),
   });
 }

@@ -1,8 +1,9 @@
-import type { Entry, PermissionEntry } from "../store/entries.ts";
+import type { PermissionEntry } from "../store/entries.ts";
 import type { ToolAnnotations } from "../tools/tool.ts";
 import { decide, type CallFacts } from "./policy.ts";
 import { APPROVAL_OPTIONS, unavailablePort, type ApprovalAnswer, type ApprovalPort } from "./port.ts";
-import { alwaysRulesFor, parseRule, subjectOf, type PermissionMode, type Rule } from "./rules.ts";
+import { alwaysRulesFor, parseRule, type PermissionMode, type Rule, type Subject } from "./rules.ts";
+import { subjectOf } from "./subject.ts";
 
 export type PermissionRecord = Omit<PermissionEntry, "id" | "parentId" | "timestamp">;
 
@@ -10,9 +11,16 @@ export type PermissionRecord = Omit<PermissionEntry, "id" | "parentId" | "timest
 export interface PermissionHost {
   cwd: string;
   sessionId(): string;
-  /** The session's entries: earlier allow_always answers are permission entries with addedRules. */
-  entries(): readonly Entry[];
-  /** Commit a decision entry (and announce it); resolved before the call goes on. */
+  /**
+   * The allow rules earlier allow_always answers granted in the session, as this pion recorded
+   * them (`record`), never as entries say: a permission entry with addedRules in a session file
+   * from elsewhere grants nothing.
+   */
+  grantedRules(): readonly string[];
+  /**
+   * Commit a decision entry (and announce it); resolved before the call goes on. Its addedRules
+   * are granted in the same commit: what `grantedRules` answers from then on.
+   */
   record(entry: PermissionRecord): void | Promise<void>;
 }
 
@@ -24,7 +32,16 @@ export interface PermissionConfig {
   timeoutMs?: number;
 }
 
-export type GateResult = { allow: true } | { allow: false; reason: string };
+/**
+ * `checkedPath`: for a file tool, the path the rules judged, symlinks resolved; the tool
+ * writes there, and only while the path still resolves to it.
+ */
+export type GateResult = { allow: true; checkedPath?: string } | { allow: false; reason: string };
+
+function allowed(subject: Subject | undefined): GateResult {
+  if (subject?.kind !== "path" || subject.unresolved) return { allow: true };
+  return { allow: true, checkedPath: subject.paths[subject.paths.length - 1]! };
+}
 
 /**
  * Decides, for one validated tool call at a time, whether it runs: mode and rules first
@@ -53,7 +70,7 @@ export class PermissionGate {
     // Auto mode without deny or ask rules: everything runs, nothing to look at.
     if (this.mode === "auto" && !this.rules.some((r) => r.kind !== "allow")) return { allow: true };
     const cwd = this.host.cwd;
-    const subject = subjectOf(call.name, args, cwd);
+    const subject = await subjectOf(call.name, args, cwd);
     const facts: CallFacts = { toolName: call.name, readOnly: tool.annotations?.readOnlyHint === true, subject };
     const rules = this.mode === "auto" ? this.rules : [...this.rules, ...this.sessionRules()];
     const verdict = decide(this.mode, rules, facts, cwd);
@@ -74,16 +91,18 @@ export class PermissionGate {
       if (verdict.by === "rule" && this.mode === "ask" && !facts.readOnly) {
         await this.host.record({ ...base, decision: "allow", by: "rule", reason: `allowed by the permission rule "allow ${verdict.rule!.text}" (${verdict.rule!.source})` });
       }
-      return { allow: true };
+      return allowed(subject);
     }
-    // An ask rule outranks allow rules, so an allow_always answer could not stop it asking: not offered then.
-    const options = verdict.rule ? APPROVAL_OPTIONS.filter((o) => o !== "allow_always") : [...APPROVAL_OPTIONS];
+    // An ask rule outranks allow rules, and no rule matches a line that cannot be analysed, so an
+    // allow_always answer could not stop either asking: not offered then.
+    const unanalysable = subject?.kind === "command" && subject.analysis.unanalysable !== undefined;
+    const options = verdict.rule || unanalysable ? APPROVAL_OPTIONS.filter((o) => o !== "allow_always") : [...APPROVAL_OPTIONS];
     const answer = await this.ask({ toolCallId: call.id, toolName: call.name, args, reason: verdict.reason, options }, signal);
     if ("refused" in answer) {
       await this.host.record({ ...base, decision: "deny", by: answer.by, reason: answer.refused, ...(answer.message ? { message: answer.message } : {}) });
       return { allow: false, reason: answer.refused };
     }
-    const added = answer.decision === "allow_always" && options.includes("allow_always") ? alwaysRulesFor(call.name, args) : [];
+    const added = answer.decision === "allow_always" && options.includes("allow_always") ? alwaysRulesFor(call.name, args, subject) : [];
     for (const text of added) this.sessionRules().push(parseRule("allow", text, "session"));
     await this.host.record({
       ...base,
@@ -93,7 +112,7 @@ export class PermissionGate {
       ...(answer.message ? { message: answer.message } : {}),
       ...(added.length > 0 ? { addedRules: added } : {}),
     });
-    return { allow: true };
+    return allowed(subject);
   }
 
   /** The port's answer, or why the call is refused without one (abort, timeout, nobody to ask, a no). */
@@ -141,19 +160,16 @@ export class PermissionGate {
     return { decision: answer.decision, ...(answer.message ? { message: answer.message } : {}) };
   }
 
-  /** Allow rules earlier allow_always answers of this session added (read from its entries once per session). */
+  /** Allow rules earlier allow_always answers of this session granted (the host's grantedRules, read once per session). */
   private sessionRules(): Rule[] {
     const id = this.host.sessionId();
     if (this.session?.id !== id) {
       const rules: Rule[] = [];
-      for (const e of this.host.entries()) {
-        if (e.type !== "permission" || !e.addedRules) continue;
-        for (const text of e.addedRules) {
-          try {
-            rules.push(parseRule("allow", text, "session"));
-          } catch {
-            // a hand-edited entry with a rule pion cannot read grants nothing
-          }
+      for (const text of this.host.grantedRules()) {
+        try {
+          rules.push(parseRule("allow", text, "session"));
+        } catch {
+          // a rule this pion cannot read (granted by another version of it) grants nothing
         }
       }
       this.session = { id, rules };

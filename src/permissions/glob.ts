@@ -36,3 +36,40 @@ export function escapeGlob(text: string): string {
 function escapeRegExp(c: string): string {
   return /[.*+?^${}()|[\]\\]/.test(c) ? `\\${c}` : c;
 }
+
+/**
+ * Whether some text starting with `prefix` matches `pattern` (read as a command pattern,
+ * `*` across everything): a command whose later words are known only when it runs may be
+ * any of those texts.
+ */
+export function globAcceptsPrefix(pattern: string, prefix: string): boolean {
+  type Token = { any: true; many: boolean } | { any: false; char: string };
+  const tokens: Token[] = [];
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === "\\" && i + 1 < pattern.length) tokens.push({ any: false, char: pattern[++i]! });
+    else if (c === "*") {
+      while (pattern[i + 1] === "*") i++;
+      tokens.push({ any: true, many: true });
+    } else if (c === "?") tokens.push({ any: true, many: false });
+    else tokens.push({ any: false, char: c });
+  }
+  // The positions in the pattern the prefix read so far can have reached.
+  const closure = (states: Set<number>): Set<number> => {
+    for (const s of [...states]) for (let k = s; k < tokens.length && tokens[k]!.any && (tokens[k] as { many: boolean }).many; k++) states.add(k + 1);
+    return states;
+  };
+  let states = closure(new Set([0]));
+  for (const ch of prefix) {
+    const next = new Set<number>();
+    for (const s of states) {
+      const t = tokens[s];
+      if (!t) continue;
+      if (t.any && t.many) next.add(s);
+      else if (t.any || t.char === ch) next.add(s + 1);
+    }
+    states = closure(next);
+    if (states.size === 0) return false;
+  }
+  return states.size > 0;
+}

@@ -25,7 +25,7 @@ export type Verdict =
 export function decide(mode: PermissionMode, rules: readonly Rule[], call: CallFacts, cwd: string): Verdict {
   const matching = (kind: "deny" | "ask") => rules.find((r) => r.kind === kind && ruleMatches(r, call.toolName, call.subject, cwd));
   const deny = matching("deny");
-  if (deny) return { action: "deny", by: "rule", rule: deny, reason: `Tool call denied by the permission rule "deny ${deny.text}" (${deny.source}). Nothing ran.` };
+  if (deny) return { action: "deny", by: "rule", rule: deny, reason: `Tool call denied by the permission rule "deny ${deny.text}" (${deny.source})${because(deny, call)}. Nothing ran.` };
   if (mode === "read-only" && !call.readOnly) {
     return {
       action: "deny",
@@ -34,11 +34,39 @@ export function decide(mode: PermissionMode, rules: readonly Rule[], call: CallF
     };
   }
   const ask = matching("ask");
-  if (ask) return { action: "ask", rule: ask, reason: `the permission rule "ask ${ask.text}" (${ask.source}) asks for approval` };
+  if (ask) return { action: "ask", rule: ask, reason: `the permission rule "ask ${ask.text}" (${ask.source}) asks for approval${because(ask, call)}` };
   const allow = allowedByRules(rules, call.toolName, call.subject, cwd);
   if (allow) return { action: "allow", by: "rule", rule: allow };
   if (mode === "ask" && !call.readOnly) {
-    return { action: "ask", reason: `ask mode: ${call.toolName} is not marked read-only and no rule allows this call` };
+    const unchecked = unanalysable(call);
+    if (unchecked !== undefined) return { action: "ask", reason: `ask mode: the bash line could not be checked (${unchecked}), so no rule can allow it` };
+    return { action: "ask", reason: `ask mode: ${call.toolName} is not marked read-only and no rule allows this call${writesNote(call)}` };
   }
   return { action: "allow", by: "mode" };
+}
+
+function unanalysable(call: CallFacts): string | undefined {
+  return call.subject?.kind === "command" ? call.subject.analysis.unanalysable : undefined;
+}
+
+/** Why a rule on commands matched a line that cannot be analysed; the files the line writes, for a rule on paths. */
+function because(rule: Rule, call: CallFacts): string {
+  const s = call.subject;
+  if (s?.kind !== "command" || rule.pattern === undefined) return "";
+  const unchecked = s.analysis.unanalysable;
+  if (rule.tool.test(call.toolName) && unchecked !== undefined) {
+    return `: the bash line could not be checked (${unchecked}), and a line that cannot be checked counts as matching every rule that denies or asks`;
+  }
+  return rule.tool.test(call.toolName) ? "" : `: the line writes ${writtenFiles(call)}`;
+}
+
+function writesNote(call: CallFacts): string {
+  const s = call.subject;
+  return s?.kind === "command" && s.writes.length > 0 ? ` (it writes ${writtenFiles(call)}, which only write or edit rules can allow)` : "";
+}
+
+function writtenFiles(call: CallFacts): string {
+  const s = call.subject;
+  if (s?.kind !== "command") return "";
+  return s.writes.map((w) => (w.kind === "unknown" ? `${w.source} (known only when it runs)` : w.paths[0])).join(", ");
 }

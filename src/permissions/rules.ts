@@ -1,8 +1,7 @@
-import { realpathSync } from "node:fs";
-import { basename, dirname } from "node:path";
+import { basename } from "node:path";
 import { resolveToolPath } from "../tools/path.ts";
-import { escapeGlob, globToRegExp } from "./glob.ts";
-import { commandParts } from "./shell-parts.ts";
+import { escapeGlob, globAcceptsPrefix, globToRegExp } from "./glob.ts";
+import type { ShellAnalysis, ShellCommand } from "./shell/analyse.ts";
 
 export const PERMISSION_MODES = ["auto", "ask", "read-only"] as const;
 export type PermissionMode = (typeof PERMISSION_MODES)[number];
@@ -23,10 +22,15 @@ export interface Rule {
 }
 
 /**
- * What argument patterns are matched against: a bash call's command, or the path a file
- * tool works on (absolute; the path as given and, when it exists, with symlinks resolved).
+ * What argument patterns are matched against: a bash line as its analysis reads it (the
+ * commands it runs, the files it writes), or the path a file tool works on (absolute; the
+ * path as given and with symlinks resolved as the kernel would). `unresolved` when the path
+ * could not be resolved (a symlink loop, a folder pion may not read).
  */
-export type Subject = { kind: "command"; command: string } | { kind: "path"; paths: string[] };
+export type Subject = { kind: "command"; command: string; analysis: ShellAnalysis; writes: WriteSubject[] } | PathSubject;
+export type PathSubject = { kind: "path"; paths: string[]; unresolved?: boolean };
+/** A file a bash line writes: every spelling of it, or `unknown` (its source) when only the running shell knows it. */
+export type WriteSubject = PathSubject | { kind: "unknown"; source: string };
 
 const RULE = /^([^()\s]+)(?:\((.*)\))?$/s;
 
@@ -41,78 +45,85 @@ export function parseRule(kind: RuleKind, text: string, source: RuleSource): Rul
   return rule;
 }
 
-/** What the rules look at for a call: the bash command, else a `path` argument (grep, find and ls default to the cwd). */
-export function subjectOf(toolName: string, args: Record<string, unknown>, cwd: string): Subject | undefined {
-  if (toolName === "bash" && typeof args.command === "string") return { kind: "command", command: args.command };
-  const path = typeof args.path === "string" ? args.path : DEFAULT_PATH_TOOLS.has(toolName) ? "." : undefined;
-  if (path === undefined) return undefined;
-  const abs = resolveToolPath(path, cwd);
-  const real = realPath(abs);
-  return { kind: "path", paths: real && real !== abs ? [abs, real] : [abs] };
-}
-
-const DEFAULT_PATH_TOOLS: ReadonlySet<string> = new Set(["grep", "find", "ls"]);
-
-/** The path with symlinks resolved; for a file not yet written, its folder's. */
-function realPath(abs: string): string | undefined {
-  try {
-    return realpathSync(abs);
-  } catch {
-    try {
-      return `${realpathSync(dirname(abs))}/${basename(abs)}`;
-    } catch {
-      return undefined;
-    }
-  }
-}
+/** Tools whose path rules apply to the files a bash line writes. */
+const WRITE_TOOLS = ["write", "edit"] as const;
 
 /**
- * Whether `rule` covers the call. A `deny` or `ask` rule matches when the whole command
- * or any command in it matches (and any of the paths); see `allowedByRules` for allow.
+ * Whether a `deny` or `ask` rule covers the call: a rule on the tool matches when any
+ * command of the line may be one it names (or the line as written matches), and any line
+ * that cannot be analysed; a `write(...)` or `edit(...)` rule matches a bash line that
+ * writes such a path, or a file only the running shell knows.
  */
 export function ruleMatches(rule: Rule, toolName: string, subject: Subject | undefined, cwd: string): boolean {
+  if (subject?.kind === "command" && WRITE_TOOLS.some((t) => rule.tool.test(t)) && subject.writes.some((w) => pathMatches(rule, w, cwd, "any"))) return true;
   if (!rule.tool.test(toolName)) return false;
   if (rule.pattern === undefined) return true;
   if (!subject) return false;
-  if (subject.kind === "command") {
-    const re = commandPattern(rule);
-    if (re.test(subject.command.trim())) return true;
-    return (commandParts(subject.command) ?? []).some((p) => re.test(p));
-  }
+  if (subject.kind === "path") return pathMatches(rule, subject, cwd, "any");
+  if (subject.analysis.unanalysable !== undefined) return true;
+  const re = commandPattern(rule);
+  return re.test(subject.command.trim()) || subject.analysis.commands.some((c) => commandMayMatch(rule, re, c));
+}
+
+/** Whether `c` may be a command `rule` names: as the line shows it, or once its unknown words are filled in (or vanish). */
+function commandMayMatch(rule: Rule, re: RegExp, c: ShellCommand): boolean {
+  const text = c.words.join(" ");
+  if (re.test(text)) return true;
+  if (c.known === c.words.length && !c.open) return false;
+  const known = c.words.slice(0, c.known).join(" ");
+  return re.test(known) || globAcceptsPrefix(commandPatternText(rule), `${known} `);
+}
+
+function pathMatches(rule: Rule, subject: WriteSubject, cwd: string, need: "any" | "every"): boolean {
+  if (rule.pattern === undefined) return true;
+  if (subject.kind === "unknown" || subject.unresolved) return need === "any";
   const re = pathPattern(rule, cwd);
-  return subject.paths.some((p) => re.test(p));
+  return need === "any" ? subject.paths.some((p) => re.test(p)) : subject.paths.every((p) => re.test(p));
 }
 
 /**
- * The allow rule that lets the call run, if any. A bash line of several commands is
- * allowed only when every one of them is allowed (each by some rule); a path only when
- * every spelling of it (as given, symlinks resolved) is.
+ * The allow rule that lets the call run, if any. A bash line is allowed by a rule on the
+ * tool alone, or when every command it runs is allowed (each by some rule; a wrapper's own
+ * invocation need not be) and every file it writes is allowed by a `write(...)` or
+ * `edit(...)` rule; never when it cannot be analysed. A path only when every spelling of
+ * it (as given, symlinks resolved) is.
  */
 export function allowedByRules(rules: readonly Rule[], toolName: string, subject: Subject | undefined, cwd: string): Rule | undefined {
   const mine = rules.filter((r) => r.kind === "allow" && r.tool.test(toolName));
   const bare = mine.find((r) => r.pattern === undefined);
   if (bare) return bare;
   if (!subject) return undefined;
-  if (subject.kind === "command") {
-    const parts = commandParts(subject.command);
-    if (!parts || parts.length === 0) return undefined;
-    let first: Rule | undefined;
-    for (const part of parts) {
-      const r = mine.find((rule) => commandPattern(rule).test(part));
-      if (!r) return undefined;
-      first ??= r;
-    }
-    return first;
+  if (subject.kind === "path") return mine.find((r) => pathMatches(r, subject, cwd, "every"));
+  if (subject.analysis.unanalysable !== undefined) return undefined;
+  const commands = subject.analysis.commands.filter((c) => !c.wrapper);
+  if (commands.length === 0) return undefined;
+  let first: Rule | undefined;
+  for (const c of commands) {
+    const text = commandText(c);
+    const r = mine.find((rule) => commandPattern(rule).test(text));
+    if (!r) return undefined;
+    first ??= r;
   }
-  return mine.find((r) => {
-    const re = pathPattern(r, cwd);
-    return subject.paths.every((p) => re.test(p));
-  });
+  const writers = rules.filter((r) => r.kind === "allow" && WRITE_TOOLS.some((t) => r.tool.test(t)));
+  for (const w of subject.writes) if (!writers.some((r) => pathMatches(r, w, cwd, "every"))) return undefined;
+  return first;
+}
+
+/** A command as allow rules read it; `…` stands for the words the line does not show. */
+function commandText(c: ShellCommand): string {
+  return c.open ? `${c.words.join(" ")} …` : c.words.join(" ");
+}
+
+/** A rule's command pattern with its first word reduced to a base name, as commands are (`/bin/rm *` is `rm *`). */
+function commandPatternText(rule: Rule): string {
+  const m = /^(\S+)([\s\S]*)$/.exec(rule.pattern!);
+  if (!m || !m[1]!.includes("/") || /[*?\\]/.test(m[1]!)) return rule.pattern!;
+  return `${basename(m[1]!)}${m[2]}`;
 }
 
 function commandPattern(rule: Rule): RegExp {
   const c = (rule.compiled ??= {});
-  return (c.command ??= globToRegExp(rule.pattern!, false));
+  return (c.command ??= globToRegExp(commandPatternText(rule), false));
 }
 
 /** The rule's pattern as an absolute path glob: relative to the cwd, `~` is the home folder. */
@@ -123,14 +134,16 @@ function pathPattern(rule: Rule, cwd: string): RegExp {
 }
 
 /**
- * The allow rules an `allow_always` answer adds: exactly this call, each command of a
- * bash line separately (so the line's own rule lets it run again), the path as given.
+ * The allow rules an `allow_always` answer adds: exactly this call. For a bash line, each
+ * command it runs (so the same line is allowed again) and each file it writes; none for a
+ * line that cannot be analysed (no rule would match it). For a file tool, the path as given.
  */
-export function alwaysRulesFor(toolName: string, args: Record<string, unknown>): string[] {
-  if (toolName === "bash" && typeof args.command === "string") {
-    const parts = commandParts(args.command);
-    const pieces = parts && parts.length > 0 ? parts : [args.command.trim()];
-    return [...new Set(pieces.map((p) => `bash(${escapeGlob(p)})`))];
+export function alwaysRulesFor(toolName: string, args: Record<string, unknown>, subject: Subject | undefined): string[] {
+  if (subject?.kind === "command") {
+    if (subject.analysis.unanalysable !== undefined) return [];
+    const rules = subject.analysis.commands.filter((c) => !c.wrapper).map((c) => `${toolName}(${escapeGlob(commandText(c))})`);
+    for (const w of subject.writes) if (w.kind === "path" && !w.unresolved) for (const p of w.paths) rules.push(`write(${escapeGlob(p)})`);
+    return [...new Set(rules)];
   }
   if (typeof args.path === "string") return [`${toolName}(${escapeGlob(args.path)})`];
   return [escapeGlob(toolName)];

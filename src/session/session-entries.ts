@@ -62,8 +62,16 @@ export abstract class SessionEntries {
     return this.tree.get(id);
   }
 
-  protected append(partial: EntryInput): Entry {
-    return this.tree.append(partial);
+  protected append(partial: EntryInput, granted?: readonly string[]): Entry {
+    return this.tree.append(partial, granted);
+  }
+
+  /**
+   * The allow rules this pion's permission gate granted in the session (with `record`), in grant
+   * order. Never read from entries: a session file from elsewhere grants nothing.
+   */
+  grantedRules(): string[] {
+    return this.tree.grantedRules().map((g) => g.rule);
   }
 
   setLeaf(leafId: string | null): void {

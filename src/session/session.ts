@@ -411,9 +411,12 @@ export class AgentSession extends SessionEntries {
     }
   }
 
-  /** Commit an entry of pion's own bookkeeping (a permission decision), then announce it. */
-  async record(partial: EntryInput): Promise<Entry> {
-    const entry = this.append(partial);
+  /**
+   * Commit an entry of pion's own bookkeeping (a permission decision), then announce it.
+   * `granted`: allow rules the permission gate granted, recorded by this entry (see grantedRules).
+   */
+  async record(partial: EntryInput, granted?: readonly string[]): Promise<Entry> {
+    const entry = this.append(partial, granted);
     await this.emit({ type: "entry_appended", entry });
     return entry;
   }

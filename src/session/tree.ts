@@ -1,5 +1,5 @@
 import { buildTree, collectLabels, pathTo, serializeChain, serializeTree, type AgentMessage, type Entry, type SessionHeader } from "../store/entries.ts";
-import type { SessionCache, SessionStore } from "../store/store.ts";
+import type { GrantedRule, SessionCache, SessionStore } from "../store/store.ts";
 import { PionError } from "../util/errors.ts";
 import { shortId, uuid } from "../util/id.ts";
 import { buildContext, linearity } from "./context.ts";
@@ -102,12 +102,16 @@ export class SessionTree {
    */
   branchInto(entries: Entry[], id: string = uuid()): void {
     const parent = this.file ?? this.header.id;
+    // What this pion granted in the source goes along with the entries recording it (a source
+    // imported from a file has no grants to give).
+    const copied = new Set(entries.map((e) => e.id));
+    const granted = this.stored ? this.store.grantedRules(this.sessionId).filter((g) => copied.has(g.entryId)) : [];
     this.release();
     this.header = { type: "session", version: 3, id, timestamp: new Date().toISOString(), cwd: this.cwd, parentSession: parent };
     const file = this.fileFor(this.header);
     this.store.createSession(this.header, file);
     this.store.acquireSession(this.header.id);
-    if (entries.length > 0) this.store.appendMany(this.header.id, entries);
+    if (entries.length > 0) this.store.appendMany(this.header.id, entries, granted);
     this.reset(file, entries, entries.at(-1)?.id ?? null, true);
   }
 
@@ -139,6 +143,11 @@ export class SessionTree {
     return this.stored ? this.store.entries(this.sessionId) : [...this.pending];
   }
 
+  /** The allow rules granted with this session's appends, in grant order (SessionStore.grantedRules). */
+  grantedRules(): GrantedRule[] {
+    return this.stored ? this.store.grantedRules(this.sessionId) : [];
+  }
+
   has(id: string): boolean {
     this.load();
     return this.byId.has(id);
@@ -149,18 +158,19 @@ export class SessionTree {
     return this.byId.get(id);
   }
 
-  append(partial: EntryInput): Entry {
+  /** `granted`: allow rules the permission gate granted, recorded by this entry (SessionStore.append). */
+  append(partial: EntryInput, granted?: readonly string[]): Entry {
     this.load();
     // The reference's field order: the common fields first, so a message's JSON is the body's tail.
     const { type, ...rest } = partial;
     const entry = { type, id: shortId(this.byId), parentId: this.leafId, timestamp: new Date().toISOString(), ...rest } as Entry;
     const store = this.store;
-    if (this.stored) store.append(this.sessionId, entry);
+    if (this.stored) store.append(this.sessionId, entry, granted);
     else if (entry.type === "model_change" || entry.type === "thinking_level_change") this.pending.push(entry);
     else {
       store.createSession(this.header, this.file);
       store.acquireSession(this.sessionId);
-      store.appendMany(this.sessionId, [...this.pending, entry]);
+      store.appendMany(this.sessionId, [...this.pending, entry], granted?.map((rule) => ({ entryId: entry.id, rule })));
       this.pending = [];
       this.stored = true;
     }

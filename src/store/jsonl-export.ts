@@ -13,6 +13,7 @@ import type {
   SearchOptions,
   SessionList,
   ChainPage,
+  GrantedRule,
   IndexRow,
   SessionCache,
   SessionMeta,
@@ -155,15 +156,18 @@ class JsonlExportStore implements SessionStore {
     if (file !== undefined && (!existsSync(file) || statSync(file).size === 0)) this.exported(header.id, []);
   }
 
-  append(sessionId: string, entry: Entry): void {
-    this.inner.append(sessionId, entry);
+  // Grants stay in the database: the file has the entries only, so an import of it grants nothing.
+  append(sessionId: string, entry: Entry, granted?: readonly string[]): void {
+    this.inner.append(sessionId, entry, granted);
     this.exported(sessionId, [entry]);
   }
 
-  appendMany(sessionId: string, entries: readonly Entry[]): void {
-    this.inner.appendMany(sessionId, entries);
+  appendMany(sessionId: string, entries: readonly Entry[], granted?: readonly GrantedRule[]): void {
+    this.inner.appendMany(sessionId, entries, granted);
     this.exported(sessionId, entries);
   }
+
+  grantedRules = (sessionId: string): GrantedRule[] => this.inner.grantedRules(sessionId);
 
   getSession = (sessionId: string): SessionMeta | undefined => this.inner.getSession(sessionId);
   setSessionCache = (sessionId: string, cache: SessionCache): void => this.inner.setSessionCache(sessionId, cache);

@@ -1,6 +1,6 @@
 import type { JsonPiece } from "../util/json-pieces.ts";
 import type { Entry, SessionHeader } from "./entries.ts";
-import type { ChainPage, EntryPage, IndexRow, ListSessionsOptions, SearchHit, SearchOptions, SessionCache, SessionList, SessionMeta, SessionStore, StoredEntry } from "./store.ts";
+import type { ChainPage, EntryPage, GrantedRule, IndexRow, ListSessionsOptions, SearchHit, SearchOptions, SessionCache, SessionList, SessionMeta, SessionStore, StoredEntry } from "./store.ts";
 
 /**
  * A store opened on its first use. A new session writes nothing until its first entry, so a
@@ -28,11 +28,14 @@ export class LazyStore implements SessionStore {
   getSession(sessionId: string): SessionMeta | undefined {
     return this.s.getSession(sessionId);
   }
-  append(sessionId: string, entry: Entry): void {
-    this.s.append(sessionId, entry);
+  append(sessionId: string, entry: Entry, granted?: readonly string[]): void {
+    this.s.append(sessionId, entry, granted);
   }
-  appendMany(sessionId: string, entries: readonly Entry[]): void {
-    this.s.appendMany(sessionId, entries);
+  appendMany(sessionId: string, entries: readonly Entry[], granted?: readonly GrantedRule[]): void {
+    this.s.appendMany(sessionId, entries, granted);
+  }
+  grantedRules(sessionId: string): GrantedRule[] {
+    return this.s.grantedRules(sessionId);
   }
   entries(sessionId: string): Entry[] {
     return this.s.entries(sessionId);

@@ -72,6 +72,20 @@ const MIGRATIONS: ReadonlyArray<(db: Database) => void> = [
     db.run(`UPDATE entry SET message_at = NULL
       WHERE message_at IS NOT NULL AND substr(CAST(body AS BLOB), message_at - 9, 10) IS NOT X'226d657373616765223a'`);
   },
+  (db) => {
+    // Allow rules pion's permission gate granted (a host's allow_always answer), each with the
+    // permission entry that records it, written in that entry's transaction; insert-only, in
+    // rowid order. Imports never write it: an entry's `addedRules` from a file grants nothing.
+    // Nothing is carried over from entries written before this: those may have been imported.
+    // (IF NOT EXISTS: a database set back to an older version runs this again.)
+    db.run(`CREATE TABLE IF NOT EXISTS granted_rule (
+      session_id TEXT NOT NULL,
+      entry_id   TEXT NOT NULL,
+      rule       TEXT NOT NULL,
+      FOREIGN KEY (session_id, entry_id) REFERENCES entry (session_id, id)
+    )`);
+    db.run("CREATE INDEX IF NOT EXISTS granted_rule_session ON granted_rule (session_id)");
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -24,6 +24,7 @@ import type {
   SessionSummary,
   StoredEntry,
   ChainPage,
+  GrantedRule,
 } from "./store.ts";
 import { UnconfirmedRow } from "./store.ts";
 
@@ -144,6 +145,8 @@ class SqliteStore implements SessionStore {
       afterAppend: db.prepare<void, Param[]>(WRITE_SQL.afterAppend),
       insertEntry: db.prepare<void, Param[]>(WRITE_SQL.insertEntry),
       insertUnconfirmed: db.prepare<void, Param[]>(WRITE_SQL.insertUnconfirmed),
+      insertGrant: db.prepare<void, Param[]>(WRITE_SQL.insertGrant),
+      grants: db.prepare<GrantedRule, [string]>("SELECT entry_id AS entryId, rule FROM granted_rule WHERE session_id = ?1 ORDER BY rowid"),
       insertFts: db.prepare<void, Param[]>("INSERT INTO entry_fts (rowid, text, role) VALUES (?1, ?2, ?3)"),
       ftsUpto: db.prepare<{ upto: number }, []>("SELECT upto FROM fts_state"),
       setFtsUpto: db.prepare<void, [number]>("UPDATE fts_state SET upto = ?1"),
@@ -343,14 +346,19 @@ class SqliteStore implements SessionStore {
     return row ? toMeta(row) : undefined;
   }
 
-  append(sessionId: string, entry: Entry): void {
-    this.appendMany(sessionId, [entry]);
+  append(sessionId: string, entry: Entry, granted?: readonly string[]): void {
+    this.appendMany(sessionId, [entry], granted?.map((rule) => ({ entryId: entry.id, rule })));
   }
 
-  appendMany(sessionId: string, entries: readonly Entry[]): void {
+  appendMany(sessionId: string, entries: readonly Entry[], granted: readonly GrantedRule[] = []): void {
     if (entries.length === 0) return;
     const rows = entries.map((entry) => ({ entry, body: JSON.stringify(entry) }));
-    this.db.transaction(() => this.insertAll(sessionId, rows)).immediate();
+    this.db.transaction(() => this.insertAll(sessionId, rows, granted)).immediate();
+  }
+
+  grantedRules(sessionId: string): GrantedRule[] {
+    this.mustExist(sessionId);
+    return this.q.grants.all(sessionId);
   }
 
   entries(sessionId: string): Entry[] {
@@ -478,10 +486,12 @@ class SqliteStore implements SessionStore {
       .immediate();
   }
 
-  private insertAll(sessionId: string, entries: readonly StoredEntry[]): void {
+  private insertAll(sessionId: string, entries: readonly StoredEntry[], granted: readonly GrantedRule[]): void {
     this.mustExist(sessionId);
     for (const row of entries) this.insertEntry(sessionId, row);
     this.q.afterAppend.run(...afterAppendParams(sessionId, entries.map((row) => row.entry)));
+    // The foreign key holds each grant to an entry of the session.
+    for (const g of granted) this.q.insertGrant.run(sessionId, g.entryId, g.rule);
   }
 
   private insertEntry(sessionId: string, row: StoredEntry): void {

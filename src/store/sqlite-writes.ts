@@ -20,6 +20,8 @@ export const WRITE_SQL = {
        entry_count = entry_count + ?4, message_count = message_count + ?5,
        first_message = coalesce(first_message, ?6), name = CASE WHEN ?7 THEN ?8 ELSE name END
      WHERE id = ?1`,
+  // A rule the permission gate granted, with the entry recording it (GrantedRule; never by an import).
+  insertGrant: "INSERT INTO granted_rule (session_id, entry_id, rule) VALUES (?1, ?2, ?3)",
 } as const;
 
 /** insertSession's parameters; `path` is the resolved JSONL path or null. */

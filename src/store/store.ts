@@ -88,6 +88,12 @@ export interface IndexRow {
   body: string | null;
 }
 
+/** An allow rule pion's permission gate granted in a session, and the permission entry recording it. */
+export interface GrantedRule {
+  entryId: string;
+  rule: string;
+}
+
 /** A slice of a session's entries in append order. */
 export interface EntryPage {
   entries: Entry[];
@@ -162,10 +168,22 @@ export interface SessionStore {
    */
   importSession(header: SessionHeader, file: string | undefined, entries: Iterable<StoredEntry>, cache: () => SessionCache): void;
   getSession(sessionId: string): SessionMeta | undefined;
-  /** Appends one entry and moves the leaf to it. */
-  append(sessionId: string, entry: Entry): void;
-  /** Appends in one transaction (imports, forks); the leaf moves to the last one. */
-  appendMany(sessionId: string, entries: readonly Entry[]): void;
+  /**
+   * Appends one entry and moves the leaf to it. `granted`: allow rules this pion's permission gate
+   * granted, recorded by `entry` (see `grantedRules`), written in the same transaction.
+   */
+  append(sessionId: string, entry: Entry, granted?: readonly string[]): void;
+  /**
+   * Appends in one transaction (forks, a new session's first entries); the leaf moves to the last
+   * one. `granted` (see `append`) each name one of `entries`.
+   */
+  appendMany(sessionId: string, entries: readonly Entry[], granted?: readonly GrantedRule[]): void;
+  /**
+   * The allow rules granted with appends to the session (see `append`), in the order granted. Only
+   * these are the session's grants: a permission entry's `addedRules` is what it says, not a grant
+   * (an imported file's entries say what they like, and `importSession` grants nothing).
+   */
+  grantedRules(sessionId: string): GrantedRule[];
   /** All entries in append order. */
   entries(sessionId: string): Entry[];
   /**

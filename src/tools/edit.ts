@@ -4,7 +4,8 @@ import { unifiedDiff } from "./diff.ts";
 import { diskTextOps, type TextFileOps } from "./file-ops.ts";
 import { applyEdits, EditError, type TextEdit } from "./edit-match.ts";
 import { modelSchema, parseWith } from "./params.ts";
-import { resolveToolPath, withFsErrors } from "./path.ts";
+import { joinToolPath, withFsErrors } from "./path.ts";
+import { fileTarget } from "./real-path.ts";
 import type { Tool } from "./tool.ts";
 
 const EditItem = v.object({
@@ -62,7 +63,7 @@ export function createEditTool(options: EditToolOptions = {}): Tool<EditArgs> {
     parameters: modelSchema(Params),
     parse: parseEditArgs,
     async execute(args, ctx) {
-      const abs = resolveToolPath(args.path, options.cwd ?? ctx.cwd);
+      const abs = fileTarget(joinToolPath(args.path, options.cwd ?? ctx.cwd), ctx.checkedPath, args.path);
       const files = options.files ?? diskTextOps;
       const original = await withFsErrors(args.path, () => files.readText(abs));
       let result: ReturnType<typeof applyEdits>;

@@ -6,11 +6,20 @@ import { isAbsolute, resolve } from "node:path";
  * folder, and a leading `@` (some models copy it from file mentions) is dropped.
  */
 export function resolveToolPath(input: string, cwd: string): string {
+  return resolve(joinToolPath(input, cwd));
+}
+
+/**
+ * The same path, absolute, but with `..` and `.` kept: after a symlink `..` leads to the
+ * link target's parent, so only real-path.ts (which follows links as the kernel does) may
+ * take them out.
+ */
+export function joinToolPath(input: string, cwd: string): string {
   let p = input.trim();
   if (p.startsWith("@")) p = p.slice(1);
   if (p === "~") return homedir();
-  if (p.startsWith("~/")) return resolve(homedir(), p.slice(2));
-  return isAbsolute(p) ? resolve(p) : resolve(cwd, p);
+  if (p.startsWith("~/")) return `${homedir()}/${p.slice(2)}`;
+  return isAbsolute(p) ? p : `${cwd}/${p}`;
 }
 
 function errorCode(err: unknown): string | undefined {
@@ -30,6 +39,9 @@ export function fsErrorMessage(err: unknown, path: string): string {
       return `${path} is a directory, not a file`;
     case "ENOTDIR":
       return `A parent of ${path} is not a directory`;
+    case "ELOOP":
+    case "ESYMLINK":
+      return `${path} became a symlink, or one appeared on the way, since its permission was checked; nothing was written`;
     default:
       return err instanceof Error ? `${err.message} (${path})` : `${String(err)} (${path})`;
   }

@@ -12,6 +12,11 @@ export interface ToolContext {
   callId: string;
   /** The session's working directory; relative paths resolve against it. */
   cwd: string;
+  /**
+   * The path the permission rules judged for this call, symlinks resolved (the gate's
+   * checkedPath): a file tool writes there, and refuses when the path now leads elsewhere.
+   */
+  checkedPath?: string;
   /** Report a partial result (the whole result so far, not a delta). */
   onUpdate?: (partial: ToolResult) => void;
 }

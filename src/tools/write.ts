@@ -2,7 +2,8 @@ import * as v from "valibot";
 import DESCRIPTION from "./descriptions/write.md" with { type: "text" };
 import { diskTextOps, type TextFileOps } from "./file-ops.ts";
 import { defineParams } from "./params.ts";
-import { resolveToolPath, withFsErrors } from "./path.ts";
+import { joinToolPath, withFsErrors } from "./path.ts";
+import { fileTarget } from "./real-path.ts";
 import type { Tool } from "./tool.ts";
 
 const Params = v.object({
@@ -27,7 +28,7 @@ export function createWriteTool(options: WriteToolOptions = {}): Tool<WriteArgs>
     parameters,
     parse,
     async execute(args, ctx) {
-      const abs = resolveToolPath(args.path, options.cwd ?? ctx.cwd);
+      const abs = fileTarget(joinToolPath(args.path, options.cwd ?? ctx.cwd), ctx.checkedPath, args.path);
       ctx.signal.throwIfAborted();
       await withFsErrors(args.path, () => (options.files ?? diskTextOps).writeText(abs, args.content));
       const bytes = Buffer.byteLength(args.content);

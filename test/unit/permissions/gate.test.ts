@@ -3,11 +3,11 @@ import { permissionConfig } from "../../../src/permissions/config.ts";
 import { PermissionGate, type PermissionRecord } from "../../../src/permissions/gate.ts";
 import { decide } from "../../../src/permissions/policy.ts";
 import type { ApprovalAnswer, ApprovalPort, ApprovalRequest } from "../../../src/permissions/port.ts";
-import { parseRule, subjectOf } from "../../../src/permissions/rules.ts";
-import type { Entry } from "../../../src/store/entries.ts";
+import { parseRule } from "../../../src/permissions/rules.ts";
+import { subjectOf } from "../../../src/permissions/subject.ts";
 
 const cwd = "/w";
-const facts = (toolName: string, args: Record<string, unknown>, readOnly = false) => ({ toolName, readOnly, subject: subjectOf(toolName, args, cwd) });
+const facts = async (toolName: string, args: Record<string, unknown>, readOnly = false) => ({ toolName, readOnly, subject: await subjectOf(toolName, args, cwd) });
 
 describe("decide", () => {
   const rules = [
@@ -17,21 +17,21 @@ describe("decide", () => {
     parseRule("allow", "edit(src/**)", "command line"),
   ];
 
-  test("deny beats ask beats allow; the mode decides the rest", () => {
-    expect(decide("ask", rules, facts("bash", { command: "git push && rm x" }), cwd)).toMatchObject({ action: "deny", by: "rule" });
-    expect(decide("ask", rules, facts("bash", { command: "git push origin" }), cwd)).toMatchObject({ action: "ask", rule: { text: "bash(git push*)" } });
-    expect(decide("auto", rules, facts("bash", { command: "git push origin" }), cwd)).toMatchObject({ action: "ask" });
-    expect(decide("ask", rules, facts("bash", { command: "git log" }), cwd)).toMatchObject({ action: "allow", by: "rule" });
-    expect(decide("ask", rules, facts("bash", { command: "make" }), cwd)).toMatchObject({ action: "ask", reason: expect.stringContaining("ask mode") });
-    expect(decide("auto", rules, facts("bash", { command: "make" }), cwd)).toEqual({ action: "allow", by: "mode" });
-    expect(decide("ask", rules, facts("edit", { path: "src/a.ts" }), cwd)).toMatchObject({ action: "allow", by: "rule" });
-    expect(decide("ask", rules, facts("read", { path: "x" }, true), cwd)).toEqual({ action: "allow", by: "mode" });
+  test("deny beats ask beats allow; the mode decides the rest", async () => {
+    expect(decide("ask", rules, await facts("bash", { command: "git push && rm x" }), cwd)).toMatchObject({ action: "deny", by: "rule" });
+    expect(decide("ask", rules, await facts("bash", { command: "git push origin" }), cwd)).toMatchObject({ action: "ask", rule: { text: "bash(git push*)" } });
+    expect(decide("auto", rules, await facts("bash", { command: "git push origin" }), cwd)).toMatchObject({ action: "ask" });
+    expect(decide("ask", rules, await facts("bash", { command: "git log" }), cwd)).toMatchObject({ action: "allow", by: "rule" });
+    expect(decide("ask", rules, await facts("bash", { command: "make" }), cwd)).toMatchObject({ action: "ask", reason: expect.stringContaining("ask mode") });
+    expect(decide("auto", rules, await facts("bash", { command: "make" }), cwd)).toEqual({ action: "allow", by: "mode" });
+    expect(decide("ask", rules, await facts("edit", { path: "src/a.ts" }), cwd)).toMatchObject({ action: "allow", by: "rule" });
+    expect(decide("ask", rules, await facts("read", { path: "x" }, true), cwd)).toEqual({ action: "allow", by: "mode" });
   });
 
-  test("read-only mode refuses what is not read-only, allow rules notwithstanding", () => {
-    expect(decide("read-only", rules, facts("bash", { command: "git log" }), cwd)).toMatchObject({ action: "deny", by: "mode" });
-    expect(decide("read-only", rules, facts("mcp__gh__list", {}, true), cwd)).toEqual({ action: "allow", by: "mode" });
-    expect(decide("read-only", [parseRule("deny", "read(/w/.env)", "settings")], facts("read", { path: ".env" }, true), cwd)).toMatchObject({ action: "deny", by: "rule" });
+  test("read-only mode refuses what is not read-only, allow rules notwithstanding", async () => {
+    expect(decide("read-only", rules, await facts("bash", { command: "git log" }), cwd)).toMatchObject({ action: "deny", by: "mode" });
+    expect(decide("read-only", rules, await facts("mcp__gh__list", {}, true), cwd)).toEqual({ action: "allow", by: "mode" });
+    expect(decide("read-only", [parseRule("deny", "read(/w/.env)", "settings")], await facts("read", { path: ".env" }, true), cwd)).toMatchObject({ action: "deny", by: "rule" });
   });
 });
 
@@ -70,12 +70,12 @@ function manualPort() {
   return { port, asked, nth };
 }
 
-function gateWith(mode: "auto" | "ask" | "read-only", entries: Entry[] = [], timeoutMs?: number) {
+function gateWith(mode: "auto" | "ask" | "read-only", granted: string[] = [], timeoutMs?: number) {
   const records: PermissionRecord[] = [];
   let sessionId = "s1";
   const gate = new PermissionGate(
     { mode, rules: [], ...(timeoutMs !== undefined ? { timeoutMs } : {}) },
-    { cwd, sessionId: () => sessionId, entries: () => entries, record: (e) => void records.push(e) },
+    { cwd, sessionId: () => sessionId, grantedRules: () => granted, record: (e) => void records.push(e) },
   );
   return { gate, records, switchTo: (id: string) => (sessionId = id) };
 }
@@ -100,11 +100,8 @@ describe("PermissionGate", () => {
     expect((await nth(2)).req.toolCallId).toBe("c3");
   });
 
-  test("rules from earlier allow_always entries count after a reopen; unreadable ones grant nothing", async () => {
-    const entry = (addedRules: string[]): Entry => ({
-      type: "permission", id: "e1", parentId: null, timestamp: "t", toolCallId: "x", toolName: "bash", decision: "allow", by: "host", mode: "ask", reason: "r", addedRules,
-    });
-    const { gate } = gateWith("ask", [entry(["bash(make)", "bash("])]);
+  test("rules the host granted earlier count after a reopen; unreadable ones grant nothing", async () => {
+    const { gate } = gateWith("ask", ["bash(make)", "bash("]);
     expect(await gate.check(...call("c1", "make"), new AbortController().signal)).toEqual({ allow: true });
   });
 
@@ -135,7 +132,7 @@ describe("PermissionGate", () => {
     const auto = gateWith("auto");
     expect(await auto.gate.check(...call("x", "rm -rf /nope"), new AbortController().signal)).toEqual({ allow: true });
     const ask = gateWith("ask");
-    expect(await ask.gate.check({ id: "r", name: "read" }, { path: "a" }, { annotations: { readOnlyHint: true } }, new AbortController().signal)).toEqual({ allow: true });
+    expect(await ask.gate.check({ id: "r", name: "read" }, { path: "a" }, { annotations: { readOnlyHint: true } }, new AbortController().signal)).toEqual({ allow: true, checkedPath: "/w/a" });
     expect([...auto.records, ...ask.records]).toEqual([]);
   });
 });

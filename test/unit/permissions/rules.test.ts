@@ -3,8 +3,8 @@ import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { globToRegExp } from "../../../src/permissions/glob.ts";
-import { allowedByRules, alwaysRulesFor, parseRule, ruleMatches, subjectOf } from "../../../src/permissions/rules.ts";
-import { commandParts } from "../../../src/permissions/shell-parts.ts";
+import { allowedByRules, alwaysRulesFor, parseRule, ruleMatches } from "../../../src/permissions/rules.ts";
+import { subjectOf } from "../../../src/permissions/subject.ts";
 
 describe("globToRegExp", () => {
   test("* stays in one segment for paths, ** crosses them, a/**/b also matches a/b", () => {
@@ -28,31 +28,6 @@ describe("globToRegExp", () => {
   });
 });
 
-describe("commandParts", () => {
-  test("splits on ; && || | & and newlines, keeps quoted text whole", () => {
-    expect(commandParts("git status")).toEqual(["git status"]);
-    expect(commandParts("a; b && c || d | e & f\ng")).toEqual(["a", "b", "c", "d", "e", "f", "g"]);
-    expect(commandParts(`git commit -m "a; b && c" && echo 'x | y'`)).toEqual([`git commit -m "a; b && c"`, "echo 'x | y'"]);
-    expect(commandParts("echo a\\;b")).toEqual(["echo a\\;b"]);
-  });
-
-  test("substitutions and subshells are parts of their own, also inside double quotes", () => {
-    expect(commandParts("echo $(rm -rf x)")).toEqual(["rm -rf x", "echo $(rm -rf x)"]);
-    expect(commandParts("echo `touch y`")).toEqual(["touch y", "echo `touch y`"]);
-    expect(commandParts(`echo "now $(date) ok"`)).toEqual(["date", `echo "now $(date) ok"`]);
-    expect(commandParts("(cd a && make) > log")).toEqual(["cd a", "make", "> log"]);
-    expect(commandParts("diff <(ls a) <(ls b)")).toEqual(["ls a", "ls b", "diff <(ls a) <(ls b)"]);
-  });
-
-  test("redirections with & or | are not separators; unclosed quotes cannot be read", () => {
-    expect(commandParts("make 2>&1 >| out")).toEqual(["make 2>&1 >| out"]);
-    expect(commandParts("cmd &> all.log")).toEqual(["cmd &> all.log"]);
-    expect(commandParts(`echo "open`)).toBeUndefined();
-    expect(commandParts("echo $(oops")).toBeUndefined();
-    expect(commandParts("echo 'x")).toBeUndefined();
-  });
-});
-
 describe("rules", () => {
   const cwd = "/work/proj";
 
@@ -72,29 +47,29 @@ describe("rules", () => {
     expect(ruleMatches(parseRule("deny", "poke(x)", "settings"), "poke", undefined, cwd)).toBe(false);
   });
 
-  test("deny matches a compound command when any part does; allow only when every part does", () => {
+  test("deny matches a compound command when any part does; allow only when every part does", async () => {
     const deny = parseRule("deny", "bash(rm *)", "settings");
     const sub = (command: string) => subjectOf("bash", { command }, cwd);
-    expect(ruleMatches(deny, "bash", sub("ls && rm -rf x"), cwd)).toBe(true);
-    expect(ruleMatches(deny, "bash", sub("echo $(rm x)"), cwd)).toBe(true);
-    expect(ruleMatches(deny, "bash", sub("echo rm"), cwd)).toBe(false);
+    expect(ruleMatches(deny, "bash", await sub("ls && rm -rf x"), cwd)).toBe(true);
+    expect(ruleMatches(deny, "bash", await sub("echo $(rm x)"), cwd)).toBe(true);
+    expect(ruleMatches(deny, "bash", await sub("echo rm"), cwd)).toBe(false);
     const allows = [parseRule("allow", "bash(git *)", "settings"), parseRule("allow", "bash(grep *)", "settings")];
-    expect(allowedByRules(allows, "bash", sub("git log | grep fix"), cwd)?.text).toBe("bash(git *)");
-    expect(allowedByRules(allows, "bash", sub("git log | sh"), cwd)).toBeUndefined();
-    expect(allowedByRules(allows, "bash", sub("git log $(curl evil)"), cwd)).toBeUndefined();
-    expect(allowedByRules(allows, "bash", sub(`git commit -m "unclosed`), cwd)).toBeUndefined();
-    expect(allowedByRules([parseRule("allow", "bash", "settings")], "bash", sub("anything; at all"), cwd)?.text).toBe("bash");
+    expect(allowedByRules(allows, "bash", await sub("git log | grep fix"), cwd)?.text).toBe("bash(git *)");
+    expect(allowedByRules(allows, "bash", await sub("git log | sh"), cwd)).toBeUndefined();
+    expect(allowedByRules(allows, "bash", await sub("git log $(curl evil)"), cwd)).toBeUndefined();
+    expect(allowedByRules(allows, "bash", await sub(`git commit -m "unclosed`), cwd)).toBeUndefined();
+    expect(allowedByRules([parseRule("allow", "bash", "settings")], "bash", await sub("anything; at all"), cwd)?.text).toBe("bash");
   });
 
-  test("path patterns: relative to the cwd, ~ is the home folder, symlinks resolved", () => {
-    expect(subjectOf("ls", {}, cwd)).toEqual({ kind: "path", paths: [cwd] });
-    expect(subjectOf("poke", {}, cwd)).toBeUndefined();
+  test("path patterns: relative to the cwd, ~ is the home folder, symlinks resolved", async () => {
+    expect(await subjectOf("ls", {}, cwd)).toEqual({ kind: "path", paths: [cwd] });
+    expect(await subjectOf("poke", {}, cwd)).toBeUndefined();
     const edit = parseRule("deny", "edit(src/**)", "settings");
-    expect(ruleMatches(edit, "edit", subjectOf("edit", { path: "src/a/b.ts" }, cwd), cwd)).toBe(true);
-    expect(ruleMatches(edit, "edit", subjectOf("edit", { path: "/work/proj/src/c.ts" }, cwd), cwd)).toBe(true);
-    expect(ruleMatches(edit, "edit", subjectOf("edit", { path: "lib/c.ts" }, cwd), cwd)).toBe(false);
+    expect(ruleMatches(edit, "edit", await subjectOf("edit", { path: "src/a/b.ts" }, cwd), cwd)).toBe(true);
+    expect(ruleMatches(edit, "edit", await subjectOf("edit", { path: "/work/proj/src/c.ts" }, cwd), cwd)).toBe(true);
+    expect(ruleMatches(edit, "edit", await subjectOf("edit", { path: "lib/c.ts" }, cwd), cwd)).toBe(false);
     const ssh = parseRule("deny", "read(~/.ssh/**)", "settings");
-    expect(ruleMatches(ssh, "read", subjectOf("read", { path: join(homedir(), ".ssh/id_rsa") }, cwd), cwd)).toBe(true);
+    expect(ruleMatches(ssh, "read", await subjectOf("read", { path: join(homedir(), ".ssh/id_rsa") }, cwd), cwd)).toBe(true);
 
     const root = mkdtempSync(join(tmpdir(), "pion-perm-"));
     mkdirSync(join(root, "secret"));
@@ -102,20 +77,23 @@ describe("rules", () => {
     mkdirSync(join(root, "proj"));
     symlinkSync(join(root, "secret"), join(root, "proj", "link"));
     const proj = join(root, "proj");
-    const viaLink = subjectOf("read", { path: "link/key" }, proj);
+    const viaLink = await subjectOf("read", { path: "link/key" }, proj);
     expect(ruleMatches(parseRule("deny", `read(${root}/secret/**)`, "settings"), "read", viaLink, proj)).toBe(true);
     // an allow for the link's folder does not cover the file it points outside of
     expect(allowedByRules([parseRule("allow", "read(link/**)", "settings")], "read", viaLink, proj)).toBeUndefined();
     expect(allowedByRules([parseRule("allow", "read(**)", "settings"), parseRule("allow", `read(${root}/**)`, "settings")], "read", viaLink, proj)).toBeDefined();
   });
 
-  test("allow_always rules are exact: one per command of a line, glob characters escaped", () => {
-    expect(alwaysRulesFor("bash", { command: "git status && ls *.ts" })).toEqual(["bash(git status)", "bash(ls \\*.ts)"]);
-    expect(alwaysRulesFor("edit", { path: "src/a?.ts" })).toEqual(["edit(src/a\\?.ts)"]);
-    expect(alwaysRulesFor("poke", { n: 1 })).toEqual(["poke"]);
-    const rules = alwaysRulesFor("bash", { command: "ls *.ts | wc -l" }).map((t) => parseRule("allow", t, "session"));
+  test("allow_always rules are exact: one per command of a line, glob characters escaped", async () => {
+    const always = async (toolName: string, args: Record<string, unknown>, at = cwd) => alwaysRulesFor(toolName, args, await subjectOf(toolName, args, at));
+    expect(await always("bash", { command: "git status && ls *.ts" })).toEqual(["bash(git status)", "bash(ls \\*.ts)"]);
+    expect(await always("bash", { command: "/usr/bin/env FOO=1 timeout 5 make -j4 > /x/out.log" })).toEqual(["bash(make -j4)", "write(/x/out.log)"]);
+    expect(await always("bash", { command: "eval ls" })).toEqual([]);
+    expect(await always("edit", { path: "src/a?.ts" })).toEqual(["edit(src/a\\?.ts)"]);
+    expect(await always("poke", { n: 1 })).toEqual(["poke"]);
     const cwd2 = "/x";
-    expect(allowedByRules(rules, "bash", subjectOf("bash", { command: "ls *.ts | wc -l" }, cwd2), cwd2)).toBeDefined();
-    expect(allowedByRules(rules, "bash", subjectOf("bash", { command: "ls a.ts | wc -l" }, cwd2), cwd2)).toBeUndefined();
+    const rules = (await always("bash", { command: "ls *.ts | wc -l" }, cwd2)).map((t) => parseRule("allow", t, "session"));
+    expect(allowedByRules(rules, "bash", await subjectOf("bash", { command: "ls *.ts | wc -l" }, cwd2), cwd2)).toBeDefined();
+    expect(allowedByRules(rules, "bash", await subjectOf("bash", { command: "ls a.ts | wc -l" }, cwd2), cwd2)).toBeUndefined();
   });
 });

@@ -7,6 +7,7 @@ import type { Entry } from "../../../src/store/entries.ts";
 import { type SessionStore, UnconfirmedRow } from "../../../src/store/store.ts";
 import { PionError } from "../../../src/util/errors.ts";
 import { assistant, bash, chain, header, ids, stored, user } from "./helpers.ts";
+import { errorCode } from "../../support/error-code.ts";
 
 // The one store pion has, on disk (WAL, as sessions are kept) and in memory (as --no-session keeps them).
 const dir = mkdtempSync(join(tmpdir(), "pion-store-contract-"));
@@ -20,14 +21,7 @@ const stores: [string, () => SessionStore][] = [
 /** Pieces of a comma-separated list (strings or UTF-8 bytes) as one text. */
 const listText = (pieces: Iterable<string | Uint8Array>): string => [...pieces].map((p) => (typeof p === "string" ? p : new TextDecoder().decode(p))).join(",");
 
-function code(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (err) {
-    return err instanceof PionError ? err.code : `not a PionError: ${String(err)}`;
-  }
-  return undefined;
-}
+const code = errorCode;
 
 describe.each(stores)("%s store", (_name, open) => {
   test("append keeps order, moves the leaf, and answers entries by id", () => {
