@@ -256,6 +256,8 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
   let toolModule: typeof import("../tools/index.ts") | undefined;
   const mcp = await startMcp(o, projectTrust.trusted, guard, (e) => void session.publish(e as unknown as ExtensionFrame));
   const prepare = async () => {
+    // The bash parser loads while the first model request is out, not when the first call waits on it.
+    permissions?.prepare();
     toolModule ??= await import("../tools/index.ts");
     if (mcp.manager) {
       mcp.start();

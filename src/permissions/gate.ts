@@ -3,6 +3,7 @@ import type { ToolAnnotations } from "../tools/tool.ts";
 import { decide, type CallFacts } from "./policy.ts";
 import { APPROVAL_OPTIONS, unavailablePort, type ApprovalAnswer, type ApprovalPort } from "./port.ts";
 import { alwaysRulesFor, parseRule, type PermissionMode, type Rule, type Subject } from "./rules.ts";
+import { loadBashParser } from "./shell/parser.ts";
 import { subjectOf } from "./subject.ts";
 
 export type PermissionRecord = Omit<PermissionEntry, "id" | "parentId" | "timestamp">;
@@ -56,6 +57,7 @@ export class PermissionGate {
   private readonly rules: Rule[];
   private readonly timeoutMs: number | undefined;
   private session: { id: string; rules: Rule[] } | undefined;
+  private prepared = false;
 
   constructor(
     config: PermissionConfig,
@@ -64,6 +66,17 @@ export class PermissionGate {
     this.mode = config.mode;
     this.rules = config.rules;
     this.timeoutMs = config.timeoutMs;
+  }
+
+  /**
+   * Called when a run starts: when these rules will judge bash lines, the shell parser starts
+   * loading in the background (about 20 ms), beside the run's first model request. Never at
+   * start-up; a failure here is the first judged line's (it fails closed there).
+   */
+  prepare(): void {
+    if (this.prepared || (this.mode === "auto" && !this.rules.some((r) => r.kind !== "allow"))) return;
+    this.prepared = true;
+    void loadBashParser().catch(() => {});
   }
 
   async check(call: { id: string; name: string }, args: Record<string, unknown>, tool: { annotations?: ToolAnnotations }, signal: AbortSignal): Promise<GateResult> {
