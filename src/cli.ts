@@ -3,9 +3,10 @@ import { finalizeArgs, parseArgs, UsageError, type ExtraFlag, type ParsedArgs } 
 import { isOffline, pionHome, sessionDirFromEnv, VERSION } from "./config.ts";
 import type { CliOptions } from "./modes/compose.ts";
 import { errorMessage } from "./util/errors.ts";
+import { stdioWritten, writeErr, writeOut } from "./util/stdio.ts";
 
 const usageError = (err: unknown): number => {
-  process.stderr.write(`pion: ${errorMessage(err)} (see pion --help)\n`);
+  writeErr(`pion: ${errorMessage(err)} (see pion --help)\n`);
   return 2;
 };
 
@@ -29,14 +30,14 @@ async function runSessions(argv: string[]): Promise<number> {
     else if (tok === "--limit" || tok === "--cwd" || tok === "--session-dir") {
       const val = rest[++i];
       if (val === undefined) {
-        process.stderr.write(`pion: Option ${tok} needs a value\n`);
+        writeErr(`pion: Option ${tok} needs a value\n`);
         return 2;
       }
       if (tok === "--limit") opts.limit = Number(val);
       else if (tok === "--cwd") opts.filterCwd = val;
       else opts.sessionDir = val;
     } else if (tok.startsWith("-")) {
-      process.stderr.write(`pion: Unknown option: ${tok}\n`);
+      writeErr(`pion: Unknown option: ${tok}\n`);
       return 2;
     } else args.push(tok);
   }
@@ -44,7 +45,7 @@ async function runSessions(argv: string[]): Promise<number> {
   try {
     return runSessionsCli(sub, args, { home: pionHome(), cwd: process.cwd(), ...opts, sessionDir: opts.sessionDir ?? sessionDirFromEnv(process.env) });
   } catch (err) {
-    process.stderr.write(`pion: ${errorMessage(err)}\n`);
+    writeErr(`pion: ${errorMessage(err)}\n`);
     return 1;
   }
 }
@@ -60,18 +61,18 @@ async function runModels(argv: string[]): Promise<number> {
     else if (tok === "--provider" || tok === "--search" || tok === "--url" || tok === "--timeout") {
       const val = rest[++i];
       if (val === undefined) {
-        process.stderr.write(`pion: Option ${tok} needs a value\n`);
+        writeErr(`pion: Option ${tok} needs a value\n`);
         return 2;
       }
       if (tok === "--timeout") {
         opts.timeoutSeconds = Number(val);
         if (!(opts.timeoutSeconds > 0)) {
-          process.stderr.write(`pion: Option --timeout needs a number of seconds above 0\n`);
+          writeErr(`pion: Option --timeout needs a number of seconds above 0\n`);
           return 2;
         }
       } else opts[tok.slice(2) as "provider" | "search" | "url"] = val;
     } else {
-      process.stderr.write(`pion: Unknown option for pion models: ${tok} (usage: pion models [--provider P] [--search TEXT] [--json] | pion models refresh [--url URL] [--timeout S])\n`);
+      writeErr(`pion: Unknown option for pion models: ${tok} (usage: pion models [--provider P] [--search TEXT] [--json] | pion models refresh [--url URL] [--timeout S])\n`);
       return 2;
     }
   }
@@ -79,7 +80,7 @@ async function runModels(argv: string[]): Promise<number> {
   try {
     return await runModelsCli(sub, { home: pionHome(), env: process.env, ...opts });
   } catch (err) {
-    process.stderr.write(`pion: ${errorMessage(err)}\n`);
+    writeErr(`pion: ${errorMessage(err)}\n`);
     return 1;
   }
 }
@@ -110,9 +111,7 @@ async function run(argv: string[]): Promise<number> {
       const registry = loadModels(home, process.env);
       return createCredentialGuard({ env: process.env, credentials: () => registry.credentials(), shellEnv: settings.shellEnv });
     };
-    const out = (s: string) => void process.stdout.write(s);
-    const err = (s: string) => void process.stderr.write(s);
-    return runMcpCli(argv.slice(1), { home, cwd, env: process.env, guard, projectTrusted: trust.trusted, out, err });
+    return runMcpCli(argv.slice(1), { home, cwd, env: process.env, guard, projectTrusted: trust.trusted, out: writeOut, err: writeErr });
   }
   let parsed: ParsedArgs;
   try {
@@ -134,11 +133,11 @@ async function run(argv: string[]): Promise<number> {
       approve: a["no-approve"] ? false : a.approve ? true : undefined,
     });
     // Colours for a terminal only: `pion --help | less` or a file gets plain text.
-    process.stdout.write(`${renderHelp(VERSION, process.stdout.isTTY === true, flags)}\n`);
+    writeOut(`${renderHelp(VERSION, process.stdout.isTTY === true, flags)}\n`);
     return 0;
   }
   if (a.version) {
-    process.stdout.write(`${VERSION}\n`);
+    writeOut(`${VERSION}\n`);
     return 0;
   }
   // The one-shot commands load no extension, so an option set aside for one is unknown here.
@@ -153,7 +152,7 @@ async function run(argv: string[]): Promise<number> {
   if (a["list-models"] !== undefined) return runListModels(a, a["list-models"] === true ? undefined : a["list-models"]);
   const mode = a.print ? "print" : a.mode === "text" ? "print" : (a.mode ?? "print");
   if (!["rpc", "json", "print", "acp"].includes(mode)) {
-    process.stderr.write(`pion: unknown mode "${mode}": expected rpc, json, print, text or acp\n`);
+    writeErr(`pion: unknown mode "${mode}": expected rpc, json, print, text or acp\n`);
     return 2;
   }
   let prompts = parsed.positionals;
@@ -183,13 +182,13 @@ async function run(argv: string[]): Promise<number> {
   }
   if (mode === "acp") {
     if (prompts.length > 0) {
-      process.stderr.write(`pion: ACP mode takes no prompt arguments; the editor sends them\n`);
+      writeErr(`pion: ACP mode takes no prompt arguments; the editor sends them\n`);
       return 2;
     }
     try {
       return await (await import("./modes/acp.ts")).runAcpMode(opts);
     } catch (err) {
-      process.stderr.write(`pion: ${errorMessage(err)}\n`);
+      writeErr(`pion: ${errorMessage(err)}\n`);
       return 1;
     }
   }
@@ -200,7 +199,7 @@ async function run(argv: string[]): Promise<number> {
     composed = await composeSession(opts);
   } catch (err) {
     if (err instanceof UsageError) return usageError(err);
-    process.stderr.write(`pion: ${errorMessage(err)}\n`);
+    writeErr(`pion: ${errorMessage(err)}\n`);
     return 1;
   }
   const code =
@@ -269,10 +268,10 @@ function cliOptions(a: ParsedArgs["values"], mode: "rpc" | "json" | "print" | "a
 async function runExport(input: string, output: string | undefined): Promise<number> {
   const { exportSessionFile } = await import("./modes/export-file.ts");
   try {
-    process.stdout.write(`Exported to: ${exportSessionFile(input, output, process.cwd())}\n`);
+    writeOut(`Exported to: ${exportSessionFile(input, output, process.cwd())}\n`);
     return 0;
   } catch (err) {
-    process.stderr.write(`pion: ${errorMessage(err)}\n`);
+    writeErr(`pion: ${errorMessage(err)}\n`);
     return 1;
   }
 }
@@ -281,12 +280,16 @@ async function runListModels(a: ParsedArgs["values"], search: string | undefined
   const [{ loadModels }, { formatModelList }] = await Promise.all([import("./providers/models.ts"), import("./modes/list-models.ts")]);
   try {
     const registry = loadModels(pionHome(), process.env, { provider: a.provider, apiKey: a["api-key"] });
-    process.stdout.write(formatModelList(registry.available(), search));
+    writeOut(formatModelList(registry.available(), search));
     return 0;
   } catch (err) {
-    process.stderr.write(`pion: ${errorMessage(err)}\n`);
+    writeErr(`pion: ${errorMessage(err)}\n`);
     return 1;
   }
 }
 
-void run(process.argv.slice(2)).then((code) => process.exit(code));
+// Exit only once what was written reached the OS: a pipe gets the whole output.
+void run(process.argv.slice(2)).then(async (code) => {
+  await stdioWritten();
+  process.exit(code);
+});

@@ -1,8 +1,10 @@
+import { writeErr } from "../util/stdio.ts";
 import { unavailablePort } from "../permissions/port.ts";
 import { createWriter } from "../rpc/writer.ts";
 import { EncodedEvent } from "../util/json-bytes.ts";
 import type { TextContent } from "../providers/types.ts";
 import { errorMessage } from "../util/errors.ts";
+import { readFileArgs, type FileArgs } from "./file-args.ts";
 import type { Composed } from "./compose.ts";
 
 /** What print mode says on stderr about a final reply cut off at the output limit (the reference's words). */
@@ -15,16 +17,38 @@ const TRUNCATED = "Response was truncated: the model reached its output token li
  * failed or was aborted, stopped at a run limit, or pion itself failed (the reason on stderr;
  * for a limit in both modes), 2 when there is no prompt. In print mode, as in the reference's,
  * a final reply cut off at the output limit (stopReason length) prints its text and exits 1,
- * saying so on stderr; json mode exits 0 (the event stream shows it).
+ * saying so on stderr; json mode exits 0 (the event stream shows it). Piped stdin (not a
+ * terminal) is read whole and goes before the first prompt, a blank line between them; it is
+ * the prompt when none is given; stdin that is not UTF-8 exits 1. `@path` arguments put their
+ * files into the first prompt, after stdin, before the message (file-args.ts); one that cannot
+ * be read exits 1 before any request.
  */
 export async function runJsonMode(composed: Composed, prompts: string[], mode: "json" | "print"): Promise<number> {
   const { session } = composed;
-  if (prompts.length === 0 && !process.stdin.isTTY) {
-    const text = (await Bun.stdin.text()).trim();
-    if (text) prompts = [text];
+  // One first prompt: piped stdin (never a terminal), then the `@path` files, then the first message.
+  let files: FileArgs;
+  try {
+    files = await readFileArgs(prompts, composed.cwd);
+  } catch (err) {
+    writeErr(`pion: ${errorMessage(err)}\n`);
+    return 1;
+  }
+  let piped = "";
+  if (!process.stdin.isTTY) {
+    try {
+      piped = new TextDecoder("utf-8", { fatal: true }).decode(await Bun.stdin.bytes()).trim();
+    } catch {
+      writeErr(`pion: stdin is not valid UTF-8 text\n`);
+      return 1;
+    }
+  }
+  prompts = files.messages;
+  if (piped || files.prefix) {
+    const first = `${files.prefix}${prompts[0] ?? ""}`;
+    prompts = [piped && first ? `${piped}\n\n${first}` : piped || first, ...prompts.slice(1)];
   }
   if (prompts.length === 0) {
-    process.stderr.write(`pion: no prompt given (pass it as an argument or on stdin)\n`);
+    writeErr(`pion: no prompt given (pass it as an argument or on stdin)\n`);
     return 2;
   }
   // Nobody to ask: a call that needs approval is denied unless a rule allows it, and the run goes on.
@@ -35,8 +59,8 @@ export async function runJsonMode(composed: Composed, prompts: string[], mode: "
     session.subscribe((e) => (e instanceof EncodedEvent ? writer.writeBytes(e.bytes) : writer.write(e)), { replay: true });
   } else if (process.stderr.isTTY) {
     session.subscribe((e) => {
-      if (e.type === "tool_execution_start") process.stderr.write(`[${e.toolName}] ${JSON.stringify(e.args).slice(0, 200)}\n`);
-      else if (e.type === "auto_retry_start") process.stderr.write(`[retry ${e.attempt}/${e.maxAttempts}] ${e.errorMessage}\n`);
+      if (e.type === "tool_execution_start") writeErr(`[${e.toolName}] ${JSON.stringify(e.args).slice(0, 200)}\n`);
+      else if (e.type === "auto_retry_start") writeErr(`[retry ${e.attempt}/${e.maxAttempts}] ${e.errorMessage}\n`);
     });
   }
   let stopping = false;
@@ -51,14 +75,14 @@ export async function runJsonMode(composed: Composed, prompts: string[], mode: "
 
   const finish = async (code: number, reason?: string): Promise<number> => {
     await writer.drain();
-    if (reason) process.stderr.write(`pion: ${reason}\n`);
+    if (reason) writeErr(`pion: ${reason}\n`);
     composed.session.release();
     composed.store.close();
     return code;
   };
-  for (const p of prompts) {
+  for (const [i, p] of prompts.entries()) {
     try {
-      session.prompt(p, undefined);
+      session.prompt(p, i === 0 && files.images.length > 0 ? files.images : undefined);
     } catch (err) {
       return finish(1, errorMessage(err));
     }

@@ -1,3 +1,4 @@
+import { writeOut, writeErr } from "../util/stdio.ts";
 import { loadUserSettings } from "../config.ts";
 import { DEFAULT_CATALOG_URL, refreshCatalog } from "../providers/catalog/refresh.ts";
 import { loadModels } from "../providers/models.ts";
@@ -15,7 +16,7 @@ export interface ModelsCliOptions {
   timeoutSeconds?: number;
 }
 
-const out = (text: string) => process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
+const out = (text: string) => writeOut(text.endsWith("\n") ? text : `${text}\n`);
 
 /**
  * `pion models [--provider P] [--search TEXT] [--json]` lists the catalog as pion sees it
@@ -37,7 +38,7 @@ export async function runModelsCli(sub: string | undefined, o: ModelsCliOptions)
     return 0;
   }
   if (sub !== undefined && sub !== "list") {
-    process.stderr.write(`pion: unknown models command "${sub}": expected list or refresh\n`);
+    writeErr(`pion: unknown models command "${sub}": expected list or refresh\n`);
     return 2;
   }
   const models = listModels(loadModels(o.home, o.env), o);

@@ -1,3 +1,4 @@
+import { writeOut, writeErr } from "../util/stdio.ts";
 import { join, resolve } from "node:path";
 import { locateSession, userEntryText } from "../session/navigation.ts";
 import type { Entry } from "../store/entries.ts";
@@ -40,11 +41,11 @@ export function runSessionsCli(sub: string | undefined, args: string[], o: Sessi
 }
 
 function usage(text: string): number {
-  process.stderr.write(`usage: ${text}\n`);
+  writeErr(`usage: ${text}\n`);
   return 2;
 }
 
-const out = (text: string) => process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
+const out = (text: string) => writeOut(text.endsWith("\n") ? text : `${text}\n`);
 
 function list(store: SessionStore, o: SessionsCliOptions): number {
   const r = store.listSessions({ cwd: o.filterCwd, limit: o.limit });

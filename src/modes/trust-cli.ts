@@ -1,3 +1,4 @@
+import { writeOut, writeErr } from "../util/stdio.ts";
 import { resolve } from "node:path";
 import { errorMessage } from "../util/errors.ts";
 import { canonicalFolder, nearestDecision, readTrustDecisions, trustFilePath, writeDecision } from "../trust/trust-store.ts";
@@ -30,14 +31,14 @@ export function runTrustCli(argv: string[], o: TrustCliOptions): number {
     const folder = canonicalFolder(resolve(o.cwd, paths[0] ?? "."));
     return flags.has("--revoke") ? revoke(o.home, folder) : trust(o.home, folder);
   } catch (err) {
-    process.stderr.write(`pion: ${errorMessage(err)}\n`);
+    writeErr(`pion: ${errorMessage(err)}\n`);
     return 1;
   }
 }
 
 function trust(home: string, folder: string): number {
   writeDecision(home, folder, true);
-  process.stdout.write(`Trusted ${folder}: its own .pion/ resources load from now on.\n`);
+  writeOut(`Trusted ${folder}: its own .pion/ resources load from now on.\n`);
   return 0;
 }
 
@@ -51,11 +52,11 @@ function revoke(home: string, folder: string): number {
   const inherited = nearestDecision(after, folder);
   if (inherited?.trusted) {
     writeDecision(home, folder, false);
-    process.stdout.write(`Not trusted: ${folder} (saved as not trusted, since ${inherited.path} stays trusted).\n`);
+    writeOut(`Not trusted: ${folder} (saved as not trusted, since ${inherited.path} stays trusted).\n`);
   } else if (before[folder] === undefined) {
-    process.stdout.write(`${folder} had no saved trust; nothing changed.\n`);
+    writeOut(`${folder} had no saved trust; nothing changed.\n`);
   } else {
-    process.stdout.write(`Not trusted: ${folder} (its saved decision is removed).\n`);
+    writeOut(`Not trusted: ${folder} (its saved decision is removed).\n`);
   }
   return 0;
 }
@@ -64,16 +65,16 @@ function list(home: string, json: boolean): number {
   const decisions = readTrustDecisions(home);
   const entries = Object.entries(decisions).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   if (json) {
-    process.stdout.write(`${JSON.stringify(entries.map(([path, trusted]) => ({ path, trusted })))}\n`);
+    writeOut(`${JSON.stringify(entries.map(([path, trusted]) => ({ path, trusted })))}\n`);
   } else if (entries.length === 0) {
-    process.stdout.write(`No saved trust decisions (${trustFilePath(home)}).\n`);
+    writeOut(`No saved trust decisions (${trustFilePath(home)}).\n`);
   } else {
-    for (const [path, trusted] of entries) process.stdout.write(`${trusted ? "trusted    " : "not trusted"}  ${path}\n`);
+    for (const [path, trusted] of entries) writeOut(`${trusted ? "trusted    " : "not trusted"}  ${path}\n`);
   }
   return 0;
 }
 
 function usage(problem: string): number {
-  process.stderr.write(`pion: ${problem}\n${USAGE}\n`);
+  writeErr(`pion: ${problem}\n${USAGE}\n`);
   return 2;
 }
