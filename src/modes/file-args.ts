@@ -77,8 +77,9 @@ async function readWhole(arg: string, abs: string): Promise<Uint8Array> {
 /** The text without its final newline, cut at the read tool's limits with the cut said. */
 function framedText(text: string): string {
   const t = truncateHead(text, { maxLines: DEFAULT_MAX_LINES, maxBytes: DEFAULT_MAX_BYTES });
+  // The text as it is, its last newline too: the reference frames `${text}\n</file>`.
+  if (!t.truncated) return t.content;
   const body = t.content.endsWith("\n") ? t.content.slice(0, -1) : t.content;
-  if (!t.truncated) return body;
   const limit = t.truncatedBy === "bytes" ? `the ${formatSize(t.maxBytes)} limit` : `the ${t.maxLines}-line limit`;
   return `${body}\n\n[Cut at ${limit}: showing lines 1-${t.outputLines} of ${t.totalLines} (${formatSize(t.totalBytes)}). Use the read tool with offset=${t.outputLines + 1} for the rest.]`;
 }

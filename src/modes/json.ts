@@ -15,7 +15,8 @@ const TRUNCATED = "Response was truncated: the model reached its output token li
  * turn. print: only the final assistant text on stdout (progress on stderr when it is a
  * terminal). Exit 0 when the last turn of the run started here ended normally, 1 when it
  * failed or was aborted, stopped at a run limit, or pion itself failed (the reason on stderr;
- * for a limit in both modes), 2 when there is no prompt. In print mode, as in the reference's,
+ * for a limit in both modes), 2 when there is no prompt, 128 + the signal's number when a signal
+ * stopped it (130 for SIGINT, 143 SIGTERM, 129 SIGHUP; the run is aborted and persisted). In print mode, as in the reference's,
  * a final reply cut off at the output limit (stopReason length) prints its text and exits 1,
  * saying so on stderr; json mode exits 0 (the event stream shows it). Piped stdin (not a
  * terminal) is read whole and goes before the first prompt, a blank line between them; it is
@@ -63,15 +64,17 @@ export async function runJsonMode(composed: Composed, prompts: string[], mode: "
       else if (e.type === "auto_retry_start") writeErr(`[retry ${e.attempt}/${e.maxAttempts}] ${e.errorMessage}\n`);
     });
   }
-  let stopping = false;
-  const onSignal = async () => {
-    if (stopping) process.exit(1);
-    stopping = true;
+  // A signal aborts the run, which persists, and pion exits 128 + the signal's number (130 for
+  // Ctrl-C, as shells report it); a second signal exits at once with the same status.
+  let interrupted: number | undefined;
+  const onSignal = (status: number) => async () => {
+    if (interrupted !== undefined) process.exit(status);
+    interrupted = status;
     await session.abort();
   };
-  process.on("SIGTERM", onSignal);
-  process.on("SIGINT", onSignal);
-  process.on("SIGHUP", onSignal);
+  process.on("SIGTERM", onSignal(143));
+  process.on("SIGINT", onSignal(130));
+  process.on("SIGHUP", onSignal(129));
 
   const finish = async (code: number, reason?: string): Promise<number> => {
     await writer.drain();
@@ -90,8 +93,9 @@ export async function runJsonMode(composed: Composed, prompts: string[], mode: "
     // pion's own failure (the store, a hook): the run stopped without the model's say.
     const { failure } = session.lastRun();
     if (failure !== undefined) return finish(1, failure);
-    if (stopping) break;
+    if (interrupted !== undefined) break;
   }
+  if (interrupted !== undefined) return finish(interrupted, "interrupted");
   // The outcome is this invocation's last run, never an earlier message of a resumed session.
   const last = session.lastRun().assistant;
   if (mode === "print" && last) {

@@ -7,7 +7,8 @@ import type { Composed } from "./compose.ts";
 
 /**
  * The command loop over stdin. On EOF the running prompt finishes and persists before
- * exit 0. SIGTERM/SIGHUP abort the run, persist, and exit; a second signal exits at once.
+ * exit 0. SIGTERM/SIGHUP/SIGINT abort the run, persist, and exit 128 + the signal's number;
+ * a second signal exits at once.
  */
 export async function runRpcMode(composed: Composed): Promise<number> {
   const { session } = composed;
@@ -24,6 +25,7 @@ export async function runRpcMode(composed: Composed): Promise<number> {
   };
   process.on("SIGTERM", onSignal(143));
   process.on("SIGHUP", onSignal(129));
+  process.on("SIGINT", onSignal(130));
   // An extension's ctx.shutdown(): finish like stdin EOF.
   composed.shutdown.addEventListener("abort", async () => {
     stopping = true;

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import CATALOG_INDEX from "../../src/providers/catalog/builtin-index.json" with { type: "json" };
 import { startFakeProvider } from "../support/fake-provider.ts";
 import { entryCommand, runPion, tempDirs, writeFakeModels } from "../support/pion.ts";
 
@@ -20,10 +21,10 @@ const firstUserText = (fake: ReturnType<typeof startFakeProvider>): string => {
 };
 
 /** pion with stdout on a real pipe that is read only after a pause, so the pipe fills before pion exits. */
-async function readSlowly(args: string[], dirs: { home: string; cwd: string }) {
+async function readSlowly(args: string[], dirs: { home: string; cwd: string }, env: Record<string, string> = {}) {
   const proc = Bun.spawn([...entryCommand(), ...args], {
     cwd: dirs.cwd,
-    env: { ...process.env, PION_HOME: dirs.home },
+    env: { ...process.env, ...env, PION_HOME: dirs.home },
     stdin: "ignore",
     stdout: "pipe",
     stderr: "pipe",
@@ -39,6 +40,37 @@ describe("output reaches a pipe whole", () => {
     expect(r.code).toBe(0);
     expect(r.bytes.length).toBeGreaterThan(1 << 20);
     expect(() => JSON.parse(new TextDecoder().decode(r.bytes))).not.toThrow();
+  });
+
+  test.concurrent("--list-models and sessions show --json arrive whole, as they do written to a file", async () => {
+    const dirs = tempDirs();
+    // a key for every provider of the catalog (names from its index): hundreds of models to list
+    const keys = Object.fromEntries(Object.values(CATALOG_INDEX.env).flat().map((name, i) => [name, `test-key-${i}-abcdefgh`]));
+    const toFile = async (args: string[]) => {
+      const out = join(dirs.cwd, "out.txt");
+      const p = Bun.spawn([...entryCommand(), ...args], { cwd: dirs.cwd, env: { ...process.env, ...keys, PION_HOME: dirs.home }, stdin: "ignore", stdout: Bun.file(out), stderr: "ignore" });
+      await p.exited;
+      return new Uint8Array(await Bun.file(out).arrayBuffer());
+    };
+    const listed = await readSlowly(["--list-models"], dirs, keys);
+    expect(listed.code).toBe(0);
+    expect(listed.bytes.length).toBeGreaterThan(64 * 1024); // more than a pipe holds
+    expect(listed.bytes).toEqual(await toFile(["--list-models"]));
+    // a session file of 2 MB, shown as JSON
+    const lines = [JSON.stringify({ type: "session", version: 3, id: "01a22799-0000-7000-8000-000000000001", timestamp: "2026-11-29T13:58:47.245Z", cwd: dirs.cwd })];
+    let parent: string | null = null;
+    for (let i = 0; i < 2000; i++) {
+      const id = i.toString(16).padStart(8, "0");
+      const role = i % 2 === 0 ? "user" : "assistant";
+      lines.push(JSON.stringify({ type: "message", id, parentId: parent, timestamp: "2026-11-29T13:58:47.340Z", message: { role, content: [{ type: "text", text: `${role} ${i} ${"x".repeat(1000)}` }], timestamp: 1795960727335 } }));
+      parent = id;
+    }
+    const file = join(dirs.cwd, "big.jsonl");
+    writeFileSync(file, `${lines.join("\n")}\n`);
+    const shown = await readSlowly(["sessions", "show", file, "--json"], dirs);
+    expect(shown.code).toBe(0);
+    expect(shown.bytes.length).toBeGreaterThan(1 << 20);
+    expect(() => JSON.parse(new TextDecoder().decode(shown.bytes))).not.toThrow();
   });
 
   test.concurrent("a reader that closes after one line ends pion quietly with status 0", async () => {
@@ -118,7 +150,7 @@ describe("@path arguments", () => {
     const r = await runPion(["-p", ...MODEL, "@notes.txt", "explain"], { ...dirs, stdin: "from stdin\n" });
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
-    expect(firstUserText(fake)).toBe(`from stdin\n\n<file name="${join(dirs.cwd, "notes.txt")}">\nline one\nline two\n</file>\nexplain`);
+    expect(firstUserText(fake)).toBe(`from stdin\n\n<file name="${join(dirs.cwd, "notes.txt")}">\nline one\nline two\n\n</file>\nexplain`);
   });
 
   test.concurrent("an image is known by its content and sent as an image block", async () => {
