@@ -1,53 +1,99 @@
-export {};
-/** Build dist/pion: one self-contained executable (text assets embedded, version injected). */
-const commit = (await Bun.$`git rev-parse --short HEAD`.nothrow().quiet().text()).trim() || "unknown";
-// The threads pion starts run their module bundled into a string (src/util/worker-code.ts: the binary
-// would look a worker file it does not embed up in the working directory, a folder pion must not run code from).
-const WORKERS = { "import-check": "./src/store/import-check.ts", checkpoint: "./src/store/checkpoint-worker.ts" };
-const workers: Record<string, string> = {};
-for (const [name, entry] of Object.entries(WORKERS)) {
-  const built = await Bun.build({ entrypoints: [entry], target: "bun", format: "esm", minify: true });
-  if (!built.success) {
-    for (const log of built.logs) console.error(log);
-    process.exit(1);
-  }
-  workers[name] = await built.outputs[0]!.text();
+/**
+ * Build dist/pion: one self-contained executable (text assets embedded, version injected).
+ * `bun run build --release` builds every release target instead (release.ts), through the same
+ * `compilePion`: a release binary embeds exactly what the host binary embeds.
+ */
+
+/** What every binary embeds beyond its sources; the same for every target (JavaScript and a SQLite file). */
+export interface Embeds {
+  commit: string;
+  workers: Record<string, string>;
+  dbTemplate: string;
 }
-// A new home's database, made at build time as pion makes one (16 KB pages, WAL, the schema): in the
-// binary a new database is this file written out (src/store/sqlite-template.ts), not 6 ms of pragmas
-// and migrations in the first command that needs it.
-const dbTemplate = await (async () => {
-  const { openSqliteStore } = await import("./src/store/sqlite-store.ts");
-  const { Database } = await import("bun:sqlite");
-  const dir = (await Bun.$`mktemp -d`.text()).trim();
-  try {
-    openSqliteStore(`${dir}/pion.db`).close();
-    const db = new Database(`${dir}/pion.db`);
-    db.run("PRAGMA wal_checkpoint(TRUNCATE)"); // everything in the file itself
-    db.close();
-    return Buffer.from(Bun.gzipSync(await Bun.file(`${dir}/pion.db`).bytes())).toString("base64");
-  } finally {
-    await Bun.$`rm -rf ${dir}`;
+
+export async function prepareEmbeds(): Promise<Embeds> {
+  const commit = (await Bun.$`git rev-parse --short HEAD`.nothrow().quiet().text()).trim() || "unknown";
+  // The threads pion starts run their module bundled into a string (src/util/worker-code.ts: the binary
+  // would look a worker file it does not embed up in the working directory, a folder pion must not run code from).
+  const WORKERS = { "import-check": "./src/store/import-check.ts", checkpoint: "./src/store/checkpoint-worker.ts" };
+  const workers: Record<string, string> = {};
+  for (const [name, entry] of Object.entries(WORKERS)) {
+    const built = await Bun.build({ entrypoints: [entry], target: "bun", format: "esm", minify: true });
+    if (!built.success) fail(built.logs);
+    workers[name] = await built.outputs[0]!.text();
   }
-})();
-const result = await Bun.build({
-  entrypoints: ["./src/cli.ts"],
-  // pion runs inside users' projects: their .env and bunfig.toml (whose preload scripts would
-  // run inside pion) are theirs, never pion's configuration.
-  compile: { outfile: "./dist/pion", autoloadDotenv: false, autoloadBunfig: false },
-  define: { PION_COMMIT: JSON.stringify(commit), PION_WORKERS: JSON.stringify(workers), PION_DB_TEMPLATE: JSON.stringify(dbTemplate) },
-  minify: true,
-  bytecode: true,
-  // Chunks per dynamic import: the SDKs, extensions and exports are loaded only when used.
-  format: "esm",
-  splitting: true,
-  sourcemap: "linked",
-});
-if (!result.success) {
-  for (const log of result.logs) console.error(log);
+  // A new home's database, made at build time as pion makes one (16 KB pages, WAL, the schema): in the
+  // binary a new database is this file written out (src/store/sqlite-template.ts), not 6 ms of pragmas
+  // and migrations in the first command that needs it.
+  const dbTemplate = await (async () => {
+    const { openSqliteStore } = await import("./src/store/sqlite-store.ts");
+    const { Database } = await import("bun:sqlite");
+    const dir = (await Bun.$`mktemp -d`.text()).trim();
+    try {
+      openSqliteStore(`${dir}/pion.db`).close();
+      const db = new Database(`${dir}/pion.db`);
+      db.run("PRAGMA wal_checkpoint(TRUNCATE)"); // everything in the file itself
+      db.close();
+      return Buffer.from(Bun.gzipSync(await Bun.file(`${dir}/pion.db`).bytes())).toString("base64");
+    } finally {
+      await Bun.$`rm -rf ${dir}`;
+    }
+  })();
+  return { commit, workers, dbTemplate };
+}
+
+/** The host's name in the release's spelling (`linux-x64`, `darwin-arm64`, `windows-x64`). */
+export const hostTarget = (): string => `${process.platform === "win32" ? "windows" : process.platform}-${process.arch}`;
+
+/**
+ * Compiles src/cli.ts into `outfile`. `target` is a release target's name (`linux-arm64`,
+ * `linux-x64-musl`, ...; Bun's `bun-<target>`), omitted for the host; `pion --version` prints it.
+ * Exits the build on any bundler error.
+ */
+export async function compilePion(embeds: Embeds, outfile: string, target?: string): Promise<void> {
+  const result = await Bun.build({
+    entrypoints: ["./src/cli.ts"],
+    // pion runs inside users' projects: their .env and bunfig.toml (whose preload scripts would
+    // run inside pion) are theirs, never pion's configuration.
+    compile: {
+      outfile,
+      autoloadDotenv: false,
+      autoloadBunfig: false,
+      ...(target ? { target: `bun-${target}` as Bun.Build.CompileTarget } : {}),
+    },
+    define: {
+      PION_COMMIT: JSON.stringify(embeds.commit),
+      PION_TARGET: JSON.stringify(target ?? hostTarget()),
+      PION_WORKERS: JSON.stringify(embeds.workers),
+      PION_DB_TEMPLATE: JSON.stringify(embeds.dbTemplate),
+    },
+    minify: true,
+    bytecode: true,
+    // Chunks per dynamic import: the SDKs, extensions and exports are loaded only when used.
+    format: "esm",
+    splitting: true,
+    sourcemap: "linked",
+  });
+  if (!result.success) fail(result.logs);
+}
+
+function fail(logs: readonly unknown[]): never {
+  for (const log of logs) console.error(log);
   process.exit(1);
 }
-console.error(`built dist/pion (${commit})`);
 
-// The wire schemas ship beside the binary in every release (the binary itself needs nothing beside it).
-await Bun.$`rm -rf dist/schemas && cp -r schemas dist/schemas`;
+if (import.meta.main) {
+  if (process.argv.includes("--release")) {
+    const { buildRelease } = await import("./release.ts");
+    await buildRelease().catch((err: unknown) => {
+      console.error(`release: ${err instanceof Error ? err.message : String(err)}`);
+      process.exit(1);
+    });
+  } else {
+    const embeds = await prepareEmbeds();
+    await compilePion(embeds, "./dist/pion");
+    console.error(`built dist/pion (${embeds.commit})`);
+    // The wire schemas ship beside the binary in every release (the binary itself needs nothing beside it).
+    await Bun.$`rm -rf dist/schemas && cp -r schemas dist/schemas`;
+  }
+}

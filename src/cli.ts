@@ -1,6 +1,6 @@
 #!/usr/bin/env bun
 import { finalizeArgs, parseArgs, UsageError, type ExtraFlag, type ParsedArgs } from "./cli/args.ts";
-import { isOffline, pionHome, sessionDirFromEnv, VERSION } from "./config.ts";
+import { isOffline, pionHome, sessionDirFromEnv, TARGET, VERSION } from "./config.ts";
 import type { CliOptions } from "./modes/compose.ts";
 import { errorMessage } from "./util/errors.ts";
 import { stdioWritten, writeErr, writeOut } from "./util/stdio.ts";
@@ -137,7 +137,7 @@ async function run(argv: string[]): Promise<number> {
     return 0;
   }
   if (a.version) {
-    writeOut(`${VERSION}\n`);
+    writeOut(`${VERSION} ${TARGET}\n`);
     return 0;
   }
   // The one-shot commands load no extension, so an option set aside for one is unknown here.
@@ -154,6 +154,12 @@ async function run(argv: string[]): Promise<number> {
   if (!["rpc", "json", "print", "acp"].includes(mode)) {
     writeErr(`pion: unknown mode "${mode}": expected rpc, json, print, text or acp\n`);
     return 2;
+  }
+  // The agent's tools assume a POSIX system (bash, process groups, `/` paths): refused here, at
+  // start-up, not as a failure in the middle of a run. The subcommands and --version/--help work.
+  if (process.platform === "win32") {
+    writeErr("pion: running the agent on Windows is not supported yet (its bash tool needs a POSIX shell and process groups, and its path checks POSIX paths); run pion under WSL\n");
+    return 1;
   }
   let prompts = parsed.positionals;
   try {

@@ -9,7 +9,11 @@ import { readJsonFile } from "./util/json-file.ts";
 import { log } from "./util/log.ts";
 
 declare const PION_COMMIT: string | undefined;
+declare const PION_TARGET: string | undefined;
 export const VERSION = `${pkg.version}+${typeof PION_COMMIT === "string" ? PION_COMMIT : "dev"}`;
+/** The release target the binary was built for (`linux-arm64`, `linux-x64-musl`, ...; build.ts injects it); from source, the running platform. */
+export const TARGET =
+  typeof PION_TARGET === "string" ? PION_TARGET : `${process.platform === "win32" ? "windows" : process.platform}-${process.arch}`;
 
 /** `PION_HOME`, else the reference's `PI_CODING_AGENT_DIR` (its config folder has the same layout), else ~/.pion. */
 export const pionHome = (env: Record<string, string | undefined> = process.env): string =>

@@ -25,7 +25,7 @@ describe("command line", () => {
   test.concurrent("--version and --help", async () => {
     const v = await runPion(["--version"], tempDirs());
     expect(v.code).toBe(0);
-    expect(v.stdout).toMatch(/^\d+\.\d+\.\d+\+\S+\n$/);
+    expect(v.stdout).toMatch(/^\d+\.\d+\.\d+\+\S+ [a-z]+-[a-z0-9]+(-musl)?\n$/);
     const h = await runPion(["--help"], tempDirs());
     expect(h.code).toBe(0);
     expect(h.stdout).toContain("--mode");
