@@ -92,6 +92,10 @@ async function run(argv: string[]): Promise<number> {
     const { runTrustCli } = await import("./modes/trust-cli.ts");
     return runTrustCli(argv.slice(1), { home: pionHome(), cwd: process.cwd() });
   }
+  if (argv[0] === "sandbox") {
+    const { runSandboxCli } = await import("./modes/sandbox-cli.ts");
+    return runSandboxCli(argv.slice(1), { home: pionHome(), cwd: process.cwd(), out: writeOut, err: writeErr });
+  }
   if (argv[0] === "mcp") {
     const [{ runMcpCli }, { decideProjectTrust }, { loadSettings, loadUserSettings }, { createCredentialGuard }, { loadModels }, { log }] = await Promise.all([
       import("./mcp/cli.ts"),
@@ -166,6 +170,9 @@ async function run(argv: string[]): Promise<number> {
     if (parsed.pending.length === 0) checkPositionals(mode, prompts);
   } catch (err) {
     return usageError(err);
+  }
+  if (a.sandbox !== undefined && !["off", "read-only", "workspace-write"].includes(a.sandbox)) {
+    return usageError(new UsageError(`unknown sandbox mode "${a.sandbox}": expected off, read-only or workspace-write`));
   }
   const permissionMode = a["permission-mode"];
   if (permissionMode !== undefined && !["auto", "ask", "read-only"].includes(permissionMode)) {
@@ -264,6 +271,7 @@ function cliOptions(a: ParsedArgs["values"], mode: "rpc" | "json" | "print" | "a
     noMcp: a["no-mcp"] === true,
     approve: a["no-approve"] ? false : a.approve ? true : undefined,
     permissionMode: a["permission-mode"] as CliOptions["permissionMode"],
+    ...(a.sandbox !== undefined ? { sandbox: a.sandbox } : {}),
     allow: a.allow ?? [],
     deny: a.deny ?? [],
     offline: isOffline(a.offline === true, env),

@@ -62,6 +62,14 @@ const SettingsSchema = v.looseObject({
       timeoutMs: v.optional(v.pipe(v.number(), v.minValue(0))),
     }),
   ),
+  sandbox: v.optional(
+    v.looseObject({
+      mode: v.optional(v.picklist(["off", "read-only", "workspace-write"])),
+      writableRoots: v.optional(v.array(v.string())),
+      network: v.optional(v.boolean()),
+      bwrapPath: v.optional(v.string()),
+    }),
+  ),
   limits: v.optional(
     v.looseObject({
       maxTurns: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
@@ -72,6 +80,8 @@ const SettingsSchema = v.looseObject({
 export type Settings = v.InferOutput<typeof SettingsSchema> & {
   /** The project's `permissions.deny` rules: the only permissions a project's settings may set. */
   projectDeny?: string[];
+  /** The project's `sandbox` settings: they may only narrow the user's (src/sandbox/config.ts). */
+  projectSandbox?: { mode?: "off" | "read-only" | "workspace-write"; network?: boolean };
 };
 
 function readSettingsFile(path: string): Settings {
@@ -104,7 +114,7 @@ export function loadSettings(
   if (defaultProjectTrust !== undefined) warn(`ignoring defaultProjectTrust in ${file}: only ${join(home, "settings.json")} can set it`);
   const merged: Record<string, unknown> = { ...user };
   for (const [k, val] of Object.entries(project)) {
-    if (k === "permissions") continue;
+    if (k === "permissions" || k === "sandbox") continue;
     const prev = merged[k];
     merged[k] =
       val && typeof val === "object" && !Array.isArray(val) && prev && typeof prev === "object" && !Array.isArray(prev)
@@ -119,6 +129,12 @@ export function loadSettings(
     const ignored = Object.keys(own).filter((key) => key !== "deny");
     if (ignored.length > 0) warn(`the project's settings may only add permissions.deny rules; ignored: permissions.${ignored.join(", permissions.")}`);
     if (own.deny?.length) (merged as Settings).projectDeny = own.deny;
+  }
+  // The sandbox likewise: a stricter mode or the network off; never writable folders or a bwrap of the project's.
+  if (project.sandbox) {
+    const { mode, network, ...rest } = project.sandbox;
+    if (Object.keys(rest).length > 0) warn(`the project's settings may only narrow the sandbox; ignored: sandbox.${Object.keys(rest).join(", sandbox.")}`);
+    (merged as Settings).projectSandbox = { ...(mode ? { mode } : {}), ...(network === false ? { network } : {}) };
   }
   return merged as Settings;
 }

@@ -17,7 +17,7 @@ export interface LoopDeps {
    * model as the call's error result. Runs before `beforeToolCall`, for one call at a time
    * in call order, also when the calls then run in parallel.
    */
-  gate?: (call: ToolCall, args: Record<string, unknown>, tool: Tool, signal: AbortSignal) => Promise<{ allow: true; checkedPath?: string } | { allow: false; reason: string }>;
+  gate?: (call: ToolCall, args: Record<string, unknown>, tool: Tool, signal: AbortSignal) => Promise<{ allow: true; checkedPath?: string; sandboxWaived?: true } | { allow: false; reason: string }>;
   /** May block a validated call (the reason goes back to the model) or change its input. */
   beforeToolCall?: (call: ToolCall, args: Record<string, unknown>) => Promise<{ block: true; reason: string } | { block: false; input: Record<string, unknown> }>;
   /** May change a tool's result before it is recorded. */
@@ -276,6 +276,7 @@ async function execute(
     return errorResult(`Invalid arguments for tool "${call.name}": ${why}. Fix the arguments and call the tool again.`);
   }
   let checkedPath: string | undefined;
+  let sandboxWaived = false;
   if (deps.gate) {
     await turn.wait;
     let verdict: Awaited<ReturnType<NonNullable<LoopDeps["gate"]>>>;
@@ -286,6 +287,7 @@ async function execute(
     }
     if (!verdict.allow) return errorResult(verdict.reason);
     checkedPath = verdict.checkedPath;
+    sandboxWaived = verdict.sandboxWaived === true;
   }
   turn.pass();
   if (deps.beforeToolCall) {
@@ -300,6 +302,7 @@ async function execute(
       callId: call.id,
       cwd: deps.cwd,
       ...(checkedPath !== undefined ? { checkedPath } : {}),
+      ...(sandboxWaived ? { sandboxWaived } : {}),
       onUpdate: (partialResult) =>
         void emit({ type: "tool_execution_update", toolCallId: call.id, toolName: call.name, args: call.arguments, partialResult }),
     });

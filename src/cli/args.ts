@@ -61,6 +61,7 @@ export const FLAGS = {
   verbose: { kind: "boolean", help: "Describe what was loaded at start-up on stderr" },
   approve: { kind: "boolean", short: "a", help: "Trust this folder's project configuration for this run" },
   "no-approve": { kind: "boolean", short: "na", help: "Ignore this folder's trust-gated configuration (wins over -a)" },
+  sandbox: { kind: "string", value: "off|read-only|workspace-write", help: "Run the model's commands in a bubblewrap sandbox: workspace-write (only the cwd writable, no network), read-only, or off (the default)" },
   "permission-mode": { kind: "string", value: "auto|ask|read-only", help: "Tool permissions: auto (run unless denied), ask (approve what can change something), read-only" },
   allow: { kind: "list", value: "rule", help: "Allow tool calls matching a rule, like bash(git status*) or edit(src/**) (repeatable)" },
   deny: { kind: "list", value: "rule", help: "Deny tool calls matching a rule, like bash(rm *) or read(~/.ssh/**) (repeatable)" },

@@ -26,7 +26,7 @@ export interface LoadOptions {
 
 export async function loadExtensions(paths: string[], port: ExtensionSessionPort, options: LoadOptions = {}): Promise<ExtensionRunner> {
   registerVirtualModules();
-  setFactoryShellGuard(port.shellGuard);
+  setFactoryShellGuard(port.shellGuard, port.shellSandbox);
   const runner = new Runner(port);
   if (options.reportAsyncErrors) watchAsyncErrors(runner);
   for (const raw of paths) {

@@ -16,6 +16,7 @@ import type { LsOperations } from "../tools/ls.ts";
 import type { ReadOperations } from "../tools/read.ts";
 import { definedEnv, startLocalShell, type ShellExec, type ShellGuard } from "../tools/shell.ts";
 import type { Tool, ToolResult } from "../tools/tool.ts";
+import type { BashSandbox } from "../tools/bash.ts";
 
 // The tools' code loads when an extension first calls a factory (the factories are synchronous,
 // hence require): most extensions never do, and their start-up does not pay for it.
@@ -68,11 +69,23 @@ export interface FactoryTool {
 }
 
 let guard: ShellGuard | undefined;
+let sandbox: BashSandbox | undefined;
 
-/** The guard factory-made bash tools run with (the loader sets it; one per process, as the virtual modules are). */
-export function setFactoryShellGuard(g: ShellGuard | undefined): void {
+/**
+ * The guard factory-made bash tools run with, and pion's sandbox their local commands run in (the
+ * loader sets both; one per process, as the virtual modules are).
+ */
+export function setFactoryShellGuard(g: ShellGuard | undefined, s?: BashSandbox): void {
   guard = g;
+  sandbox = s;
 }
+
+/** Resolved at each call, as the guard is. */
+const currentSandbox: BashSandbox = {
+  probe: () => (sandbox ? sandbox.probe() : Promise.resolve({ ok: true as const })),
+  note: () => sandbox?.note() ?? "",
+  wrap: (argv, env) => (sandbox ? sandbox.wrap(argv, env) : { argv, env, fds: [], release: () => {} }),
+};
 
 /** Resolved at each call, so tools made before the loader set the guard still get it. */
 const currentGuard: ShellGuard = {
@@ -144,6 +157,7 @@ const builders = {
       commandPrefix: o.commandPrefix,
       spawnHook: o.spawnHook,
       exec: o.operations && execThrough(o.operations),
+      sandbox: currentSandbox,
     }),
   grep: (cwd: string, o: { operations?: GrepOperations } = {}) => tools.grep().createGrepTool({ cwd, operations: o.operations }),
   find: (cwd: string, o: { operations?: FindOperations } = {}) => tools.find().createFindTool({ cwd, operations: o.operations }),

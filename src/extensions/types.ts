@@ -7,6 +7,7 @@ import type { Model } from "../providers/types.ts";
 import type { ShellExec, ShellGuard } from "../tools/shell.ts";
 import type { VirtualModelDefinition } from "./api.ts";
 import type { Tool } from "../tools/tool.ts";
+import type { BashSandbox } from "../tools/bash.ts";
 
 export type ExtensionMode = "rpc" | "json" | "print" | "acp";
 
@@ -55,6 +56,8 @@ export interface ExtensionSessionPort {
   writeFrame(frame: Record<string, unknown>): void;
   /** Optional: the environment of programs `pi.exec` and factory-made bash tools start (pion's, minus its credentials), and the masking of their output. */
   shellGuard?: ShellGuard;
+  /** Optional: pion's sandbox, which factory-made bash tools run their local commands in. */
+  shellSandbox?: BashSandbox;
   /** Optional: prompt templates and skills, appended to the extension commands in `pi.getCommands()`. */
   otherCommands?(): SlashCommandInfo[];
   /** Optional: the models `ctx.modelRegistry` looks up (virtual ones included); none without it. */

@@ -41,6 +41,8 @@ import type { TextFileOps } from "../tools/file-ops.ts";
 import type { Tool } from "../tools/tool.ts";
 import { decideProjectTrust, skippedNotice, type ProjectTrust } from "../trust/project-trust.ts";
 import type { PermissionGate } from "../permissions/gate.ts";
+import type { Sandbox } from "../sandbox/sandbox.ts";
+import { composeSandbox } from "./compose-sandbox.ts";
 import type { PermissionMode } from "../permissions/rules.ts";
 
 export interface CliOptions {
@@ -103,6 +105,8 @@ export interface CliOptions {
   maxCostUsd?: number;
   /** Overrides settings `permissions.mode`. */
   permissionMode?: PermissionMode;
+  /** `--sandbox <off|read-only|workspace-write>`: overrides settings `sandbox.mode`. */
+  sandbox?: string;
   /** --allow / --deny rules, added to the settings' rules. */
   allow?: string[];
   deny?: string[];
@@ -131,6 +135,8 @@ export interface Composed {
   extensions?: ExtensionRunner;
   /** Tool permissions; absent in auto mode without rules (everything runs, nothing to check). */
   permissions?: PermissionGate;
+  /** pion's sandbox around the model's commands; absent when it is off. */
+  sandbox?: Sandbox;
   /** Aborted when an extension asks pion to shut down. */
   shutdown: AbortSignal;
   /** Whether the cwd's own resources loaded; MCP and any later project resource ask `projectTrust.trusted`. */
@@ -231,6 +237,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
   const notice = skippedNotice(projectTrust, o.home);
   if (notice) log("trust", notice);
   const settings = loadSettings(o.home, o.cwd, projectTrust.trusted, (msg) => log("settings", msg), userSettings);
+  const sandbox = o.sandbox !== undefined || settings.sandbox?.mode !== undefined || settings.projectSandbox?.mode !== undefined ? await composeSandbox(o, settings) : undefined;
   let registry = loadModels(o.home, o.env, { provider: o.provider, apiKey: o.apiKey });
   let stream: StreamFn = streamByApi;
   if (o.provider === "scripted") {
@@ -258,6 +265,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
   const prepare = async () => {
     // The bash parser loads while the first model request is out, not when the first call waits on it.
     permissions?.prepare();
+    void sandbox?.probe();
     toolModule ??= await import("../tools/index.ts");
     if (mcp.manager) {
       mcp.start();
@@ -272,7 +280,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
   const builtinTools = () => {
     if (!selected) {
       if (!toolModule) throw new Error("the built-in tools are used before a run prepared them");
-      const builtin = toolModule.createBuiltinTools({ images: true, guard, files: hooks.files });
+      const builtin = toolModule.createBuiltinTools({ images: true, guard, files: hooks.files, ...(sandbox ? { sandbox } : {}) });
       todoTool = createTodoTool({ get: () => session.todos, set: (phases) => void session.setTodos(phases) });
       builtin.set("todo", todoTool);
       selected = new Map(selectedNames.map((name) => [name, builtin.get(name)!]));
@@ -295,7 +303,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
   if (extensionPaths.length > 0) divertStdout();
   const extensions =
     extensionPaths.length > 0
-      ? await (await import("../extensions/loader.ts")).loadExtensions(extensionPaths, extensionPort(ref, o.cwd, o.mode ?? "rpc", projectTrust.trusted, () => shutdown.abort(), guard), {
+      ? await (await import("../extensions/loader.ts")).loadExtensions(extensionPaths, extensionPort(ref, o.cwd, o.mode ?? "rpc", projectTrust.trusted, () => shutdown.abort(), guard, sandbox), {
           reportAsyncErrors: true,
         })
       : undefined;
@@ -343,7 +351,9 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
   const append = o.appendSystemPrompt?.length ? o.appendSystemPrompt.map((t) => textOrFile(t, o.cwd)).join("\n\n") : undefined;
   const { store, fileFor } = hooks.store ? { store: hooks.store, fileFor: sessionFiles(o) } : sessionStorage(o);
 
-  const permissions = await composePermissions(o, settings, () => session, hooks.permissionGate === true);
+  const permissions = await composePermissions(o, settings, () => session, hooks.permissionGate === true || sandbox !== undefined, sandbox);
+  // A sandbox that cannot start is announced once; the gate then asks before each bash call.
+  sandbox?.onUnavailable((p) => void session.publish({ type: "sandbox_status", mode: sandbox.policy.mode, available: false, reason: p.why, remedy: p.remedy } as unknown as ExtensionFrame));
 
   const session = new AgentSession({
     store,
@@ -429,6 +439,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
     commands,
     extensions: hasExtensions ? extensions : undefined,
     permissions,
+    ...(sandbox ? { sandbox } : {}),
     shutdown: shutdown.signal,
     projectTrust,
     guard,
@@ -511,6 +522,7 @@ async function composePermissions(
   settings: Settings,
   session: () => AgentSession,
   always: boolean,
+  sandbox: Sandbox | undefined,
 ): Promise<PermissionGate | undefined> {
   const user = settings.permissions;
   const configured =
@@ -519,6 +531,7 @@ async function composePermissions(
   if (!configured && !always) return undefined;
   const [{ PermissionGate }, { permissionConfig }] = await Promise.all([import("../permissions/gate.ts"), import("../permissions/config.ts")]);
   const config = permissionConfig(user, settings.projectDeny, { mode: o.permissionMode, allow: o.allow, deny: o.deny });
+  if (sandbox) config.sandbox = { mode: sandbox.policy.mode, probe: () => sandbox.probe() };
   return new PermissionGate(config, {
     cwd: o.cwd,
     sessionId: () => session().sessionId,

@@ -7,6 +7,7 @@ import type { CredentialGuard } from "../credentials/guard.ts";
 import type { ExtensionSessionPort, ModelLookup } from "../extensions/types.ts";
 import type { AgentSession } from "../session/session.ts";
 import type { ExtensionFrame } from "../session/session-types.ts";
+import type { BashSandbox } from "../tools/bash.ts";
 
 /** What extensions may do to the session (resolved lazily: extensions load before the session exists). */
 export interface SessionRef {
@@ -23,6 +24,7 @@ export function extensionPort(
   projectTrusted: boolean,
   shutdown: () => void,
   guard: CredentialGuard,
+  sandbox?: BashSandbox,
 ): ExtensionSessionPort {
   const get = () => ref.session;
   const must = () => {
@@ -54,6 +56,7 @@ export function extensionPort(
     getSessionName: () => get()?.name,
     setLabel: (entryId, label) => must().setLabel(entryId, label),
     shellGuard: guard,
+    ...(sandbox ? { shellSandbox: sandbox } : {}),
     models: () => ref.models,
     writeFrame: (frame) => {
       const f = frame as unknown as ExtensionFrame;

@@ -15,7 +15,8 @@ const TRUNCATED = "Response was truncated: the model reached its output token li
  * turn. print: only the final assistant text on stdout (progress on stderr when it is a
  * terminal). Exit 0 when the last turn of the run started here ended normally, 1 when it
  * failed or was aborted, stopped at a run limit, or pion itself failed (the reason on stderr;
- * for a limit in both modes), 2 when there is no prompt, 128 + the signal's number when a signal
+ * for a limit in both modes), 2 when there is no prompt, 3 when the sandbox asked for cannot
+ * start (before any request), 128 + the signal's number when a signal
  * stopped it (130 for SIGINT, 143 SIGTERM, 129 SIGHUP; the run is aborted and persisted). In print mode, as in the reference's,
  * a final reply cut off at the output limit (stopReason length) prints its text and exits 1,
  * saying so on stderr; json mode exits 0 (the event stream shows it). Piped stdin (not a
@@ -51,6 +52,16 @@ export async function runJsonMode(composed: Composed, prompts: string[], mode: "
   if (prompts.length === 0) {
     writeErr(`pion: no prompt given (pass it as an argument or on stdin)\n`);
     return 2;
+  }
+  // A sandbox that cannot start stops the run before any command (never a silent fallback).
+  if (composed.sandbox) {
+    const probe = await composed.sandbox.probe();
+    if (!probe.ok) {
+      writeErr(`pion: the ${composed.sandbox.policy.mode} sandbox cannot start here: ${probe.why}\npion: ${probe.remedy}\n`);
+      composed.session.release();
+      composed.store.close();
+      return 3;
+    }
   }
   // Nobody to ask: a call that needs approval is denied unless a rule allows it, and the run goes on.
   if (composed.permissions) composed.permissions.port = unavailablePort(`pion runs in ${mode} mode, where nobody can approve tool calls`);

@@ -31,17 +31,23 @@ export interface PermissionConfig {
   rules: Rule[];
   /** How long a request may wait for an answer before it counts as denied; none by default. */
   timeoutMs?: number;
+  /**
+   * pion's sandbox, when one is on: a bash call while it cannot start here needs the host's
+   * approval to run without it (never allow_always), whatever the mode and rules allow.
+   */
+  sandbox?: { mode: string; probe(): Promise<{ ok: true } | { ok: false; why: string; remedy: string }> };
 }
 
 /**
  * `checkedPath`: for a file tool, the path the rules judged, symlinks resolved; the tool
  * writes there, and only while the path still resolves to it.
  */
-export type GateResult = { allow: true; checkedPath?: string } | { allow: false; reason: string };
+export type GateResult = { allow: true; checkedPath?: string; sandboxWaived?: true } | { allow: false; reason: string };
 
-function allowed(subject: Subject | undefined): GateResult {
-  if (subject?.kind !== "path" || subject.unresolved) return { allow: true };
-  return { allow: true, checkedPath: subject.paths[subject.paths.length - 1]! };
+function allowed(subject: Subject | undefined, waived: boolean): GateResult {
+  const w = waived ? { sandboxWaived: true as const } : {};
+  if (subject?.kind !== "path" || subject.unresolved) return { allow: true, ...w };
+  return { allow: true, checkedPath: subject.paths[subject.paths.length - 1]!, ...w };
 }
 
 /**
@@ -56,6 +62,7 @@ export class PermissionGate {
   mode: PermissionMode;
   private readonly rules: Rule[];
   private readonly timeoutMs: number | undefined;
+  private readonly sandbox: PermissionConfig["sandbox"];
   private session: { id: string; rules: Rule[] } | undefined;
   private prepared = false;
 
@@ -66,6 +73,7 @@ export class PermissionGate {
     this.mode = config.mode;
     this.rules = config.rules;
     this.timeoutMs = config.timeoutMs;
+    this.sandbox = config.sandbox;
   }
 
   /**
@@ -80,13 +88,22 @@ export class PermissionGate {
   }
 
   async check(call: { id: string; name: string }, args: Record<string, unknown>, tool: { annotations?: ToolAnnotations }, signal: AbortSignal): Promise<GateResult> {
-    // Auto mode without deny or ask rules: everything runs, nothing to look at.
-    if (this.mode === "auto" && !this.rules.some((r) => r.kind !== "allow")) return { allow: true };
+    const sandboxed = this.sandbox !== undefined && call.name === "bash";
+    // Auto mode without deny or ask rules: everything runs, nothing to look at (but whether the sandbox starts).
+    if (this.mode === "auto" && !this.rules.some((r) => r.kind !== "allow") && !sandboxed) return { allow: true };
     const cwd = this.host.cwd;
     const subject = await subjectOf(call.name, args, cwd);
     const facts: CallFacts = { toolName: call.name, readOnly: tool.annotations?.readOnlyHint === true, subject };
     const rules = this.mode === "auto" ? this.rules : [...this.rules, ...this.sessionRules()];
-    const verdict = decide(this.mode, rules, facts, cwd);
+    let verdict = decide(this.mode, rules, facts, cwd);
+    const probe = sandboxed && verdict.action !== "deny" ? await this.sandbox!.probe() : undefined;
+    const waived = probe?.ok === false;
+    if (probe?.ok === false) {
+      verdict = {
+        action: "ask",
+        reason: `sandbox: pion's ${this.sandbox!.mode} sandbox cannot start here (${probe.why}; ${probe.remedy}); allowing runs this command without it`,
+      };
+    }
     const base = {
       type: "permission" as const,
       toolCallId: call.id,
@@ -104,12 +121,12 @@ export class PermissionGate {
       if (verdict.by === "rule" && this.mode === "ask" && !facts.readOnly) {
         await this.host.record({ ...base, decision: "allow", by: "rule", reason: `allowed by the permission rule "allow ${verdict.rule!.text}" (${verdict.rule!.source})` });
       }
-      return allowed(subject);
+      return allowed(subject, false);
     }
     // An ask rule outranks allow rules, and no rule matches a line that cannot be analysed, so an
     // allow_always answer could not stop either asking: not offered then.
     const unanalysable = subject?.kind === "command" && subject.analysis.unanalysable !== undefined;
-    const options = verdict.rule || unanalysable ? APPROVAL_OPTIONS.filter((o) => o !== "allow_always") : [...APPROVAL_OPTIONS];
+    const options = verdict.rule || unanalysable || waived ? APPROVAL_OPTIONS.filter((o) => o !== "allow_always") : [...APPROVAL_OPTIONS];
     const answer = await this.ask({ toolCallId: call.id, toolName: call.name, args, reason: verdict.reason, options }, signal);
     if ("refused" in answer) {
       await this.host.record({ ...base, decision: "deny", by: answer.by, reason: answer.refused, ...(answer.message ? { message: answer.message } : {}) });
@@ -125,7 +142,7 @@ export class PermissionGate {
       ...(answer.message ? { message: answer.message } : {}),
       ...(added.length > 0 ? { addedRules: added } : {}),
     });
-    return allowed(subject);
+    return allowed(subject, waived);
   }
 
   /** The port's answer, or why the call is refused without one (abort, timeout, nobody to ask, a no). */

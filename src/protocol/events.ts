@@ -136,6 +136,13 @@ export const EVENT_SCHEMAS = {
   entry_appended: ev("entry_appended", { entry: EntrySchema }),
   todo_update: ev("todo_update", { phases: v.array(TodoPhaseOutSchema) }),
   mcp_status: ev("mcp_status", McpServerStatusSchema.entries),
+  /** pion's sandbox cannot start here: announced once; every bash call then needs the host's approval. */
+  sandbox_status: ev("sandbox_status", {
+    mode: v.picklist(["read-only", "workspace-write"]),
+    available: v.boolean(),
+    reason: v.string(),
+    remedy: v.string(),
+  }),
   host_tool_call: ev("host_tool_call", { id: v.string(), toolCallId: v.string(), toolName: v.string(), arguments: v.unknown() }),
   host_tool_cancel: ev("host_tool_cancel", { id: v.string(), targetId: v.string() }),
   tool_approval_request: ev("tool_approval_request", {

@@ -93,6 +93,7 @@ export const EVENT_ORIGIN: Record<EventType, Origin> = {
   entry_appended: "reference",
   todo_update: "pion",
   mcp_status: "pion",
+  sandbox_status: "pion",
   host_tool_call: "002",
   host_tool_cancel: "002",
   tool_approval_request: "pion",
@@ -116,6 +117,8 @@ export const PION_FIELDS: Readonly<Record<string, Readonly<Record<string, string
     projectTrust:
       "Whether the cwd's own .pion/ resources (settings, extensions, skills, prompt templates) loaded: \"trusted\", \"untrusted\" (skipped), or \"none\" when the folder has none. Decided once at start-up.",
     permissionMode: "How tool calls are approved: auto, ask or read-only (settings permissions.mode, --permission-mode).",
+    sandboxMode: "Whether the model's commands run in pion's bubblewrap sandbox: off, read-only or workspace-write (settings sandbox.mode, --sandbox).",
+    sandboxNetwork: "Whether sandboxed commands have the network (settings sandbox.network); true when the sandbox is off.",
   },
   "response get_entries": { hasMore: "True when entries after the last returned one exist (only when limit was given)." },
   "command tool_approval_response": {

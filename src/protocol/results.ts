@@ -71,6 +71,8 @@ export const StateSchema = v.strictObject({
   /** pion: whether the cwd's own .pion/ resources loaded; "none" when it has none. */
   projectTrust: v.picklist(["trusted", "untrusted", "none"]),
   permissionMode: v.picklist(["auto", "ask", "read-only"]),
+  sandboxMode: v.picklist(["off", "read-only", "workspace-write"]),
+  sandboxNetwork: v.boolean(),
 });
 
 export const SessionStatsSchema = v.strictObject({

@@ -29,6 +29,8 @@ export interface HandlerContext extends SessionHandlerContext {
   /** Each MCP server's state (get_mcp_status). */
   mcpStatus?: () => unknown[];
   permissions?: PermissionGate;
+  /** pion's sandbox around the model's commands; absent when off. */
+  sandbox?: { policy: { mode: "read-only" | "workspace-write"; network: boolean } };
   /** Answers tool_approval_request frames; absent when nothing can ask (auto mode, no rules). */
   approvals?: RpcApprovals;
 }
@@ -49,7 +51,7 @@ export function createHandlers(ctx: HandlerContext): Handlers {
       const start = () => ({ disposition: s().prompt(c.message, c.images, undefined, c.id) });
       return s().isBusy ? s().abort().then(start) : start();
     },
-    get_state: () => getState(s(), ctx.projectTrust, ctx.permissions),
+    get_state: () => getState(s(), ctx.projectTrust, ctx.permissions, ctx.sandbox),
     set_todos: (c) => ({ phases: s().setTodos(normalizeTodos(c.phases)) }),
     set_host_tools: (c) => ({ toolNames: ctx.hostTools.set(c.tools) }),
 
@@ -150,7 +152,7 @@ export function createHandlers(ctx: HandlerContext): Handlers {
   };
 }
 
-function getState(s: AgentSession, trust: ProjectTrust, permissions: PermissionGate | undefined) {
+function getState(s: AgentSession, trust: ProjectTrust, permissions: PermissionGate | undefined, sandbox: HandlerContext["sandbox"]) {
   const state: Record<string, unknown> = {
     model: s.model ?? null,
     thinkingLevel: s.thinkingLevel,
@@ -171,6 +173,8 @@ function getState(s: AgentSession, trust: ProjectTrust, permissions: PermissionG
   state.todoPhases = s.todos;
   state.projectTrust = trust.state;
   state.permissionMode = permissions?.mode ?? "auto";
+  state.sandboxMode = sandbox?.policy.mode ?? "off";
+  state.sandboxNetwork = sandbox ? sandbox.policy.network : true;
   return state;
 }
 
@@ -236,6 +240,8 @@ function capabilities(events: string[]) {
       // Known credential values are masked in tool results, events, sessions and exports.
       secretMasking: true,
       toolApprovals: true,
+      // The model's commands can run under bubblewrap and seccomp (--sandbox, settings sandbox).
+      sandbox: true,
     },
   };
 }

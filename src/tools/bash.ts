@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import * as v from "valibot";
 import DESCRIPTION from "./descriptions/bash.md" with { type: "text" };
 import { defineParams } from "./params.ts";
-import { definedEnv, runShell, type ShellExec, type ShellGuard, type ShellResult } from "./shell.ts";
+import { definedEnv, runShell, type ShellExec, type ShellGuard, type ShellResult, type ShellSandbox } from "./shell.ts";
 import type { Tool, ToolResult } from "./tool.ts";
 import { formatSize, type Truncation } from "./truncate.ts";
 
@@ -30,7 +30,20 @@ export interface BashToolOptions {
   spawnHook?: (spawn: BashSpawn) => BashSpawn;
   /** Runs the commands elsewhere (e.g. over ssh) instead of a local bash. */
   exec?: ShellExec;
+  /** Runs the local commands inside pion's sandbox (not those `exec` runs elsewhere). */
+  sandbox?: BashSandbox;
 }
+
+/** The sandbox as the bash tool uses it (src/sandbox/sandbox.ts). */
+export interface BashSandbox extends ShellSandbox {
+  /** Whether it can start here (probed once), and if not why and what to do. */
+  probe(): Promise<{ ok: true } | { ok: false; why: string; remedy: string }>;
+  /** One line for the model after a command the sandbox may have refused. */
+  note(): string;
+}
+
+/** What a command prints when the sandbox stopped it (a write, a connection, a socket). */
+const REFUSED = /Read-only file system|Permission denied|Operation not permitted|Network is unreachable|Could not resolve host|Temporary failure in name resolution|Name or service not known|Connection refused/i;
 
 export interface BashSpawn {
   command: string;
@@ -93,12 +106,22 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashArgs> {
       const spawn = prepareSpawn(args.command, options.cwd ?? ctx.cwd, options);
       // Elsewhere, the folder is the remote side's to check.
       if (!options.exec && !existsSync(spawn.cwd)) throw new Error(`Working directory does not exist: ${spawn.cwd}`);
+      let sandbox = options.exec ? undefined : options.sandbox;
+      if (sandbox) {
+        const probe = await sandbox.probe();
+        if (!probe.ok) {
+          // Only the host may let a command run outside (the permission gate asked it).
+          if (!ctx.sandboxWaived) throw new Error(`pion's sandbox cannot start here: ${probe.why}. The command did not run. (${probe.remedy})`);
+          sandbox = undefined;
+        }
+      }
       // An empty partial result first, as the reference does: the host can show the tool as running.
       ctx.onUpdate?.({ content: [] });
       const result = await runShell(spawn.command, {
         cwd: spawn.cwd,
         env: spawn.env,
         exec: options.exec,
+        sandbox,
         signal: ctx.signal,
         guard: options.guard,
         timeoutMs: args.timeout !== undefined ? args.timeout * 1000 : undefined,
@@ -112,7 +135,11 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashArgs> {
             }
           : undefined,
       });
-      return formatShellResult(result, args.timeout);
+      const formatted = formatShellResult(result, args.timeout);
+      const note = sandbox && formatted.isError && !result.cancelled && REFUSED.test(result.output) ? sandbox.note() : "";
+      const first = formatted.content[0];
+      if (note && first?.type === "text") first.text = `${first.text}\n\n${note}`;
+      return formatted;
     },
   };
 }

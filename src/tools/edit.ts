@@ -5,7 +5,7 @@ import { diskTextOps, type TextFileOps } from "./file-ops.ts";
 import { applyEdits, EditError, type TextEdit } from "./edit-match.ts";
 import { modelSchema, parseWith } from "./params.ts";
 import { joinToolPath, withFsErrors } from "./path.ts";
-import { fileTarget } from "./real-path.ts";
+import { writeTarget, type FileBoundary } from "./real-path.ts";
 import type { Tool } from "./tool.ts";
 
 const EditItem = v.object({
@@ -41,6 +41,8 @@ export interface EditDetails {
 export interface EditToolOptions {
   /** Pins the tool to this folder instead of each call's ctx.cwd. */
   cwd?: string;
+  /** The sandbox's boundary: a write outside its writable folders is refused. */
+  boundary?: FileBoundary;
   /** Where the text comes from and goes (default: the disk). */
   files?: TextFileOps;
 }
@@ -63,7 +65,7 @@ export function createEditTool(options: EditToolOptions = {}): Tool<EditArgs> {
     parameters: modelSchema(Params),
     parse: parseEditArgs,
     async execute(args, ctx) {
-      const abs = fileTarget(joinToolPath(args.path, options.cwd ?? ctx.cwd), ctx.checkedPath, args.path);
+      const abs = writeTarget(joinToolPath(args.path, options.cwd ?? ctx.cwd), ctx.checkedPath, args.path, options.boundary);
       const files = options.files ?? diskTextOps;
       const original = await withFsErrors(args.path, () => files.readText(abs));
       let result: ReturnType<typeof applyEdits>;

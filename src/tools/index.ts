@@ -1,10 +1,11 @@
-import { createBashTool } from "./bash.ts";
+import { createBashTool, type BashSandbox } from "./bash.ts";
 import { createEditTool } from "./edit.ts";
 import { createFindTool } from "./find.ts";
 import { createGrepTool } from "./grep.ts";
 import { createLsTool } from "./ls.ts";
 import { createReadTool } from "./read.ts";
 import type { TextFileOps } from "./file-ops.ts";
+import type { FileBoundary } from "./real-path.ts";
 import type { ShellGuard } from "./shell.ts";
 import type { Tool } from "./tool.ts";
 import { createWriteTool } from "./write.ts";
@@ -20,15 +21,18 @@ export interface BuiltinToolOptions {
   guard?: ShellGuard;
   /** Where read, write and edit take text from and put it (default: the disk). */
   files?: TextFileOps;
+  /** pion's sandbox: bash runs inside it, and read, write and edit keep its boundary. */
+  sandbox?: BashSandbox & FileBoundary;
 }
 
 export function createBuiltinTools(options: BuiltinToolOptions): Map<string, Tool> {
-  const { cwd, images, guard, files } = options;
+  const { cwd, images, guard, files, sandbox } = options;
+  const boundary = sandbox;
   return new Map<string, Tool>([
-    ["read", createReadTool({ cwd, images, files })],
-    ["bash", createBashTool({ cwd, guard })],
-    ["edit", createEditTool({ cwd, files })],
-    ["write", createWriteTool({ cwd, files })],
+    ["read", createReadTool({ cwd, images, files, boundary })],
+    ["bash", createBashTool({ cwd, guard, sandbox })],
+    ["edit", createEditTool({ cwd, files, boundary })],
+    ["write", createWriteTool({ cwd, files, boundary })],
     ["grep", createGrepTool({ cwd })],
     ["find", createFindTool({ cwd })],
     ["ls", createLsTool({ cwd })],

@@ -5,7 +5,8 @@ import DESCRIPTION from "./descriptions/read.md" with { type: "text" };
 import { SNIFF_BYTES, sniffFile } from "./file-kind.ts";
 import type { TextFileOps } from "./file-ops.ts";
 import { defineParams, positiveInt } from "./params.ts";
-import { resolveToolPath, withFsErrors } from "./path.ts";
+import { joinToolPath, resolveToolPath, withFsErrors } from "./path.ts";
+import { resolveThroughLinks, type FileBoundary } from "./real-path.ts";
 import { LineWindow, type LineWindowResult } from "./read-window.ts";
 import { READ_ONLY, type Tool, type ToolResult } from "./tool.ts";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, type Truncation } from "./truncate.ts";
@@ -26,6 +27,8 @@ export interface ReadToolOptions {
   files?: TextFileOps;
   /** Reads everything elsewhere instead of the local disk (e.g. over ssh); `files` is then unused. */
   operations?: ReadOperations;
+  /** The sandbox's boundary: what it hides from commands is not read either. */
+  boundary?: FileBoundary;
 }
 
 /** How the read tool reaches files that are not on the local disk (the reference's shape). */
@@ -110,6 +113,10 @@ export function createReadTool(options: ReadToolOptions = {}): Tool<ReadArgs> {
     parse,
     async execute(args, ctx) {
       const abs = resolveToolPath(args.path, options.cwd ?? ctx.cwd);
+      if (options.boundary) {
+        const why = options.boundary.refusesRead(resolveThroughLinks(joinToolPath(args.path, options.cwd ?? ctx.cwd)) ?? abs);
+        if (why) throw new Error(why);
+      }
       if (options.operations) return withFsErrors(args.path, () => readElsewhere(options.operations!, abs, args, options.images ?? true, ctx.signal));
       const file = await withFsErrors(args.path, () => open(abs, "r"));
       try {

@@ -56,3 +56,17 @@ export function fileTarget(abs: string, checked: string | undefined, shown: stri
   }
   return real;
 }
+
+/** A boundary the file tools keep (pion's sandbox): why a resolved path may not be written or read. */
+export interface FileBoundary {
+  refusesWrite(real: string): string | undefined;
+  refusesRead(real: string): string | undefined;
+}
+
+/** fileTarget, then the boundary's say on writing there. */
+export function writeTarget(abs: string, checked: string | undefined, shown: string, boundary: FileBoundary | undefined): string {
+  const real = fileTarget(abs, checked, shown);
+  const why = boundary?.refusesWrite(real);
+  if (why) throw new Error(why);
+  return real;
+}

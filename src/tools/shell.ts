@@ -24,6 +24,17 @@ export interface ShellOptions {
   env?: Record<string, string>;
   /** Runs the command somewhere else (an extension's operations, e.g. over ssh) instead of a local bash. */
   exec?: ShellExec;
+  /** Runs the local bash inside a sandbox (src/sandbox/); its group is killed as without one. */
+  sandbox?: ShellSandbox;
+}
+
+/**
+ * A sandbox around a local command (src/sandbox/sandbox.ts implements it): the argv and
+ * environment to start instead, and descriptors the child gets from slot 3 on; `release`
+ * closes pion's copies once the child started.
+ */
+export interface ShellSandbox {
+  wrap(argv: string[], env: Record<string, string>): { argv: string[]; env: Record<string, string>; fds: number[]; release(): void };
 }
 
 /**
@@ -90,7 +101,7 @@ export async function runShell(command: string, o: ShellOptions): Promise<ShellR
   const interval = o.updateIntervalMs ?? 100;
   const path = join(tmpdir(), `pion-bash-${Buffer.from(crypto.getRandomValues(new Uint8Array(8))).toString("hex")}.log`);
   const env = o.env ?? o.guard?.childEnv();
-  const proc = o.exec ? startElsewhere(o.exec, command, o.cwd, env ?? definedEnv(), path) : startLocal(command, o.cwd, env, path);
+  const proc = o.exec ? startElsewhere(o.exec, command, o.cwd, env ?? definedEnv(), path) : startLocalShell(command, o.cwd, env, { path }, o.sandbox);
   let input: number;
   try {
     input = openSync(path, "r");
@@ -264,14 +275,22 @@ export function startLocalShell(
   cwd: string,
   env: Record<string, string> | undefined,
   output: { path: string } | "pipe",
+  sandbox?: ShellSandbox,
 ): Started & { stdout?: ReadableStream<Uint8Array>; stderr?: ReadableStream<Uint8Array> } {
   const fd = output === "pipe" ? undefined : openSync(output.path, "wx", 0o600);
   let proc: ReturnType<typeof Bun.spawn>;
+  const wrapped = sandbox?.wrap(["bash", "-c", command], env ?? definedEnv());
   try {
     const stdio = fd ?? "pipe";
-    proc = Bun.spawn(["bash", "-c", command], { cwd, env, stdin: "ignore", stdout: stdio, stderr: stdio, detached: true });
+    proc = Bun.spawn(wrapped?.argv ?? ["bash", "-c", command], {
+      cwd,
+      env: wrapped?.env ?? env,
+      stdio: ["ignore", stdio, stdio, ...(wrapped?.fds ?? [])],
+      detached: true,
+    });
   } finally {
     if (fd !== undefined) closeSync(fd);
+    wrapped?.release();
   }
   return {
     exited: proc.exited.then((code) => (proc.signalCode ? null : code)),
@@ -284,10 +303,6 @@ export function startLocalShell(
     },
     ...(output === "pipe" ? { stdout: proc.stdout as ReadableStream<Uint8Array>, stderr: proc.stderr as ReadableStream<Uint8Array> } : {}),
   };
-}
-
-function startLocal(command: string, cwd: string, env: Record<string, string> | undefined, path: string): Started {
-  return startLocalShell(command, cwd, env, { path });
 }
 
 /** The command through `exec`: its output is appended to the file at `path` as it arrives. */

@@ -17,6 +17,11 @@ export interface ToolContext {
    * checkedPath): a file tool writes there, and refuses when the path now leads elsewhere.
    */
   checkedPath?: string;
+  /**
+   * The host approved running this call outside pion's sandbox, which cannot start here (the
+   * gate asked, the sandbox named as the reason); without it a sandboxed tool refuses then.
+   */
+  sandboxWaived?: boolean;
   /** Report a partial result (the whole result so far, not a delta). */
   onUpdate?: (partial: ToolResult) => void;
 }

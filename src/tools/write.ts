@@ -3,7 +3,7 @@ import DESCRIPTION from "./descriptions/write.md" with { type: "text" };
 import { diskTextOps, type TextFileOps } from "./file-ops.ts";
 import { defineParams } from "./params.ts";
 import { joinToolPath, withFsErrors } from "./path.ts";
-import { fileTarget } from "./real-path.ts";
+import { writeTarget, type FileBoundary } from "./real-path.ts";
 import type { Tool } from "./tool.ts";
 
 const Params = v.object({
@@ -15,6 +15,8 @@ export type WriteArgs = v.InferOutput<typeof Params>;
 export interface WriteToolOptions {
   /** Pins the tool to this folder instead of each call's ctx.cwd. */
   cwd?: string;
+  /** The sandbox's boundary: a write outside its writable folders is refused. */
+  boundary?: FileBoundary;
   /** Where the text goes (default: the disk). */
   files?: TextFileOps;
 }
@@ -28,7 +30,7 @@ export function createWriteTool(options: WriteToolOptions = {}): Tool<WriteArgs>
     parameters,
     parse,
     async execute(args, ctx) {
-      const abs = fileTarget(joinToolPath(args.path, options.cwd ?? ctx.cwd), ctx.checkedPath, args.path);
+      const abs = writeTarget(joinToolPath(args.path, options.cwd ?? ctx.cwd), ctx.checkedPath, args.path, options.boundary);
       ctx.signal.throwIfAborted();
       await withFsErrors(args.path, () => (options.files ?? diskTextOps).writeText(abs, args.content));
       const bytes = Buffer.byteLength(args.content);

@@ -99,6 +99,8 @@ describe("rpc framing and validation", () => {
       todoPhases: [],
       projectTrust: "none",
       permissionMode: "auto",
+      sandboxMode: "off",
+      sandboxNetwork: true,
     });
     await p.close();
   });

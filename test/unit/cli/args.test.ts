@@ -25,8 +25,8 @@ describe("parseArgs", () => {
   test("knows every option of the reference's CLI, with the same argument shape", () => {
     const spelled = new Set(Object.entries(FLAGS).flatMap(([name, def]) => [`--${name}`, ...("short" in def ? [`-${def.short}`] : [])]));
     expect(REFERENCE_OPTIONS.filter((o) => !spelled.has(o))).toEqual([]);
-    // the reference's 41, pion's run limits --max-turns / --max-cost and tool permissions --permission-mode, --allow, --deny
-    expect(new Set(Object.keys(FLAGS)).size).toBe(46);
+    // the reference's 41, pion's run limits --max-turns / --max-cost, tool permissions --permission-mode, --allow, --deny, and --sandbox
+    expect(new Set(Object.keys(FLAGS)).size).toBe(47);
     expect(FLAGS["max-turns"].kind).toBe("string");
     expect(FLAGS["max-cost"].kind).toBe("string");
   });
