@@ -79,11 +79,16 @@ export function createAcpAgent(deps: AcpAgentDeps): acp.AgentApp {
     return link;
   }
 
-  /** The permission modes as ACP session modes. */
+  /** The permission modes as ACP session modes; each says whether commands run in pion's sandbox. */
   function modes(link: SessionLink): acp.SessionModeState | undefined {
     const gate = link.composed.permissions;
     if (!gate) return undefined;
-    return { currentModeId: gate.mode, availableModes: PERMISSION_MODES.map((id) => ({ id, name: MODE_NAMES[id].name, description: MODE_NAMES[id].description })) };
+    const box = link.composed.sandbox?.policy;
+    const sandboxed = box ? `; commands run in the ${box.mode} sandbox${box.network ? "" : ", without network"}` : "";
+    return {
+      currentModeId: gate.mode,
+      availableModes: PERMISSION_MODES.map((id) => ({ id, name: MODE_NAMES[id].name, description: `${MODE_NAMES[id].description}${sandboxed}` })),
+    };
   }
 
   function configOptions(link: SessionLink): acp.SessionConfigOption[] {

@@ -85,6 +85,7 @@ const currentSandbox: BashSandbox = {
   probe: () => (sandbox ? sandbox.probe() : Promise.resolve({ ok: true as const })),
   note: () => sandbox?.note() ?? "",
   wrap: (argv, env) => (sandbox ? sandbox.wrap(argv, env) : { argv, env, fds: [], release: () => {} }),
+  rerunOutside: (callId, command, signal) => sandbox?.rerunOutside?.(callId, command, signal) ?? Promise.resolve(false),
 };
 
 /** Resolved at each call, so tools made before the loader set the guard still get it. */

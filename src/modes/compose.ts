@@ -352,6 +352,8 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
   const { store, fileFor } = hooks.store ? { store: hooks.store, fileFor: sessionFiles(o) } : sessionStorage(o);
 
   const permissions = await composePermissions(o, settings, () => session, hooks.permissionGate === true || sandbox !== undefined, sandbox);
+  // In ask mode the host may let a command the sandbox refused run again outside it.
+  if (sandbox && permissions) sandbox.rerunOutside = (callId, command, signal) => permissions.allowOutsideSandbox({ id: callId, name: "bash" }, { command }, signal);
   // A sandbox that cannot start is announced once; the gate then asks before each bash call.
   sandbox?.onUnavailable((p) => void session.publish({ type: "sandbox_status", mode: sandbox.policy.mode, available: false, reason: p.why, remedy: p.remedy } as unknown as ExtensionFrame));
 

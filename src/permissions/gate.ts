@@ -145,6 +145,24 @@ export class PermissionGate {
     return allowed(subject, waived);
   }
 
+  /**
+   * Ask mode only: whether the host lets a bash command the sandbox refused run again outside it
+   * (a tool_approval_request with reason "sandbox", allow or deny). The answer is a decision entry.
+   * Never in another mode, and never where nobody can answer (JSON and print mode).
+   */
+  async allowOutsideSandbox(call: { id: string; name: string }, args: Record<string, unknown>, signal: AbortSignal): Promise<boolean> {
+    if (this.mode !== "ask") return false;
+    const answer = await this.ask({ toolCallId: call.id, toolName: call.name, args, reason: "sandbox", options: ["allow", "deny"] }, signal);
+    if ("refused" in answer && answer.by === "unavailable") return false;
+    const base = { type: "permission" as const, toolCallId: call.id, toolName: call.name, subject: String(args.command ?? ""), mode: this.mode };
+    if ("refused" in answer) {
+      await this.host.record({ ...base, decision: "deny", by: answer.by, reason: answer.refused, ...(answer.message ? { message: answer.message } : {}) });
+      return false;
+    }
+    await this.host.record({ ...base, decision: "allow", by: "host", reason: "sandbox: run again outside the sandbox", ...(answer.message ? { message: answer.message } : {}) });
+    return true;
+  }
+
   /** The port's answer, or why the call is refused without one (abort, timeout, nobody to ask, a no). */
   private async ask(
     req: Parameters<ApprovalPort["request"]>[0],

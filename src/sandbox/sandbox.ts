@@ -27,6 +27,9 @@ export class Sandbox {
   private dir: string | undefined;
   private bwrap: string | undefined;
 
+  /** Set by compose when a host can be asked: whether a refused command may run again outside (bash.ts). */
+  rerunOutside?: (callId: string, command: string, signal: AbortSignal) => Promise<boolean>;
+
   constructor(readonly policy: SandboxPolicy) {}
 
   /** Whether bwrap starts a sandbox of this policy here; the first call runs `true` inside one. */

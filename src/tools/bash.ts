@@ -40,6 +40,8 @@ export interface BashSandbox extends ShellSandbox {
   probe(): Promise<{ ok: true } | { ok: false; why: string; remedy: string }>;
   /** One line for the model after a command the sandbox may have refused. */
   note(): string;
+  /** Whether the host lets a command the sandbox refused run again outside it (ask mode only). */
+  rerunOutside?(callId: string, command: string, signal: AbortSignal): Promise<boolean>;
 }
 
 /** What a command prints when the sandbox stopped it (a write, a connection, a socket). */
@@ -117,11 +119,11 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashArgs> {
       }
       // An empty partial result first, as the reference does: the host can show the tool as running.
       ctx.onUpdate?.({ content: [] });
-      const result = await runShell(spawn.command, {
+      const run = (box: BashSandbox | undefined) => runShell(spawn.command, {
         cwd: spawn.cwd,
         env: spawn.env,
         exec: options.exec,
-        sandbox,
+        sandbox: box,
         signal: ctx.signal,
         guard: options.guard,
         timeoutMs: args.timeout !== undefined ? args.timeout * 1000 : undefined,
@@ -135,8 +137,16 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashArgs> {
             }
           : undefined,
       });
+      const result = await run(sandbox);
+      const refused = sandbox !== undefined && result.exitCode !== 0 && !result.cancelled && !result.timedOut && REFUSED.test(result.output);
+      if (refused && (await sandbox?.rerunOutside?.(ctx.callId, args.command, ctx.signal))) {
+        const again = formatShellResult(await run(undefined), args.timeout);
+        const text = again.content[0];
+        if (text?.type === "text") text.text = `[ran again outside the sandbox, as the user allowed]\n${text.text}`;
+        return again;
+      }
       const formatted = formatShellResult(result, args.timeout);
-      const note = sandbox && formatted.isError && !result.cancelled && REFUSED.test(result.output) ? sandbox.note() : "";
+      const note = refused ? (sandbox?.note() ?? "") : "";
       const first = formatted.content[0];
       if (note && first?.type === "text") first.text = `${first.text}\n\n${note}`;
       return formatted;

@@ -218,3 +218,47 @@ describeWith("pion sandbox check", missing, () => {
     expect(bad.stderr).toContain('unknown sandbox mode "sometimes"');
   }, SLOW);
 });
+
+describeWith("the sandbox, refused and unavailable", missing, () => {
+  test.concurrent("ask mode: a command the sandbox refused may run again outside it when the host allows (reason sandbox); JSON mode never asks", async () => {
+    const s = setup();
+    const target = join(s.home, "outside.txt");
+    s.fake.enqueue({ blocks: [bash("b1", `echo hi > ${target}`)] });
+    s.fake.enqueue({ blocks: [{ type: "text", text: "done" }] });
+    const p = new Pion({ ...s.dirs, env: s.env, args: ["--mode", "rpc", "--model", "fake/fake-model", "--sandbox", "workspace-write", "--permission-mode", "ask", "--allow", "bash"] });
+    await p.request({ type: "prompt", message: "go" });
+    const req = await p.waitFor("tool_approval_request");
+    expect(req).toMatchObject({ toolCallId: "b1", reason: "sandbox", options: ["allow", "deny"] });
+    expect(existsSync(target)).toBe(false);
+    p.send({ type: "tool_approval_response", id: req.id, decision: "allow" });
+    await p.waitFor("agent_settled");
+    expect(readFileSync(target, "utf8")).toBe("hi\n");
+    const result = p.records.find((r) => r.type === "message_end" && r.message.role === "toolResult")!.message;
+    expect(result.content[0].text).toStartWith("[ran again outside the sandbox, as the user allowed]");
+    await p.close();
+
+    const json = await run(s, [bash("b2", `echo again > ${join(s.home, "json.txt")}`)], ["--sandbox", "workspace-write", "--permission-mode", "ask", "--allow", "bash"]);
+    expect(json.out.get("b2")?.isError).toBe(true);
+    expect(json.stdout).not.toContain("tool_approval_request");
+    expect(existsSync(join(s.home, "json.txt"))).toBe(false);
+    await s.fake.stop();
+  }, SLOW);
+
+  test.concurrent("inside a container without user namespaces (bwrap --unshare-user --disable-userns): JSON mode exits 3 naming the cause", async () => {
+    const s = setup();
+    const cmd = process.env.PION_E2E_BINARY ? [join(import.meta.dir, "../../dist/pion")] : [process.execPath, join(import.meta.dir, "../../src/cli.ts")];
+    const outer = ["bwrap", "--unshare-user", "--disable-userns", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--bind", "/tmp", "/tmp", "--bind", OUTSIDE_TMP, OUTSIDE_TMP, "--"];
+    const proc = Bun.spawn([...outer, ...cmd, "--mode", "json", "--model", "fake/fake-model", "--sandbox", "workspace-write", "go"], {
+      cwd: s.dirs.cwd,
+      env: { ...process.env, PION_HOME: s.dirs.home, HOME: s.home },
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
+    expect(code).toBe(3);
+    expect(stderr).toContain("sandbox cannot start here: bwrap could not create its namespaces");
+    expect(s.fake.requests).toHaveLength(0);
+    await s.fake.stop();
+  }, SLOW);
+});
