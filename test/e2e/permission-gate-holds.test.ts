@@ -84,6 +84,10 @@ const DELETES = [
   "cd . && rm F",
   "rm -f -- F",
   "RM=rm; eval $RM F",
+  "time { rm F; }",
+  "! { rm F; }",
+  "coproc { rm F; }",
+  "time if true; then rm F; fi",
 ];
 
 /** `F` again: each of these creates it when it runs (an allowed command, then a write or a command no rule allows). */

@@ -133,10 +133,18 @@ function toWord(node: Node): Word {
   return value === undefined ? { text: node.text } : { value, text: node.text };
 }
 
+/**
+ * Reserved words bash never looks up as a command when unquoted. The grammar reads some
+ * compound commands after `time`, `!` and `coproc` as plain words (`time { rm f; }` as a command
+ * named `{`): such a tree is not what bash runs.
+ */
+const RESERVED: ReadonlySet<string> = new Set(["{", "}", "!", "[[", "]]", "case", "do", "done", "elif", "else", "esac", "fi", "for", "function", "if", "in", "select", "then", "until", "while"]);
+
 /** Records `words` as a command, then what it runs in turn (a wrapper's command, a shell's script, find's -exec). */
 function runs(words: Word[], w: Walk, open: boolean): void {
   const first = words[0]!;
   if (first.value === undefined) throw new Unanalysable(`the command name ${shown(first.text)} is known only when the line runs`);
+  if (RESERVED.has(first.text)) throw new Unanalysable(`the shell parser's reading of ${shown(words.map((x) => x.text).join(" "))} cannot be trusted (the reserved word \`${first.text}\` read as a command)`);
   const name = basename(first.value) || first.value;
   const args = words.slice(1);
   const known = words.findIndex((x) => x.value === undefined);
