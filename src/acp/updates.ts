@@ -112,7 +112,11 @@ export function toolCallEnd(
     toolCallId: id,
     status: isError ? "failed" : "completed",
     content,
-    rawOutput: { content: result.content, ...(result.details !== undefined ? { details: result.details } : {}) },
+    rawOutput: {
+      content: result.content,
+      ...(result.details !== undefined ? { details: result.details } : {}),
+      ...(result.structuredContent !== undefined ? { structuredContent: result.structuredContent } : {}),
+    },
   };
 }
 

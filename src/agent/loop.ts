@@ -236,7 +236,12 @@ async function finish(
     type: "tool_execution_end",
     toolCallId: call.id,
     toolName: call.name,
-    result: { content: result.content, details: result.details },
+    result: {
+      content: result.content,
+      details: result.details,
+      // On the event only: the stored message has none, as in the reference.
+      ...(result.structuredContent !== undefined ? { structuredContent: result.structuredContent } : {}),
+    },
     isError,
     durationMs: Math.round(durationMs),
   });

@@ -44,6 +44,10 @@ export type UiDialogRequest = Extract<ExtensionUiRequest, { method: (typeof UI_D
 export type UiAnswer = Omit<CommandOf<"extension_ui_response">, "type" | "id">;
 export type ToolApprovalRequest = EventOf<"tool_approval_request">;
 export type ToolApprovalAnswer = Omit<CommandOf<"tool_approval_response">, "type" | "id">;
+export type ToolExecutionEnd = EventOf<"tool_execution_end">;
+/** What `result.structuredContent` of a tool_execution_end holds for the built-in bash and read tools. */
+export type { BashStructured } from "../tools/bash.ts";
+export type { ReadStructured } from "../tools/read.ts";
 type ImageInput = NonNullable<CommandOf<"prompt">["images"]>[number];
 
 /** What `promptAndWait` resolves with: the prompt's result and the messages of the run that delivered it. */

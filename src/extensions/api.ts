@@ -105,6 +105,7 @@ export interface ExtensionEventMap {
     content: unknown[];
     details?: unknown;
     isError: boolean;
+    structuredContent?: unknown;
   };
   session_start: { type: "session_start"; reason?: string; previousSessionFile?: string };
   session_before_switch: { type: "session_before_switch"; reason?: string; targetSessionFile?: string };

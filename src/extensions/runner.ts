@@ -213,7 +213,12 @@ export class Runner implements ExtensionRunner {
       const event = { type: "tool_result", toolCallId: call.toolCallId, toolName: call.toolName, input: call.input, ...current };
       const r = await this.call(record, handler, event);
       if (r.failed || !isObject(r.value)) continue;
-      if (Array.isArray(r.value.content)) current.content = r.value.content;
+      if (Array.isArray(r.value.content)) {
+        current.content = r.value.content;
+        // Data that described the old content may not describe the new.
+        if (r.value.structuredContent === undefined) delete current.structuredContent;
+      }
+      if (r.value.structuredContent !== undefined) current.structuredContent = r.value.structuredContent;
       if ("details" in r.value) current.details = r.value.details;
       if (typeof r.value.isError === "boolean") current.isError = r.value.isError;
     }

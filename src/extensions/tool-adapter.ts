@@ -51,9 +51,14 @@ function isAnnotations(a: unknown): a is ToolAnnotations {
 export function toToolResult(value: unknown, toolName: string): ToolResult {
   if (typeof value === "string") return { content: [{ type: "text", text: value }] };
   if (!value || typeof value !== "object") throw new Error(`Tool "${toolName}" returned no result`);
-  const r = value as { content?: unknown; details?: unknown; isError?: unknown };
+  const r = value as { content?: unknown; details?: unknown; isError?: unknown; structuredContent?: unknown };
   const content = Array.isArray(r.content) ? r.content.filter(isContentBlock) : [];
-  return { content, details: r.details, ...(r.isError === true ? { isError: true } : {}) };
+  return {
+    content,
+    details: r.details,
+    ...(r.isError === true ? { isError: true } : {}),
+    ...(r.structuredContent !== undefined ? { structuredContent: r.structuredContent } : {}),
+  };
 }
 
 export function isContentBlock(block: unknown): block is TextContent | ImageContent {

@@ -81,6 +81,8 @@ export interface ToolResultInfo {
   content: unknown[];
   details?: unknown;
   isError: boolean;
+  /** Absent when the tool gave none; dropped when a handler replaces `content` without giving a new one. */
+  structuredContent?: unknown;
 }
 
 export type InputOutcome = { action: "continue"; text: string; images?: unknown[] } | { action: "handled" };

@@ -31,6 +31,9 @@ export const CostSchema = v.looseObject({
   cacheRead: v.number(),
   cacheWrite: v.number(),
   total: v.number(),
+  totalFromProvider: v.optional(
+    v.pipe(v.boolean(), v.description("true when `total` is the provider's own billed figure (OpenRouter's `usage.cost`), false when it is the sum of the parts")),
+  ),
 });
 export const UsageSchema = v.looseObject({
   input: v.number(),
@@ -40,6 +43,9 @@ export const UsageSchema = v.looseObject({
   // Optional: the spec's own example and older reference sessions leave it out; pion always writes it.
   totalTokens: v.optional(v.number()),
   cost: CostSchema,
+  cacheWrite1h: v.optional(
+    v.pipe(v.number(), v.description("Anthropic's one-hour cache writes, a part of `cacheWrite` priced apart; on every Anthropic reply (0 when none), absent on other APIs")),
+  ),
 });
 
 export const StopReasonSchema = v.picklist(["stop", "length", "toolUse", "error", "aborted"]);
@@ -130,6 +136,14 @@ export const ToolResultSchema = v.strictObject({
   content: v.array(TextOrImage),
   details: v.optional(v.unknown()),
   isError: v.optional(v.boolean()),
+  structuredContent: v.optional(
+    v.pipe(
+      v.unknown(),
+      v.description(
+        "The result as data, for hosts and scripts (reference 1.6). bash: {output, truncated, full_output_path?, exit_code, wall_time_seconds} when the command ended with an exit code; read: the text shown, or {type: \"image\", data, mimeType, note}. Not on the stored toolResult message.",
+      ),
+    ),
+  ),
 });
 
 const entry = <T extends string, E extends v.ObjectEntries>(type: T, entries: E) =>

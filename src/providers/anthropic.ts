@@ -74,6 +74,7 @@ class BlockState {
         msg.usage.output = u.output_tokens ?? 0;
         msg.usage.cacheRead = u.cache_read_input_tokens ?? 0;
         msg.usage.cacheWrite = u.cache_creation_input_tokens ?? 0;
+        msg.usage.cacheWrite1h = u.cache_creation?.ephemeral_1h_input_tokens ?? 0;
         break;
       }
       case "content_block_start": {
@@ -139,6 +140,9 @@ class BlockState {
         if (u.output_tokens != null) msg.usage.output = u.output_tokens;
         if (u.cache_read_input_tokens != null) msg.usage.cacheRead = u.cache_read_input_tokens;
         if (u.cache_creation_input_tokens != null) msg.usage.cacheWrite = u.cache_creation_input_tokens;
+        // Typed on message_start only, but proxies (Vercel's AI Gateway) repeat the TTL split here.
+        const long = (u as { cache_creation?: { ephemeral_1h_input_tokens?: number | null } | null }).cache_creation?.ephemeral_1h_input_tokens;
+        if (long != null) msg.usage.cacheWrite1h = long;
         break;
       }
       case "message_stop":

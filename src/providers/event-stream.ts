@@ -106,7 +106,11 @@ export function emptyAssistant(model: Model): AssistantMessage {
   };
 }
 
-/** Add one model call's usage (tokens and cost) to a running total. */
+/**
+ * Add one model call's usage (tokens and cost) to a running total that started as `emptyUsage()`.
+ * `cacheWrite1h` is summed once either side has it; the total is provider-reported
+ * (`totalFromProvider`) only when every usage added was, and says nothing until one is added.
+ */
 export function addUsage(total: Usage, u: Usage): void {
   total.input += u.input;
   total.output += u.output;
@@ -118,6 +122,8 @@ export function addUsage(total: Usage, u: Usage): void {
   total.cost.cacheRead += u.cost.cacheRead;
   total.cost.cacheWrite += u.cost.cacheWrite;
   total.cost.total += u.cost.total;
+  total.cost.totalFromProvider = (total.cost.totalFromProvider ?? true) && u.cost.totalFromProvider === true;
+  if (total.cacheWrite1h !== undefined || u.cacheWrite1h !== undefined) total.cacheWrite1h = (total.cacheWrite1h ?? 0) + (u.cacheWrite1h ?? 0);
 }
 
 /** A stream that is over before it starts: one assistant message with stopReason "error" and `message`. */

@@ -7,6 +7,7 @@ import type {
   ChatCompletionMessageParam,
 } from "openai/resources/chat/completions";
 import { completionsCaching, markCompletionsCache, type CompletionsCaching } from "./completions-cache.ts";
+import { applyReportedCost, isOpenRouter, type ReportedCost } from "./cost.ts";
 import type { PushStream } from "./event-stream.ts";
 import { callIdOf, dataUrl, IMAGE_OMITTED, runOpenAIStream } from "./openai-shared.ts";
 import { completionsReasoning } from "./reasoning-params.ts";
@@ -18,7 +19,7 @@ export const streamOpenAICompletions: StreamFn = (req, signal) =>
   runOpenAIStream(req, signal, async ({ client, msg, out, signal, touch }) => {
     const caching = completionsCaching(req.model, req.sessionId);
     const stream = await client.chat.completions.create(toParams(req, caching), { signal, ...(caching.headers ? { headers: caching.headers } : {}) });
-    const state = new ChunkState(msg, out);
+    const state = new ChunkState(msg, out, isOpenRouter(req.model));
     for await (const chunk of stream) {
       touch();
       state.apply(chunk);
@@ -46,6 +47,8 @@ class ChunkState {
   constructor(
     private msg: AssistantMessage,
     private out: PushStream,
+    /** Believe the usage chunk's `cost` (OpenRouter's billed total). */
+    private reportsCost: boolean,
   ) {}
 
   apply(chunk: ChatCompletionChunk): void {
@@ -85,6 +88,10 @@ class ChunkState {
     usage.cacheRead = cacheRead;
     usage.cacheWrite = cacheWrite;
     usage.output = u.completion_tokens ?? 0;
+    if (this.reportsCost) {
+      usage.cost.totalFromProvider = false; // a later usage chunk replaces an earlier one whole
+      applyReportedCost(usage, u as ReportedCost);
+    }
   }
 
   private appendText(text: string): void {

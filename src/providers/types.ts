@@ -39,6 +39,12 @@ export interface Cost {
   cacheRead: number;
   cacheWrite: number;
   total: number;
+  /**
+   * True when `total` is the provider's own billed figure (OpenRouter's `usage.cost`) rather than
+   * the sum of the catalog-priced parts above; set whenever a reply is priced. A sum of usages is
+   * provider-reported only when every part is.
+   */
+  totalFromProvider?: boolean;
 }
 
 export interface Usage {
@@ -48,6 +54,11 @@ export interface Usage {
   cacheWrite: number;
   totalTokens: number;
   cost: Cost;
+  /**
+   * Anthropic's one-hour cache writes (`cache_creation.ephemeral_1h_input_tokens`), a part of
+   * `cacheWrite` priced apart. Anthropic replies always carry it (0 when none); other APIs leave it out.
+   */
+  cacheWrite1h?: number;
 }
 
 export type StopReason = "stop" | "length" | "toolUse" | "error" | "aborted";

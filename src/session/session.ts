@@ -447,9 +447,19 @@ export class AgentSession extends SessionEntries {
         ? async (call: ToolCall, input: Record<string, unknown>, result: ToolResult) => {
             const r = await ext.onToolResult(
               { toolCallId: call.id, toolName: call.name, input },
-              { content: result.content, details: result.details, isError: result.isError === true },
+              {
+                content: result.content,
+                details: result.details,
+                isError: result.isError === true,
+                ...(result.structuredContent !== undefined ? { structuredContent: result.structuredContent } : {}),
+              },
             );
-            return { content: r.content as ToolResult["content"], details: r.details, isError: r.isError };
+            return {
+              content: r.content as ToolResult["content"],
+              details: r.details,
+              isError: r.isError,
+              ...(r.structuredContent !== undefined ? { structuredContent: r.structuredContent } : {}),
+            };
           }
         : undefined,
       afterTurn: async () => {

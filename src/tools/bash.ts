@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { closeSync, existsSync, fstatSync, openSync, readSync } from "node:fs";
 import * as v from "valibot";
 import DESCRIPTION from "./descriptions/bash.md" with { type: "text" };
 import { defineParams } from "./params.ts";
@@ -60,6 +60,70 @@ function note(t: Truncation, fullOutputPath: string | null): string {
     : `Showing lines ${first}-${t.totalLines} of ${t.totalLines}`;
   const limit = t.truncatedBy === "bytes" ? ` (${formatSize(t.maxBytes)} limit)` : "";
   return `[${shown}${limit}. Full output: ${fullOutputPath ?? "not saved"}]`;
+}
+
+/**
+ * bash's structuredContent, with the reference's keys: the command's whole output (stdout and
+ * stderr as they interleaved, masked like the text), not the tail the model sees.
+ */
+export interface BashStructured {
+  /** Up to STRUCTURED_MAX_BYTES; beyond that its head and tail around an omission marker. */
+  output: string;
+  /** Whether `output` left out the middle. */
+  truncated: boolean;
+  /** The file holding all of it, when `output` left out the middle. */
+  full_output_path?: string;
+  exit_code: number;
+  /** Rounded to a tenth of a second. */
+  wall_time_seconds: number;
+}
+
+export const STRUCTURED_MAX_BYTES = 1024 * 1024;
+
+/** Only for a command that ended with an exit code: an abort, a timeout or a signal gives none, as in the reference. */
+export function bashStructured(r: ShellResult, wallMs: number): BashStructured | undefined {
+  if (r.cancelled || r.timedOut || r.exitCode === null) return undefined;
+  // Without a full-output file the output fitted the model's limits: the text is all of it.
+  const full = r.fullOutputPath ? readClipped(r.fullOutputPath, STRUCTURED_MAX_BYTES) : { text: r.output, clipped: false };
+  return {
+    output: full.text,
+    truncated: full.clipped,
+    ...(full.clipped && r.fullOutputPath ? { full_output_path: r.fullOutputPath } : {}),
+    exit_code: r.exitCode,
+    wall_time_seconds: Math.round(wallMs / 100) / 10,
+  };
+}
+
+/**
+ * The file's text when it has at most `maxBytes`; otherwise its first and last `maxBytes / 2`
+ * bytes (cut at character boundaries) around `[... N bytes omitted ...]`, N counting the bytes left out.
+ */
+export function readClipped(path: string, maxBytes: number): { text: string; clipped: boolean } {
+  const fd = openSync(path, "r");
+  try {
+    const size = fstatSync(fd).size;
+    const read = (length: number, at: number) => {
+      const buf = new Uint8Array(length);
+      for (let got = 0; got < length; ) {
+        const n = readSync(fd, buf, got, length - got, at + got);
+        if (n === 0) return buf.subarray(0, got);
+        got += n;
+      }
+      return buf;
+    };
+    if (size <= maxBytes) return { text: new TextDecoder().decode(read(size, 0)), clipped: false };
+    const headBytes = Math.floor(maxBytes / 2);
+    const tailBytes = maxBytes - headBytes;
+    // A streaming decode holds back a character cut at the head's end; the tail skips continuation bytes.
+    const head = new TextDecoder().decode(read(headBytes, 0), { stream: true });
+    const tail = read(tailBytes, size - tailBytes);
+    let start = 0;
+    while (start < tail.length && (tail[start]! & 0xc0) === 0x80) start++;
+    const omitted = size - headBytes - tailBytes;
+    return { text: `${head}\n\n[... ${omitted} bytes omitted ...]\n\n${new TextDecoder().decode(tail.subarray(start))}`, clipped: true };
+  } finally {
+    closeSync(fd);
+  }
 }
 
 export function formatShellResult(r: ShellResult, timeoutSeconds?: number): ToolResult {
@@ -137,19 +201,27 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashArgs> {
             }
           : undefined,
       });
-      const result = await run(sandbox);
+      const timed = async (box: BashSandbox | undefined) => {
+        const started = performance.now();
+        const r = await run(box);
+        return { r, structured: bashStructured(r, performance.now() - started) };
+      };
+      const withStructured = (t: ToolResult, structured: BashStructured | undefined): ToolResult =>
+        structured ? { ...t, structuredContent: structured } : t;
+      const { r: result, structured } = await timed(sandbox);
       const refused = sandbox !== undefined && result.exitCode !== 0 && !result.cancelled && !result.timedOut && REFUSED.test(result.output);
       if (refused && (await sandbox?.rerunOutside?.(ctx.callId, args.command, ctx.signal))) {
-        const again = formatShellResult(await run(undefined), args.timeout);
+        const rerun = await timed(undefined);
+        const again = formatShellResult(rerun.r, args.timeout);
         const text = again.content[0];
         if (text?.type === "text") text.text = `[ran again outside the sandbox, as the user allowed]\n${text.text}`;
-        return again;
+        return withStructured(again, rerun.structured);
       }
       const formatted = formatShellResult(result, args.timeout);
       const note = refused ? (sandbox?.note() ?? "") : "";
       const first = formatted.content[0];
       if (note && first?.type === "text") first.text = `${first.text}\n\n${note}`;
-      return formatted;
+      return withStructured(formatted, structured);
     },
   };
 }

@@ -8,7 +8,7 @@ import { defineParams, positiveInt } from "./params.ts";
 import { joinToolPath, resolveToolPath, withFsErrors } from "./path.ts";
 import { resolveThroughLinks, type FileBoundary } from "./real-path.ts";
 import { LineWindow, type LineWindowResult } from "./read-window.ts";
-import { READ_ONLY, type Tool, type ToolResult } from "./tool.ts";
+import { READ_ONLY, type Tool, type ToolContext, type ToolResult } from "./tool.ts";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, type Truncation } from "./truncate.ts";
 
 const Params = v.object({
@@ -111,36 +111,51 @@ export function createReadTool(options: ReadToolOptions = {}): Tool<ReadArgs> {
     description: DESCRIPTION,
     parameters,
     parse,
-    async execute(args, ctx) {
-      const abs = resolveToolPath(args.path, options.cwd ?? ctx.cwd);
-      if (options.boundary) {
-        const why = options.boundary.refusesRead(resolveThroughLinks(joinToolPath(args.path, options.cwd ?? ctx.cwd)) ?? abs);
-        if (why) throw new Error(why);
-      }
-      if (options.operations) return withFsErrors(args.path, () => readElsewhere(options.operations!, abs, args, options.images ?? true, ctx.signal));
-      const file = await withFsErrors(args.path, () => open(abs, "r"));
-      try {
-        return await withFsErrors(args.path, async () => {
-          const stat = await file.stat();
-          if (stat.isDirectory()) throw new Error(`${args.path} is a directory, not a file. Use ls to list its contents.`);
-          const kind = sniffFile(await readHead(file));
-          if (kind.kind === "image") return imageResult(() => file.readFile(), args.path, kind.mimeType, stat.size, options.images ?? true);
-          if (kind.kind === "binary") {
-            throw new Error(binaryMessage(args.path));
-          }
-          const offset = args.offset ?? 1;
-          const window = new LineWindow({ offset, limit: args.limit, maxLines: DEFAULT_MAX_LINES, maxBytes: DEFAULT_MAX_BYTES });
-          if (options.files) {
-            window.push(await options.files.readText(abs));
-            return textResult(args.path, offset, args.limit, window.finish());
-          }
-          return textResult(args.path, offset, args.limit, await readWindow(file, window));
-        });
-      } finally {
-        await file.close();
-      }
-    },
+    execute: async (args, ctx) => withReadOutput(await readOnce(args, ctx, options)),
   };
+}
+
+/**
+ * read's structuredContent, as the reference fills it: the text it shows, or for an image
+ * `{type: "image", data, mimeType, note}` with the text beside it as `note`.
+ */
+export type ReadStructured = string | { type: "image"; data: string; mimeType: string; note: string };
+
+export function withReadOutput(result: ToolResult): ToolResult & { structuredContent: ReadStructured } {
+  const text = result.content.find((block) => block.type === "text")?.text ?? "";
+  const image = result.content.find((block): block is ImageContent => block.type === "image");
+  const structuredContent: ReadStructured = image ? { type: "image", data: image.data, mimeType: image.mimeType, note: text } : text;
+  return { ...result, structuredContent };
+}
+
+async function readOnce(args: ReadArgs, ctx: ToolContext, options: ReadToolOptions): Promise<ToolResult> {
+  const abs = resolveToolPath(args.path, options.cwd ?? ctx.cwd);
+  if (options.boundary) {
+    const why = options.boundary.refusesRead(resolveThroughLinks(joinToolPath(args.path, options.cwd ?? ctx.cwd)) ?? abs);
+    if (why) throw new Error(why);
+  }
+  if (options.operations) return withFsErrors(args.path, () => readElsewhere(options.operations!, abs, args, options.images ?? true, ctx.signal));
+  const file = await withFsErrors(args.path, () => open(abs, "r"));
+  try {
+    return await withFsErrors(args.path, async () => {
+      const stat = await file.stat();
+      if (stat.isDirectory()) throw new Error(`${args.path} is a directory, not a file. Use ls to list its contents.`);
+      const kind = sniffFile(await readHead(file));
+      if (kind.kind === "image") return imageResult(() => file.readFile(), args.path, kind.mimeType, stat.size, options.images ?? true);
+      if (kind.kind === "binary") {
+        throw new Error(binaryMessage(args.path));
+      }
+      const offset = args.offset ?? 1;
+      const window = new LineWindow({ offset, limit: args.limit, maxLines: DEFAULT_MAX_LINES, maxBytes: DEFAULT_MAX_BYTES });
+      if (options.files) {
+        window.push(await options.files.readText(abs));
+        return textResult(args.path, offset, args.limit, window.finish());
+      }
+      return textResult(args.path, offset, args.limit, await readWindow(file, window));
+    });
+  } finally {
+    await file.close();
+  }
 }
 
 /** The same reading, through operations: the first bytes (or detectImageMimeType) tell image, binary and text apart. */

@@ -5,6 +5,12 @@ export interface ToolResult {
   content: (TextContent | ImageContent)[];
   details?: unknown;
   isError?: boolean;
+  /**
+   * The result as data, for hosts and scripts that read it instead of parsing `content`
+   * (bash: output and exit code; read: the text, or the image). It reaches tool_execution_end
+   * and ACP's rawOutput, not the stored toolResult message (as in the reference).
+   */
+  structuredContent?: unknown;
 }
 
 export interface ToolContext {

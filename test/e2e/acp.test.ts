@@ -69,6 +69,11 @@ describe("ACP mode", () => {
     expect(JSON.stringify(byId("r1").content)).toContain("bee");
     expect(byId("e1").content![0]).toEqual({ type: "diff", path: join(dirs.cwd, "a.txt"), oldText: "one\ntwo\n", newText: "one\n2\n" });
     expect(JSON.stringify(byId("b1").content)).toContain("hi-from-bash");
+    // rawOutput carries the tool's structuredContent (bash, read); edit has none
+    const raw = (id: string) => byId(id).rawOutput as { structuredContent?: unknown };
+    expect(raw("b1").structuredContent).toEqual({ output: "hi-from-bash\n", truncated: false, exit_code: 0, wall_time_seconds: expect.any(Number) });
+    expect(raw("r1").structuredContent).toStartWith("bee");
+    expect("structuredContent" in raw("e1")).toBe(false);
     expect(ups.at(-1)).toEqual({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Done." } });
     expect(readFileSync(join(dirs.cwd, "a.txt"), "utf8")).toBe("one\n2\n");
     expect(await c.close()).toBe(0);

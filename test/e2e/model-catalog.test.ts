@@ -189,6 +189,7 @@ describe("catalog models through built-in providers", () => {
       cacheRead: (3000 * entry.cost.cacheRead) / 1e6,
       cacheWrite: 0,
       total: expect.closeTo(((1000 * entry.cost.input) + 200 * entry.cost.output + 3000 * entry.cost.cacheRead) / 1e6, 12),
+      totalFromProvider: false,
     });
     // 270,000 fresh + 10,000 cached tokens exceed the 272,000 tier: every token is priced at it.
     expect(second.message.usage.cost).toEqual({
@@ -197,6 +198,7 @@ describe("catalog models through built-in providers", () => {
       cacheRead: (10000 * tier.cacheRead!) / 1e6,
       cacheWrite: 0,
       total: expect.closeTo((270000 * tier.input + 100 * tier.output + 10000 * tier.cacheRead!) / 1e6, 12),
+      totalFromProvider: false,
     });
     expect(fake.requests.map((r) => (r.body as Rec).model)).toEqual(["gpt-5.4", "gpt-5.4"]);
     // The catalog's fields (tiers, reasoning options, source) match the published wire schemas.

@@ -43,6 +43,10 @@ export interface FakeUsage {
   output?: number;
   cacheRead?: number;
   cacheWrite?: number;
+  /** Anthropic only: how many of `cacheWrite` were one-hour writes (`cache_creation.ephemeral_1h_input_tokens`). Default 0. */
+  cacheWrite1h?: number;
+  /** Chat Completions only: OpenRouter's billing fields (`cost`, `is_byok`, `cost_details`), added to the usage chunk. */
+  billing?: Record<string, unknown>;
 }
 
 /** Chunks are SSE events (an OpenAI `data: [DONE]` counts as one). */
@@ -222,11 +226,13 @@ function toPlan(reply: Exclude<FakeReply, { kind: "http_error" }>, body: Record<
   };
 }
 
-const fullUsage = (u: FakeUsage | undefined): Required<FakeUsage> => ({
+const fullUsage = (u: FakeUsage | undefined): StreamPlan["usage"] => ({
   input: u?.input ?? 10,
   output: u?.output ?? 5,
   cacheRead: u?.cacheRead ?? 0,
   cacheWrite: u?.cacheWrite ?? 0,
+  cacheWrite1h: u?.cacheWrite1h ?? 0,
+  ...(u?.billing ? { billing: u.billing } : {}),
 });
 
 const DISCONNECT_FLUSH_MS = 20;

@@ -13,7 +13,7 @@ export interface StreamPlan {
   /** Chat Completions sends the usage chunk only when the request asked for it. */
   includeUsage: boolean;
   blocks: FakeBlock[];
-  usage: Required<FakeUsage>;
+  usage: Required<Pick<FakeUsage, "input" | "output" | "cacheRead" | "cacheWrite">> & Pick<FakeUsage, "cacheWrite1h" | "billing">;
   stopReason: "stop" | "length" | "toolUse";
   /** Sent after the blocks instead of the normal ending. */
   error?: { message: string; errorType?: string };
@@ -42,7 +42,7 @@ function fragmentsOf(b: Extract<FakeBlock, { type: "toolCall" }>): string[] {
 }
 
 /** OpenAI counts every prompt token in prompt_tokens/input_tokens; Anthropic's input_tokens excludes the cache. */
-const promptTokens = (u: Required<FakeUsage>) => u.input + u.cacheRead + u.cacheWrite;
+const promptTokens = (u: StreamPlan["usage"]) => u.input + u.cacheRead + u.cacheWrite;
 
 const fakeSignature = () => randomId("EqQBCkgIAxABGAIiQ", 64);
 const fakeEncryptedContent = () => randomId("gAAAAAB", 96);
@@ -50,6 +50,9 @@ const fakeEncryptedContent = () => randomId("gAAAAAB", 96);
 export function encodeAnthropic(plan: StreamPlan): Frame[] {
   const { usage } = plan;
   const cacheUsage = { cache_creation_input_tokens: usage.cacheWrite, cache_read_input_tokens: usage.cacheRead };
+  // The API splits cache writes by TTL on message_start only.
+  const long = usage.cacheWrite1h ?? 0;
+  const cache_creation = { ephemeral_5m_input_tokens: usage.cacheWrite - long, ephemeral_1h_input_tokens: long };
   const frames: Frame[] = [
     sse("message_start", {
       type: "message_start",
@@ -61,7 +64,7 @@ export function encodeAnthropic(plan: StreamPlan): Frame[] {
         content: [],
         stop_reason: null,
         stop_sequence: null,
-        usage: { input_tokens: usage.input, ...cacheUsage, output_tokens: 1, service_tier: "standard" },
+        usage: { input_tokens: usage.input, ...cacheUsage, cache_creation, output_tokens: 1, service_tier: "standard" },
       },
     }),
   ];
@@ -145,6 +148,7 @@ export function encodeCompletions(plan: StreamPlan): Frame[] {
       total_tokens: prompt + output,
       prompt_tokens_details: { cached_tokens: cacheRead, cache_write_tokens: cacheWrite, audio_tokens: 0 },
       completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+      ...plan.usage.billing,
     };
     frames.push(dataOnly({ ...base, choices: [], usage }));
   }

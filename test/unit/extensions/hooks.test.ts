@@ -48,6 +48,15 @@ describe("hooks", () => {
     expect(await runner.onToolResult({ ...call, toolName: "ls" }, other)).toEqual(other);
   });
 
+  test("tool_result: structuredContent reaches handlers; replacing content without a new one drops it", async () => {
+    const { runner } = await load("hooks.ts", "chain.ts");
+    const call = { toolCallId: "c1", toolName: "read", input: { path: "x" } };
+    const replaced = await runner.onToolResult(call, { content: [{ type: "text", text: "secret" }], isError: false, structuredContent: "secret" });
+    expect(replaced).not.toHaveProperty("structuredContent");
+    const kept = { content: [{ type: "text", text: "ok" }], isError: false, structuredContent: { output: "ok" } };
+    expect(await runner.onToolResult({ ...call, toolName: "ls" }, kept)).toEqual(kept);
+  });
+
   test("input: transform chains (text and images), handled wins, source reaches handlers", async () => {
     const { runner } = await load("hooks.ts", "chain.ts");
     expect(await runner.onInput("?q why", undefined, "rpc")).toEqual({

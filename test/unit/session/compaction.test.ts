@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { emptyUsage } from "../../../src/providers/event-stream.ts";
-import type { LlmRequest, TextContent } from "../../../src/providers/types.ts";
+import type { LlmRequest, TextContent, Usage } from "../../../src/providers/types.ts";
 import {
   appendFileLists,
   buildSummaryRequest,
@@ -189,12 +189,14 @@ function recorder(overrides: Partial<SummaryRetry> = {}) {
 }
 
 describe("summarize", () => {
+  /** The summary's usage is a sum of replies the provider did not price itself. */
+  const summed = (u: Usage): Usage => ({ ...u, cost: { ...u.cost, totalFromProvider: false } });
   const req = buildSummaryRequest({ model, messages: [{ role: "user", content: "hi", timestamp: 0 }] });
 
   test("returns the summary text and its usage", async () => {
     const { stream, requests } = scripted(text("## Goal\nShip it"));
     const { calls, retry } = recorder();
-    expect(await summarize(stream, req, new AbortController().signal, retry)).toEqual({ summary: "## Goal\nShip it", usage: usage(100, 20) });
+    expect(await summarize(stream, req, new AbortController().signal, retry)).toEqual({ summary: "## Goal\nShip it", usage: summed(usage(100, 20)) });
     expect(requests).toEqual([req]);
     expect(calls).toEqual([]);
   });
@@ -203,7 +205,7 @@ describe("summarize", () => {
     const { stream, requests } = scripted(failure("529 Overloaded", usage(3, 0)), failure("fetch failed: ECONNRESET"), text("done"));
     const { calls, retry } = recorder();
     const result = await summarize(stream, req, new AbortController().signal, retry);
-    expect(result).toEqual({ summary: "done", usage: usage(103, 20) });
+    expect(result).toEqual({ summary: "done", usage: summed(usage(103, 20)) });
     expect(requests).toHaveLength(3);
     expect(calls).toEqual(["scheduled 1/3 1ms 529 Overloaded", "attempt", "scheduled 2/3 2ms fetch failed: ECONNRESET", "attempt", "finished"]);
   });
@@ -214,7 +216,7 @@ describe("summarize", () => {
     expect(await summarize(stream, req, new AbortController().signal, retry)).toEqual({
       error: "400 prompt is too long: 300000 tokens > 200000 maximum",
       aborted: false,
-      usage: emptyUsage(),
+      usage: summed(emptyUsage()),
     });
     expect(requests).toHaveLength(1);
     expect(calls).toEqual([]);

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, statSync, unlinkSync } from "node:fs";
+import { existsSync, readFileSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type BashDetails, createBashTool } from "../../../src/tools/bash.ts";
-import { runShell, type ShellTail } from "../../../src/tools/shell.ts";
+import { bashStructured, type BashDetails, createBashTool, readClipped } from "../../../src/tools/bash.ts";
+import { runShell, type ShellResult, type ShellTail } from "../../../src/tools/shell.ts";
 import type { ToolResult } from "../../../src/tools/tool.ts";
 import { context, run, textOf, tmp } from "./harness.ts";
 
@@ -237,4 +237,48 @@ describe("runShell under a command that prints faster than pion reads", () => {
       }
     }
   }, 30_000);
+});
+
+describe("bash structuredContent", () => {
+  const shell = (over: Partial<ShellResult> = {}): ShellResult => ({
+    output: "hi\n",
+    exitCode: 0,
+    cancelled: false,
+    timedOut: false,
+    fullOutputPath: null,
+    truncation: { truncated: false } as ShellResult["truncation"],
+    ...over,
+  });
+
+  test("a command that ended: its output, exit code and wall time in tenths of a second", () => {
+    expect(bashStructured(shell(), 1234)).toEqual({ output: "hi\n", truncated: false, exit_code: 0, wall_time_seconds: 1.2 });
+    expect(bashStructured(shell({ exitCode: 2 }), 40)).toEqual({ output: "hi\n", truncated: false, exit_code: 2, wall_time_seconds: 0 });
+  });
+
+  test("none for an abort, a timeout or a signal", () => {
+    expect(bashStructured(shell({ cancelled: true, exitCode: null }), 1)).toBeUndefined();
+    expect(bashStructured(shell({ timedOut: true, exitCode: null }), 1)).toBeUndefined();
+    expect(bashStructured(shell({ exitCode: null }), 1)).toBeUndefined();
+  });
+
+  test("with a full-output file: all of it up to the limit, then head and tail and the file's path", () => {
+    const path = join(tmp(), "out.log");
+    writeFileSync(path, "0123456789");
+    expect(bashStructured(shell({ fullOutputPath: path, output: "89" }), 0)).toEqual({ output: "0123456789", truncated: false, exit_code: 0, wall_time_seconds: 0 });
+    expect(readClipped(path, 10)).toEqual({ text: "0123456789", clipped: false });
+    expect(readClipped(path, 4)).toEqual({ text: "01\n\n[... 6 bytes omitted ...]\n\n89", clipped: true });
+    expect(Object.keys(bashStructured(shell({ fullOutputPath: path }), 0)!)).toEqual(["output", "truncated", "exit_code", "wall_time_seconds"]);
+  });
+
+  test("a cut never splits a character", () => {
+    const path = join(tmp(), "utf8.log");
+    writeFileSync(path, "ééééé"); // 10 bytes, 2 per character
+    expect(readClipped(path, 5)).toEqual({ text: "é\n\n[... 5 bytes omitted ...]\n\né", clipped: true });
+  });
+
+  test("the tool sets it; a failing command keeps it beside isError", async () => {
+    const r = await run(createBashTool(), { command: "echo out; exit 4" }, context(tmp()));
+    expect(r.isError).toBe(true);
+    expect(r.structuredContent).toEqual({ output: "out\n", truncated: false, exit_code: 4, wall_time_seconds: expect.any(Number) });
+  });
 });

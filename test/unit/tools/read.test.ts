@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createReadTool } from "../../../src/tools/read.ts";
+import { createReadTool, withReadOutput } from "../../../src/tools/read.ts";
 import { ToolArgumentError } from "../../../src/tools/tool.ts";
 import { context, run, textOf, tmp } from "./harness.ts";
 
@@ -126,6 +126,19 @@ describe("read", () => {
     const blind = await run(createReadTool({ images: false }), { path: "pic.bin" }, context(dir));
     expect(blind.content).toHaveLength(1);
     expect(textOf(blind)).toContain("does not support images");
+    // structuredContent: the image with its note; the note alone when it cannot be shown
+    expect(r.structuredContent).toEqual({ type: "image", data: Buffer.from(PNG).toString("base64"), mimeType: "image/png", note: textOf(r) });
+    expect(blind.structuredContent).toBe(textOf(blind));
+  });
+
+  test("structuredContent is the text shown; the first text and image blocks decide it", async () => {
+    const dir = tmp();
+    writeFileSync(join(dir, "a.txt"), "one\ntwo\n");
+    const r = await run(read, { path: "a.txt", limit: 1 }, context(dir));
+    expect(r.structuredContent).toBe(textOf(r));
+    expect(withReadOutput({ content: [] }).structuredContent).toBe("");
+    const image = { type: "image" as const, data: "AA==", mimeType: "image/png" };
+    expect(withReadOutput({ content: [image, { type: "text", text: "n" }] }).structuredContent).toEqual({ ...image, note: "n" });
   });
 
   test("invalid arguments name the field", () => {
