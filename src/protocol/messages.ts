@@ -40,6 +40,7 @@ export const UsageSchema = v.looseObject({
   output: v.number(),
   cacheRead: v.number(),
   cacheWrite: v.number(),
+  reasoning: v.optional(v.pipe(v.number(), v.description("Reasoning tokens, a part of `output`; on every OpenAI reply (0 when none), absent on other APIs"))),
   // Optional: the spec's own example and older reference sessions leave it out; pion always writes it.
   totalTokens: v.optional(v.number()),
   cost: CostSchema,

@@ -117,6 +117,7 @@ export function addUsage(total: Usage, u: Usage): void {
   total.cacheRead += u.cacheRead;
   total.cacheWrite += u.cacheWrite;
   total.totalTokens += u.totalTokens;
+  if (u.reasoning !== undefined || total.reasoning !== undefined) total.reasoning = (total.reasoning ?? 0) + (u.reasoning ?? 0);
   total.cost.input += u.cost.input;
   total.cost.output += u.cost.output;
   total.cost.cacheRead += u.cost.cacheRead;

@@ -63,6 +63,7 @@ class ChunkState {
     for (const tc of delta.tool_calls ?? []) this.applyToolCall(tc);
     if (choice.finish_reason) {
       this.finishReason = choice.finish_reason;
+      this.msg.rawStopReason = choice.finish_reason;
       this.close();
     }
   }
@@ -88,6 +89,8 @@ class ChunkState {
     usage.cacheRead = cacheRead;
     usage.cacheWrite = cacheWrite;
     usage.output = u.completion_tokens ?? 0;
+    const details = u.completion_tokens_details as { reasoning_tokens?: number } | undefined;
+    usage.reasoning = details?.reasoning_tokens ?? (u as { reasoning_tokens?: number }).reasoning_tokens ?? 0;
     if (this.reportsCost) {
       usage.cost.totalFromProvider = false; // a later usage chunk replaces an earlier one whole
       applyReportedCost(usage, u as ReportedCost);

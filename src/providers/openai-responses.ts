@@ -154,12 +154,15 @@ class EventState {
       msg.usage.cacheRead = cacheRead;
       msg.usage.cacheWrite = cacheWrite;
       msg.usage.output = u.output_tokens;
+      msg.usage.reasoning = u.output_tokens_details?.reasoning_tokens ?? 0;
     }
+    const reason = response.incomplete_details?.reason;
+    // As the reference spells it: the status, with the reason of an incomplete one ("incomplete.max_output_tokens").
+    if (response.status) msg.rawStopReason = reason ? `${response.status}.${reason}` : response.status;
     if (response.status === "failed" || response.status === "cancelled") {
       msg.stopReason = "error";
       msg.errorMessage = response.error?.message ?? `response ${response.status}`;
     } else if (response.status === "incomplete") {
-      const reason = response.incomplete_details?.reason;
       msg.stopReason = reason === "content_filter" ? "error" : "length";
       if (reason === "content_filter") msg.errorMessage = "The provider stopped the response: content filter";
     } else msg.stopReason = this.sawToolCall ? "toolUse" : "stop";

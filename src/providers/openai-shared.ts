@@ -22,6 +22,9 @@ export function runOpenAIStream(
   consume: (ctx: StreamContext) => Promise<void>,
 ): AssistantStream {
   return runProviderStream(req, signal, async (ctx) => {
+    // The usage of an OpenAI reply counts reasoning tokens apart, in the reference's key order.
+    const { input, output, cacheRead, cacheWrite, ...rest } = ctx.msg.usage;
+    ctx.msg.usage = { input, output, cacheRead, cacheWrite, reasoning: 0, ...rest };
     // Loaded on first use: the SDK costs start-up time that sessions on other APIs never need.
     const { default: OpenAISdk } = await import("openai");
     ctx.touch();

@@ -52,6 +52,12 @@ export interface Usage {
   output: number;
   cacheRead: number;
   cacheWrite: number;
+  /**
+   * Reasoning tokens, a part of `output` (OpenAI's completion_tokens_details / output_tokens_details
+   * `reasoning_tokens`): OpenAI replies always carry it (0 when none), after cacheWrite as the
+   * reference's do; other APIs leave it out.
+   */
+  reasoning?: number;
   totalTokens: number;
   cost: Cost;
   /**

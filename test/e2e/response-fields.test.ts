@@ -70,9 +70,11 @@ describe("responseId, cacheWrite1h and totalFromProvider", () => {
   });
 
   test.concurrent("openai-completions: chatcmpl- id; no cacheWrite1h; the catalog's total", async () => {
-    const r = await promptOnce("fake-openai", "fake-chat", { input: 100, output: 10, billing: { cost: 0.5, is_byok: false } });
+    const r = await promptOnce("fake-openai", "fake-chat", { input: 100, output: 10, reasoning: 4, billing: { cost: 0.5, is_byok: false } });
     expect(r.message.responseId).toMatch(/^chatcmpl-\w{29}$/);
-    expect(Object.keys(r.message.usage)).toEqual(["input", "output", "cacheRead", "cacheWrite", "totalTokens", "cost"]);
+    expect(Object.keys(r.message.usage)).toEqual(["input", "output", "cacheRead", "cacheWrite", "reasoning", "totalTokens", "cost"]);
+    // reasoning tokens counted apart, a part of output; summed into the run's totals
+    expect([r.message.usage.reasoning, r.message.usage.output, r.result.usage.reasoning]).toEqual([4, 10, 4]);
     // Not OpenRouter: a `cost` in the usage chunk is not believed.
     expect(r.message.usage.cost).toMatchObject({ totalFromProvider: false });
     expect(r.message.usage.cost.total).toBeCloseTo((100 * 3 + 10 * 15) / 1e6, 15);
@@ -100,9 +102,10 @@ describe("responseId, cacheWrite1h and totalFromProvider", () => {
   });
 
   test.concurrent("openai-responses: resp_ id; no cacheWrite1h; the catalog's total", async () => {
-    const r = await promptOnce("fake-responses", "fake-resp", { input: 100, output: 10, cacheRead: 5 });
+    const r = await promptOnce("fake-responses", "fake-resp", { input: 100, output: 10, cacheRead: 5, reasoning: 3 });
     expect(r.message.responseId).toMatch(/^resp_\w{48}$/);
-    expect(Object.keys(r.message.usage)).toEqual(["input", "output", "cacheRead", "cacheWrite", "totalTokens", "cost"]);
+    expect(r.message.usage.reasoning).toBe(3);
+    expect(Object.keys(r.message.usage)).toEqual(["input", "output", "cacheRead", "cacheWrite", "reasoning", "totalTokens", "cost"]);
     expect(r.message.usage.cost.totalFromProvider).toBe(false);
     expect(r.listed).toEqual([r.message]);
     expect(r.stored).toEqual([r.message]);

@@ -45,6 +45,8 @@ export interface FakeUsage {
   cacheWrite?: number;
   /** Anthropic only: how many of `cacheWrite` were one-hour writes (`cache_creation.ephemeral_1h_input_tokens`). Default 0. */
   cacheWrite1h?: number;
+  /** OpenAI APIs only: how many of `output` were reasoning tokens. Default 0. */
+  reasoning?: number;
   /** Chat Completions only: OpenRouter's billing fields (`cost`, `is_byok`, `cost_details`), added to the usage chunk. */
   billing?: Record<string, unknown>;
 }
@@ -232,6 +234,7 @@ const fullUsage = (u: FakeUsage | undefined): StreamPlan["usage"] => ({
   cacheRead: u?.cacheRead ?? 0,
   cacheWrite: u?.cacheWrite ?? 0,
   cacheWrite1h: u?.cacheWrite1h ?? 0,
+  ...(u?.reasoning !== undefined ? { reasoning: u.reasoning } : {}),
   ...(u?.billing ? { billing: u.billing } : {}),
 });
 

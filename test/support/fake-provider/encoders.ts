@@ -13,7 +13,7 @@ export interface StreamPlan {
   /** Chat Completions sends the usage chunk only when the request asked for it. */
   includeUsage: boolean;
   blocks: FakeBlock[];
-  usage: Required<Pick<FakeUsage, "input" | "output" | "cacheRead" | "cacheWrite">> & Pick<FakeUsage, "cacheWrite1h" | "billing">;
+  usage: Required<Pick<FakeUsage, "input" | "output" | "cacheRead" | "cacheWrite">> & Pick<FakeUsage, "cacheWrite1h" | "billing" | "reasoning">;
   stopReason: "stop" | "length" | "toolUse";
   /** Sent after the blocks instead of the normal ending. */
   error?: { message: string; errorType?: string };
@@ -147,7 +147,7 @@ export function encodeCompletions(plan: StreamPlan): Frame[] {
       completion_tokens: output,
       total_tokens: prompt + output,
       prompt_tokens_details: { cached_tokens: cacheRead, cache_write_tokens: cacheWrite, audio_tokens: 0 },
-      completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+      completion_tokens_details: { reasoning_tokens: plan.usage.reasoning ?? 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
       ...plan.usage.billing,
     };
     frames.push(dataOnly({ ...base, choices: [], usage }));
@@ -242,7 +242,7 @@ export function encodeResponses(plan: StreamPlan): Frame[] {
     input_tokens: promptTokens(plan.usage),
     input_tokens_details: { cached_tokens: cacheRead, cache_write_tokens: cacheWrite },
     output_tokens: out,
-    output_tokens_details: { reasoning_tokens: 0 },
+    output_tokens_details: { reasoning_tokens: plan.usage.reasoning ?? 0 },
     total_tokens: promptTokens(plan.usage) + out,
   };
   if (plan.stopReason === "length") {
