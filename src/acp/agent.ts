@@ -1,9 +1,13 @@
 /**
- * pion as an ACP agent (stable v1): initialize, sessions created, loaded and listed from the
- * store, prompts streamed as `session/update`, cancel, and the model and thinking level as
- * session config options. Several sessions live side by side; each has its own run.
+ * pion as an ACP agent (stable v1): initialize, sessions created, loaded, resumed, forked (the
+ * unstable `session/fork`), closed and listed from the store, prompts streamed as
+ * `session/update`, cancel, and the model and thinking level as session config options. Several
+ * sessions live side by side; each has its own run. `$/cancel_request` is applied by the SDK,
+ * which aborts the named request's signal (a prompt's ends it `cancelled`).
  */
 import * as acp from "@agentclientprotocol/sdk";
+import type * as unstable from "@agentclientprotocol/sdk/unstable";
+import * as v from "valibot";
 import { VERSION } from "../config.ts";
 import type { ComposeHooks, Composed } from "../modes/compose.ts";
 import type { McpServerConfig } from "../mcp/config.ts";
@@ -12,13 +16,17 @@ import { errorMessage } from "../util/errors.ts";
 import { PERMISSION_MODES, type PermissionMode } from "../permissions/rules.ts";
 import { acpApprovals } from "./approvals.ts";
 import { clientTextOps, RecordingFiles } from "./files.ts";
+import { currentTitle, infoUpdate, sessionTitle } from "./session-info.ts";
 import { SessionLink } from "./session-link.ts";
+import { EditorTerminals } from "./terminal.ts";
 import { replayMessage } from "./updates.ts";
 
 export interface AcpAgentDeps {
   store: SessionStore;
-  /** Builds a pion session for `cwd` (resuming `resume` when given) around the shared store. */
-  compose: (o: { cwd: string; resume?: string }, hooks: ComposeHooks) => Promise<Composed>;
+  /** Builds a pion session for `cwd` (resuming `resume`, or a copy of `fork`, when given) around the shared store. */
+  compose: (o: { cwd: string; resume?: string; fork?: string }, hooks: ComposeHooks) => Promise<Composed>;
+  /** Ends a session `compose` made: its MCP servers stop and its lock is released. */
+  release: (composed: Composed) => Promise<void>;
   /** MCP servers from `session/new` as pion configurations (a bad entry throws naming it). */
   toMcpConfigs: (servers: readonly acp.McpServer[], cwd: string) => McpServerConfig[];
   /** Names of the environment variables that hold provider keys, for messages. */
@@ -43,7 +51,13 @@ export function createAcpAgent(deps: AcpAgentDeps): acp.AgentApp {
     return link;
   };
 
-  async function open(client: acp.AgentContext, cwd: string, mcpServers: readonly acp.McpServer[], resume?: string): Promise<SessionLink> {
+  /** A live session for `cwd`: a new one, the stored `from.resume`, or a copy of the stored `from.fork`. */
+  async function open(
+    client: acp.AgentContext,
+    cwd: string,
+    mcpServers: readonly acp.McpServer[],
+    from: { resume?: string; fork?: string } = {},
+  ): Promise<SessionLink> {
     if (!cwd.startsWith("/")) throw acp.RequestError.invalidParams({ field: "cwd" }, "cwd must be an absolute path");
     let mcp: McpServerConfig[];
     try {
@@ -53,18 +67,19 @@ export function createAcpAgent(deps: AcpAgentDeps): acp.AgentApp {
     }
     let sessionId = "";
     const files = new RecordingFiles(clientTextOps(client, clientCaps?.fs, () => sessionId));
+    const terminals = clientCaps?.terminal ? new EditorTerminals(client, () => sessionId) : undefined;
     let composed: Composed;
     try {
-      composed = await deps.compose({ cwd, resume }, { store: deps.store, files, permissionGate: true, todoTool: true });
+      composed = await deps.compose({ cwd, ...from }, { store: deps.store, files, shellExec: terminals?.exec, permissionGate: true, todoTool: true });
     } catch (err) {
       const msg = errorMessage(err);
       if (msg.startsWith("No API key")) throw acp.RequestError.authRequired(undefined, msg);
-      if (/not found/i.test(msg) && resume) throw acp.RequestError.sessionNotFound(resume);
+      const stored = from.resume ?? from.fork;
+      if (/not found/i.test(msg) && stored) throw acp.RequestError.sessionNotFound(stored);
       throw acp.RequestError.internalError(undefined, msg);
     }
     if (!composed.session.model) {
-      await composed.close();
-      composed.session.release();
+      await deps.release(composed);
       throw acp.RequestError.authRequired(
         undefined,
         `No model with an API key is configured: set ${deps.keyHint}, or configure a provider in $PION_HOME/models.json`,
@@ -72,11 +87,25 @@ export function createAcpAgent(deps: AcpAgentDeps): acp.AgentApp {
     }
     sessionId = composed.session.sessionId;
     if (composed.permissions) composed.permissions.port = acpApprovals(client, () => sessionId);
-    const link = new SessionLink(composed, (update) => client.notify("session/update", { sessionId, update }), files);
+    const link = new SessionLink(composed, (update) => client.notify("session/update", { sessionId, update }), files, terminals);
     sessions.set(sessionId, link);
     // The editor's servers join the user's (mcp.json, a trusted project's), never replace them.
     if (mcp.length > 0) await composed.addMcpServers(mcp);
     return link;
+  }
+
+  /**
+   * `session/close`: the session's prompts end `cancelled`, its MCP servers stop and its lock is
+   * released; later requests for it answer "session not found". False when it was not live.
+   */
+  async function closeLink(sessionId: string): Promise<boolean> {
+    const link = sessions.get(sessionId);
+    if (!link) return false;
+    sessions.delete(sessionId);
+    await link.cancel();
+    await link.flushed();
+    await deps.release(link.composed);
+    return true;
   }
 
   /** The permission modes as ACP session modes; each says whether commands run in pion's sandbox. */
@@ -120,8 +149,13 @@ export function createAcpAgent(deps: AcpAgentDeps): acp.AgentApp {
     return out;
   }
 
-  /** Prompt templates, skills and extension commands, sent after the response that made the session. */
+  /**
+   * The session's title when it has one (a name, a stored first prompt) and its prompt templates,
+   * skills and extension commands, sent after the response that made the session.
+   */
   function announceCommands(link: SessionLink): void {
+    const title = currentTitle(link.composed.session);
+    if (title !== undefined) setTimeout(() => link.send(infoUpdate(title)), 0);
     const commands = link.composed.commands() as { name: string; description?: string }[];
     if (commands.length === 0) return;
     const availableCommands = commands.map((c) => ({ name: c.name, description: c.description ?? "", input: { hint: "arguments" } }));
@@ -132,6 +166,8 @@ export function createAcpAgent(deps: AcpAgentDeps): acp.AgentApp {
     .agent({ name: "pion" })
     .onRequest("initialize", ({ params }) => {
       clientCaps = params.clientCapabilities;
+      // `fork` is in the SDK's unstable schema only (the stable type has no field for it).
+      const sessionCapabilities: unstable.SessionCapabilities = { list: {}, resume: {}, close: {}, fork: {} };
       return {
         // ACP: the requested version when the agent speaks it, else the latest it does. pion speaks
         // only v1, so that is the answer to any request (a client that cannot speak it disconnects).
@@ -141,7 +177,7 @@ export function createAcpAgent(deps: AcpAgentDeps): acp.AgentApp {
           loadSession: true,
           promptCapabilities: { image: true, audio: false, embeddedContext: true },
           mcpCapabilities: { http: true, sse: false },
-          sessionCapabilities: { list: {} },
+          sessionCapabilities,
         },
         authMethods: [
           {
@@ -164,18 +200,33 @@ export function createAcpAgent(deps: AcpAgentDeps): acp.AgentApp {
       return { sessionId: link.sessionId, modes: modes(link), configOptions: configOptions(link) };
     })
     .onRequest("session/load", async ({ params, client }) => {
-      const existing = sessions.get(params.sessionId);
-      if (existing) {
-        sessions.delete(params.sessionId);
-        await existing.composed.close();
-        existing.composed.session.release();
-      }
-      const link = await open(client, params.cwd, params.mcpServers ?? [], params.sessionId);
+      await closeLink(params.sessionId);
+      const link = await open(client, params.cwd, params.mcpServers ?? [], { resume: params.sessionId });
       for (const m of link.composed.session.messages()) {
         for (const update of replayMessage(m, params.cwd)) await client.notify("session/update", { sessionId: link.sessionId, update });
       }
       announceCommands(link);
       return { modes: modes(link), configOptions: configOptions(link) };
+    })
+    .onRequest("session/resume", async ({ params, client }) => {
+      // A session live in this process is reattached as it is; a stored one is opened without replaying it.
+      let link = sessions.get(params.sessionId);
+      if (!link) {
+        link = await open(client, params.cwd, params.mcpServers ?? [], { resume: params.sessionId });
+        announceCommands(link);
+      }
+      return { modes: modes(link), configOptions: configOptions(link) };
+    })
+    .onRequest("session/close", async ({ params }) => {
+      if (!(await closeLink(params.sessionId))) throw acp.RequestError.sessionNotFound(params.sessionId);
+      return {};
+    })
+    .onRequest("session/fork", parseFork, async ({ params, client }): Promise<unstable.ForkSessionResponse> => {
+      const link = await open(client, params.cwd, params.mcpServers, { fork: params.sessionId });
+      // Opening the source to copy it gave up its writer lock, which a live source still needs.
+      if (sessions.has(params.sessionId)) deps.store.acquireSession(params.sessionId);
+      announceCommands(link);
+      return { sessionId: link.sessionId, modes: modes(link), configOptions: configOptions(link) };
     })
     .onRequest("session/set_mode", ({ params }) => {
       const link = get(params.sessionId);
@@ -193,7 +244,7 @@ export function createAcpAgent(deps: AcpAgentDeps): acp.AgentApp {
         sessions: page.sessions.map((s) => ({
           sessionId: s.sessionId,
           cwd: s.cwd,
-          title: s.name ?? s.firstMessage?.slice(0, 80) ?? null,
+          title: sessionTitle(s.name, s.firstMessage) ?? null,
           updatedAt: s.updatedAt,
         })),
         ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
@@ -224,4 +275,17 @@ export function createAcpAgent(deps: AcpAgentDeps): acp.AgentApp {
     .onNotification("session/cancel", async ({ params }) => {
       await sessions.get(params.sessionId)?.cancel();
     });
+}
+
+const ForkParams = v.object({
+  sessionId: v.string(),
+  cwd: v.string(),
+  mcpServers: v.optional(v.array(v.custom<acp.McpServer>((x) => typeof x === "object" && x !== null, "an MCP server object")), []),
+});
+
+/** `session/fork` params (unstable schema; the stable SDK passes them unchecked): invalid params name the field. */
+function parseFork(params: unknown): v.InferOutput<typeof ForkParams> {
+  const r = v.safeParse(ForkParams, params);
+  if (!r.success) throw acp.RequestError.invalidParams(undefined, v.summarize(r.issues));
+  return r.output;
 }

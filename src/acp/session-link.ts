@@ -10,7 +10,9 @@ import type { SessionEvent } from "../session/session-types.ts";
 import { resolveToolPath } from "../tools/path.ts";
 import type { ToolResult } from "../tools/tool.ts";
 import type { RecordingFiles } from "./files.ts";
-import { planUpdate, toolCallEnd, toolCallProgress, toolCallStart } from "./updates.ts";
+import { currentTitle, infoUpdate, titleFromPrompt, usageUpdate } from "./session-info.ts";
+import type { EditorTerminals } from "./terminal.ts";
+import { planUpdate, toolCallEnd, toolCallProgress, toolCallStart, toolCallTerminal } from "./updates.ts";
 
 export type Notify = (update: acp.SessionUpdate) => Promise<void>;
 
@@ -30,13 +32,19 @@ export class SessionLink {
   private tail: Promise<void> = Promise.resolve();
   /** The cancelled run, until it has settled. */
   private stopping: Promise<void> | undefined;
+  /** The title the editor was last told (or the session had when it was opened). */
+  private title: string | undefined;
 
   constructor(
     readonly composed: Composed,
     private readonly notify: Notify,
     private readonly files: RecordingFiles,
+    /** The editor's terminals the session's commands run in, when the editor offers them. */
+    private readonly terminals?: EditorTerminals,
   ) {
+    this.title = currentTitle(composed.session);
     composed.session.subscribe((e) => this.onEvent(e));
+    if (terminals) terminals.onCreated = (callId, terminalId) => this.send(toolCallTerminal(callId, terminalId));
   }
 
   get sessionId(): string {
@@ -72,13 +80,27 @@ export class SessionLink {
         break;
       }
       case "tool_execution_update":
-        this.send(toolCallProgress(e.toolCallId, e.partialResult as ToolResult));
+        this.send(toolCallProgress(e.toolCallId, e.partialResult as ToolResult, this.terminals?.terminalOf(e.toolCallId)));
         break;
-      case "tool_execution_end":
-        this.send(toolCallEnd(e.toolCallId, e.result as ToolResult, e.isError, this.files.take(e.toolCallId)));
+      case "tool_execution_end": {
+        const terminalId = this.terminals?.terminalOf(e.toolCallId);
+        this.terminals?.forget(e.toolCallId);
+        this.send(toolCallEnd(e.toolCallId, e.result as ToolResult, e.isError, this.files.take(e.toolCallId), terminalId));
         break;
+      }
       case "todo_update":
         this.send(planUpdate(e.phases));
+        break;
+      case "message_end": {
+        const m = e.message;
+        if (m.role === "assistant") {
+          const usage = usageUpdate(this.composed.session);
+          if (usage) this.send(usage);
+        } else if (m.role === "user" && this.title === undefined) this.retitle(titleFromPrompt(m.content));
+        break;
+      }
+      case "session_info_changed":
+        this.retitle(e.name ?? currentTitle(this.composed.session));
         break;
       case "prompt_result": {
         const resolve = this.waiting.get(e.id);
@@ -91,6 +113,13 @@ export class SessionLink {
     }
   }
 
+  /** Tells the editor the session's title when it changed. */
+  private retitle(title: string | undefined): void {
+    if (title === undefined || title === this.title) return;
+    this.title = title;
+    this.send(infoUpdate(title));
+  }
+
   /** Runs one prompt (queued as a follow-up when a run is going on) and answers its stop reason. */
   async prompt(blocks: acp.ContentBlock[], signal: AbortSignal): Promise<acp.PromptResponse> {
     const { text, images } = toPromptInput(blocks);
@@ -99,8 +128,12 @@ export class SessionLink {
     // A prompt sent right after a cancel starts a run of its own instead of queueing behind
     // the run that is stopping (which takes no more follow-ups).
     if (this.stopping) await this.stopping;
+    if (signal.aborted) return { stopReason: "cancelled" };
     const result = new Promise<Extract<SessionEvent, { type: "prompt_result" }>>((r) => this.waiting.set(id, r));
-    const onAbort = () => void session.abort();
+    // `$/cancel_request` for this prompt: a queued one leaves the queue, a running one stops its run.
+    const onAbort = () => {
+      if (!session.dropQueued(id)) void session.abort();
+    };
     signal.addEventListener("abort", onAbort, { once: true });
     try {
       session.prompt(text, images, session.isBusy ? "followUp" : undefined, id);

@@ -91,22 +91,33 @@ function resultContent(result: ToolResult): acp.ToolCallContent[] {
   return out;
 }
 
-export function toolCallProgress(id: string, partial: ToolResult): acp.SessionUpdate {
-  return { sessionUpdate: "tool_call_update", toolCallId: id, status: "in_progress", content: resultContent(partial) };
+/** A call whose command runs in the editor's terminal `terminalId`: the editor shows it there. */
+export function toolCallTerminal(id: string, terminalId: string): acp.SessionUpdate {
+  return { sessionUpdate: "tool_call_update", toolCallId: id, content: [{ type: "terminal", terminalId }] };
+}
+
+/** Each update replaces the call's content: one that ran in a terminal keeps it first. */
+export function toolCallProgress(id: string, partial: ToolResult, terminalId?: string): acp.SessionUpdate {
+  const content = resultContent(partial);
+  if (terminalId) content.unshift({ type: "terminal", terminalId });
+  return { sessionUpdate: "tool_call_update", toolCallId: id, status: "in_progress", content };
 }
 
 /**
  * The end of a call. Edits and writes carry a `diff` (the file before, as the caller read it at
- * the start, and after); everything else the result's text and images.
+ * the start, and after); a command run in the editor's terminal that terminal; everything the
+ * result's text and images.
  */
 export function toolCallEnd(
   id: string,
   result: ToolResult,
   isError: boolean,
   diff?: { path: string; oldText: string | null; newText: string },
+  terminalId?: string,
 ): acp.SessionUpdate {
   const content = resultContent(result);
   if (diff && !isError) content.unshift({ type: "diff", path: diff.path, oldText: diff.oldText, newText: diff.newText });
+  if (terminalId) content.unshift({ type: "terminal", terminalId });
   return {
     sessionUpdate: "tool_call_update",
     toolCallId: id,

@@ -13,16 +13,21 @@ export async function runAcpMode(opts: CliOptions): Promise<number> {
   const acp = await import("@agentclientprotocol/sdk");
   const [{ createAcpAgent }, { orderInput }] = await Promise.all([import("../acp/agent.ts"), import("../acp/input-order.ts")]);
   const { store } = sessionStorage(opts);
-  const open: Composed[] = [];
+  const open = new Set<Composed>();
   const app = createAcpAgent({
     store,
     keyHint: "ANTHROPIC_API_KEY, OPENAI_API_KEY or another provider's key variable",
     hasKey: () => loadModels(opts.home, opts.env, { apiKey: opts.apiKey }).available().length > 0,
     compose: async (o, hooks) => {
       // Settings and project trust are decided per session, for the cwd the editor names.
-      const composed = await composeSession({ ...opts, cwd: o.cwd, session: o.resume, continue: false, mode: "acp" }, hooks);
-      open.push(composed);
+      const composed = await composeSession({ ...opts, cwd: o.cwd, session: o.resume, fork: o.fork, continue: false, mode: "acp" }, hooks);
+      open.add(composed);
       return composed;
+    },
+    release: async (c) => {
+      open.delete(c);
+      await c.close();
+      c.session.release();
     },
     toMcpConfigs: (servers, cwd) => servers.map((s) => toMcpConfig(s, cwd, opts.env)),
   });

@@ -38,6 +38,7 @@ import type { McpServerStatus } from "../mcp/connection.ts";
 import type { McpManager } from "../mcp/manager.ts";
 import { splitMcpToolSpec } from "../mcp/select.ts";
 import type { TextFileOps } from "../tools/file-ops.ts";
+import type { ShellExec } from "../tools/shell.ts";
 import type { Tool } from "../tools/tool.ts";
 import { decideProjectTrust, skippedNotice, type ProjectTrust } from "../trust/project-trust.ts";
 import type { PermissionGate } from "../permissions/gate.ts";
@@ -118,6 +119,8 @@ export interface ComposeHooks {
   store?: SessionStore;
   /** Where read, write and edit take text from and put it (ACP: through the editor). */
   files?: TextFileOps;
+  /** Where bash runs its commands (ACP: the editor's terminal); unused when pion's sandbox is on. */
+  shellExec?: ShellExec;
   /** Build the permission gate even in auto mode without rules (ACP switches modes at run time). */
   permissionGate?: boolean;
   /** Offer the todo tool from the start (ACP editors show its plan; elsewhere it joins once a host sets one). */
@@ -280,7 +283,10 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
   const builtinTools = () => {
     if (!selected) {
       if (!toolModule) throw new Error("the built-in tools are used before a run prepared them");
-      const builtin = toolModule.createBuiltinTools({ images: true, guard, files: hooks.files, ...(sandbox ? { sandbox } : {}) });
+      // A runner elsewhere cannot be sandboxed (the editor runs what it is given): with pion's
+      // sandbox on, bash keeps pion's own sandboxed shell.
+      const exec = sandbox ? undefined : hooks.shellExec;
+      const builtin = toolModule.createBuiltinTools({ images: true, guard, files: hooks.files, ...(exec ? { exec } : {}), ...(sandbox ? { sandbox } : {}) });
       todoTool = createTodoTool({ get: () => session.todos, set: (phases) => void session.setTodos(phases) });
       builtin.set("todo", todoTool);
       selected = new Map(selectedNames.map((name) => [name, builtin.get(name)!]));

@@ -45,6 +45,18 @@ export class MessageQueues {
     return removed;
   }
 
+  /** Removes the message `requestId` queued; returns whether one was there. */
+  remove(requestId: string): Queued | undefined {
+    for (const kind of ["steering", "followUp"] as const) {
+      const i = this[kind].findIndex((q) => q.requestId === requestId);
+      if (i === -1) continue;
+      const [removed] = this[kind].splice(i, 1);
+      this.onChange();
+      return removed;
+    }
+    return undefined;
+  }
+
   snapshot(): { steering: string[]; followUp: string[] } {
     return { steering: this.steering.map((q) => q.text), followUp: this.followUp.map((q) => q.text) };
   }

@@ -217,6 +217,16 @@ export class AgentSession extends SessionEntries {
     return out;
   }
 
+  /**
+   * Drop the message the command `requestId` queued, which then gets its (aborted) prompt_result.
+   * False when it is not queued (it runs, ran, or never was): the caller aborts the run instead.
+   */
+  dropQueued(requestId: string): boolean {
+    if (!this.queues.remove(requestId)) return false;
+    void this.emit({ type: "prompt_result", id: requestId, stopReason: "aborted", aborted: true, usage: emptyUsage(), cost: 0 });
+    return true;
+  }
+
   private take(kind: "steering" | "followUp"): AgentMessage[] {
     return this.queues.take(kind).map((q) => {
       if (q.requestId) this.runInfo.ids.push(q.requestId);

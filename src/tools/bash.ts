@@ -187,6 +187,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashArgs> {
         cwd: spawn.cwd,
         env: spawn.env,
         exec: options.exec,
+        callId: ctx.callId,
         sandbox: box,
         signal: ctx.signal,
         guard: options.guard,

@@ -6,7 +6,7 @@ import { createLsTool } from "./ls.ts";
 import { createReadTool } from "./read.ts";
 import type { TextFileOps } from "./file-ops.ts";
 import type { FileBoundary } from "./real-path.ts";
-import type { ShellGuard } from "./shell.ts";
+import type { ShellExec, ShellGuard } from "./shell.ts";
 import type { Tool } from "./tool.ts";
 import { createWriteTool } from "./write.ts";
 
@@ -21,16 +21,18 @@ export interface BuiltinToolOptions {
   guard?: ShellGuard;
   /** Where read, write and edit take text from and put it (default: the disk). */
   files?: TextFileOps;
+  /** Where bash runs its commands instead of a local bash (ACP: the editor's terminal). */
+  exec?: ShellExec;
   /** pion's sandbox: bash runs inside it, and read, write and edit keep its boundary. */
   sandbox?: BashSandbox & FileBoundary;
 }
 
 export function createBuiltinTools(options: BuiltinToolOptions): Map<string, Tool> {
-  const { cwd, images, guard, files, sandbox } = options;
+  const { cwd, images, guard, files, exec, sandbox } = options;
   const boundary = sandbox;
   return new Map<string, Tool>([
     ["read", createReadTool({ cwd, images, files, boundary })],
-    ["bash", createBashTool({ cwd, guard, sandbox })],
+    ["bash", createBashTool({ cwd, guard, exec, sandbox })],
     ["edit", createEditTool({ cwd, files, boundary })],
     ["write", createWriteTool({ cwd, files, boundary })],
     ["grep", createGrepTool({ cwd })],

@@ -24,6 +24,8 @@ export interface ShellOptions {
   env?: Record<string, string>;
   /** Runs the command somewhere else (an extension's operations, e.g. over ssh) instead of a local bash. */
   exec?: ShellExec;
+  /** The tool call the command runs for, passed on to `exec`. */
+  callId?: string;
   /** Runs the local bash inside a sandbox (src/sandbox/); its group is killed as without one. */
   sandbox?: ShellSandbox;
 }
@@ -40,12 +42,13 @@ export interface ShellSandbox {
 /**
  * Runs `command` in `cwd` elsewhere, passing its output (stdout and stderr, in order) to
  * `onData`; resolves with the exit code (null: killed by a signal). `signal` aborts when pion
- * stops the command (abort, timeout); the runner must end it then.
+ * stops the command (abort, timeout); the runner must end it then. `callId` names the tool call
+ * the command runs for, when a tool runs it (a runner that shows the command may say where).
  */
 export type ShellExec = (
   command: string,
   cwd: string,
-  o: { onData: (chunk: Uint8Array) => void; signal: AbortSignal; env: Record<string, string> },
+  o: { onData: (chunk: Uint8Array) => void; signal: AbortSignal; env: Record<string, string>; callId?: string },
 ) => Promise<number | null>;
 
 /**
@@ -101,7 +104,7 @@ export async function runShell(command: string, o: ShellOptions): Promise<ShellR
   const interval = o.updateIntervalMs ?? 100;
   const path = join(tmpdir(), `pion-bash-${Buffer.from(crypto.getRandomValues(new Uint8Array(8))).toString("hex")}.log`);
   const env = o.env ?? o.guard?.childEnv();
-  const proc = o.exec ? startElsewhere(o.exec, command, o.cwd, env ?? definedEnv(), path) : startLocalShell(command, o.cwd, env, { path }, o.sandbox);
+  const proc = o.exec ? startElsewhere(o.exec, command, o.cwd, env ?? definedEnv(), path, o.callId) : startLocalShell(command, o.cwd, env, { path }, o.sandbox);
   let input: number;
   try {
     input = openSync(path, "r");
@@ -306,7 +309,7 @@ export function startLocalShell(
 }
 
 /** The command through `exec`: its output is appended to the file at `path` as it arrives. */
-function startElsewhere(exec: ShellExec, command: string, cwd: string, env: Record<string, string>, path: string): Started {
+function startElsewhere(exec: ShellExec, command: string, cwd: string, env: Record<string, string>, path: string, callId: string | undefined): Started {
   const fd = openSync(path, "wx", 0o600);
   let open = true;
   const stop = new AbortController();
@@ -316,7 +319,7 @@ function startElsewhere(exec: ShellExec, command: string, cwd: string, env: Reco
   };
   let run: Promise<number | null>;
   try {
-    run = Promise.resolve(exec(command, cwd, { onData, signal: stop.signal, env }));
+    run = Promise.resolve(exec(command, cwd, { onData, signal: stop.signal, env, ...(callId !== undefined ? { callId } : {}) }));
   } catch (err) {
     run = Promise.reject(err);
   }

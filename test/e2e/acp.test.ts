@@ -2,7 +2,7 @@ import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import type * as acp from "@agentclientprotocol/sdk";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { setupAcp, startAcp } from "../support/acp-client.ts";
+import { setupAcp, startAcp, rpcErrorOf } from "../support/acp-client.ts";
 import { startFakeProvider } from "../support/fake-provider.ts";
 import { tempDirs, writeFakeModels, writeSettings } from "../support/pion.ts";
 
@@ -15,17 +15,13 @@ const setup = setupAcp;
 
 const INIT: acp.InitializeRequest = { protocolVersion: 1, clientCapabilities: {} };
 
-const kinds = (updates: acp.SessionUpdate[] | undefined) => (updates ?? []).map((u) => u.sessionUpdate);
+const kinds = (updates: acp.SessionUpdate[] | undefined) => conversation(updates).map((u) => u.sessionUpdate);
 
-/** The code of a JSON-RPC error the request was answered with. */
-async function errorOf(p: Promise<unknown>): Promise<{ code: number; message: string }> {
-  try {
-    await p;
-  } catch (err) {
-    return err as { code: number; message: string };
-  }
-  throw new Error("expected the request to fail");
-}
+/** The updates that mirror the conversation, without the usage and title ones (acp-sessions.test.ts checks those). */
+const conversation = (updates: acp.SessionUpdate[] | undefined) =>
+  (updates ?? []).filter((u) => u.sessionUpdate !== "usage_update" && u.sessionUpdate !== "session_info_update");
+
+const errorOf = rpcErrorOf;
 
 describe("ACP mode", () => {
   test.concurrent("initialize, a new session, and a prompt with thinking, text and read/edit/bash tool calls", async () => {
@@ -55,7 +51,7 @@ describe("ACP mode", () => {
     fake.enqueue({ blocks: [{ type: "text", text: "Done." }] });
     const r = await c.agent.request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "text", text: "edit it" }] });
     expect(r.stopReason).toBe("end_turn");
-    const ups = c.updates.get(s.sessionId)!;
+    const ups = conversation(c.updates.get(s.sessionId));
     expect(ups[0]).toEqual({ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: "let me look" } });
     expect(ups[1]).toEqual({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Reading." } });
     const calls = ups.filter((u) => u.sessionUpdate === "tool_call") as (acp.ToolCall & { sessionUpdate: "tool_call" })[];
@@ -137,7 +133,7 @@ describe("ACP mode", () => {
     expect(list.sessions.map((x) => x.sessionId)).toContain(s.sessionId);
     expect(list.sessions.find((x) => x.sessionId === s.sessionId)!.title).toBe("first question");
     await c2.agent.request("session/load", { sessionId: s.sessionId, cwd: dirs.cwd, mcpServers: [] });
-    expect(c2.updates.get(s.sessionId)).toEqual([
+    expect(conversation(c2.updates.get(s.sessionId))).toEqual([
       { sessionUpdate: "user_message_chunk", content: { type: "text", text: "first question" } },
       { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "first answer" } },
     ]);
@@ -167,7 +163,7 @@ describe("ACP mode", () => {
     await fake.waitForRequests(1, 30_000);
     const rb = await c.agent.request("session/prompt", { sessionId: b.sessionId, prompt: [{ type: "text", text: "b" }] });
     expect(rb.stopReason).toBe("end_turn");
-    expect(c.updates.get(b.sessionId)).toEqual([{ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "fast reply" } }]);
+    expect(conversation(c.updates.get(b.sessionId))).toEqual([{ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "fast reply" } }]);
     expect((await pa).stopReason).toBe("end_turn");
     expect(kinds(c.updates.get(a.sessionId))).toEqual(["agent_message_chunk", "agent_message_chunk"]);
     await c.close();

@@ -1,10 +1,11 @@
 /**
  * An editor's side of ACP, with the official SDK's client: spawns pion --mode acp (source or
  * dist/pion), records every session/update per session, and answers permission and file
- * requests the way a test sets up.
+ * requests the way a test sets up; terminal requests run the command for real.
  */
 import * as acp from "@agentclientprotocol/sdk";
 import type { Subprocess } from "bun";
+import { FakeTerminals } from "./acp-terminals.ts";
 import { startFakeProvider, type FakeProvider } from "./fake-provider.ts";
 import { entryCommand, tempDirs, writeFakeModels, writeSettings } from "./pion.ts";
 
@@ -15,6 +16,8 @@ export interface AcpTestClient {
   /** fs requests the agent made. */
   fsCalls: { method: string; params: unknown }[];
   permissionRequests: acp.RequestPermissionRequest[];
+  /** The editor's terminals (used when the test's initialize offers `terminal: true`). */
+  terminals: FakeTerminals;
   stderr: () => string;
   proc: Subprocess<"pipe", "pipe", "pipe">;
   close(): Promise<number>;
@@ -49,6 +52,7 @@ export function startAcp(o: AcpClientOptions): AcpTestClient {
   const updates = new Map<string, acp.SessionUpdate[]>();
   const fsCalls: { method: string; params: unknown }[] = [];
   const permissionRequests: acp.RequestPermissionRequest[] = [];
+  const terminals = new FakeTerminals();
   const app = acp
     .client({ name: "pion-test-editor" })
     .onNotification("session/update", ({ params }) => {
@@ -71,7 +75,12 @@ export function startAcp(o: AcpClientOptions): AcpTestClient {
       fsCalls.push({ method: "fs/write_text_file", params });
       o.files?.set(params.path, params.content);
       return {};
-    });
+    })
+    .onRequest("terminal/create", ({ params }) => terminals.create(params))
+    .onRequest("terminal/output", ({ params }) => terminals.output(params))
+    .onRequest("terminal/wait_for_exit", ({ params }) => terminals.waitForExit(params))
+    .onRequest("terminal/kill", ({ params }) => terminals.kill(params))
+    .onRequest("terminal/release", ({ params }) => terminals.release(params));
   const input = new WritableStream<Uint8Array>({
     write(chunk) {
       proc.stdin.write(chunk);
@@ -84,6 +93,7 @@ export function startAcp(o: AcpClientOptions): AcpTestClient {
     updates,
     fsCalls,
     permissionRequests,
+    terminals,
     stderr: () => stderr,
     proc,
     async close() {
@@ -103,4 +113,14 @@ export function setupAcp(o: Partial<AcpClientOptions> = {}): { fake: FakeProvide
   writeSettings(dirs.home, { defaultProvider: "fake", defaultModel: "fake-model" });
   const c = startAcp({ ...dirs, ...o });
   return { fake, dirs, c };
+}
+
+/** The JSON-RPC error a request was answered with; throws when it succeeded. */
+export async function rpcErrorOf(p: Promise<unknown>): Promise<{ code: number; message: string }> {
+  try {
+    await p;
+  } catch (err) {
+    return err as { code: number; message: string };
+  }
+  throw new Error("expected the request to fail");
 }
