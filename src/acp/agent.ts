@@ -1,6 +1,7 @@
 /**
  * pion as an ACP agent (stable v1): initialize, sessions created, loaded, resumed, forked (the
- * unstable `session/fork`), closed and listed from the store, prompts streamed as
+ * unstable `session/fork`), closed, deleted and listed from the store, each with the editor's
+ * `additionalDirectories` (writable roots of a workspace-write sandbox), prompts streamed as
  * `session/update`, cancel, and the model and thinking level as session config options. Several
  * sessions live side by side; each has its own run. `$/cancel_request` is applied by the SDK,
  * which aborts the named request's signal (a prompt's ends it `cancelled`).
@@ -15,6 +16,7 @@ import type { SessionStore } from "../store/store.ts";
 import { errorMessage } from "../util/errors.ts";
 import { PERMISSION_MODES, type PermissionMode } from "../permissions/rules.ts";
 import { acpApprovals } from "./approvals.ts";
+import { elicitationDialogs } from "./elicitation.ts";
 import { clientTextOps, RecordingFiles } from "./files.ts";
 import { currentTitle, infoUpdate, sessionTitle } from "./session-info.ts";
 import { SessionLink } from "./session-link.ts";
@@ -24,7 +26,7 @@ import { replayMessage } from "./updates.ts";
 export interface AcpAgentDeps {
   store: SessionStore;
   /** Builds a pion session for `cwd` (resuming `resume`, or a copy of `fork`, when given) around the shared store. */
-  compose: (o: { cwd: string; resume?: string; fork?: string }, hooks: ComposeHooks) => Promise<Composed>;
+  compose: (o: { cwd: string; resume?: string; fork?: string; additionalDirectories?: string[] }, hooks: ComposeHooks) => Promise<Composed>;
   /** Ends a session `compose` made: its MCP servers stop and its lock is released. */
   release: (composed: Composed) => Promise<void>;
   /** MCP servers from `session/new` as pion configurations (a bad entry throws naming it). */
@@ -43,6 +45,8 @@ const MODE_NAMES: Record<PermissionMode, { name: string; description: string }> 
 
 export function createAcpAgent(deps: AcpAgentDeps): acp.AgentApp {
   const sessions = new Map<string, SessionLink>();
+  /** The additional directories each live session was opened with (none: absent). */
+  const roots = new Map<string, string[]>();
   let clientCaps: acp.ClientCapabilities | undefined;
 
   const get = (sessionId: string): SessionLink => {
@@ -56,9 +60,11 @@ export function createAcpAgent(deps: AcpAgentDeps): acp.AgentApp {
     client: acp.AgentContext,
     cwd: string,
     mcpServers: readonly acp.McpServer[],
-    from: { resume?: string; fork?: string } = {},
+    from: { resume?: string; fork?: string; additionalDirectories?: string[] } = {},
   ): Promise<SessionLink> {
     if (!cwd.startsWith("/")) throw acp.RequestError.invalidParams({ field: "cwd" }, "cwd must be an absolute path");
+    const relative = from.additionalDirectories?.find((d) => !d.startsWith("/"));
+    if (relative !== undefined) throw acp.RequestError.invalidParams({ field: "additionalDirectories" }, `additionalDirectories must be absolute paths: ${relative}`);
     let mcp: McpServerConfig[];
     try {
       mcp = deps.toMcpConfigs(mcpServers, cwd);
@@ -70,7 +76,7 @@ export function createAcpAgent(deps: AcpAgentDeps): acp.AgentApp {
     const terminals = clientCaps?.terminal ? new EditorTerminals(client, () => sessionId) : undefined;
     let composed: Composed;
     try {
-      composed = await deps.compose({ cwd, ...from }, { store: deps.store, files, shellExec: terminals?.exec, permissionGate: true, todoTool: true });
+      composed = await deps.compose({ cwd, ...from }, { store: deps.store, files, shellExec: terminals?.exec, permissionGate: true, todoTool: true, dialogs: elicitationDialogs(client, clientCaps, () => sessionId) });
     } catch (err) {
       const msg = errorMessage(err);
       if (msg.startsWith("No API key")) throw acp.RequestError.authRequired(undefined, msg);
@@ -89,6 +95,7 @@ export function createAcpAgent(deps: AcpAgentDeps): acp.AgentApp {
     if (composed.permissions) composed.permissions.port = acpApprovals(client, () => sessionId);
     const link = new SessionLink(composed, (update) => client.notify("session/update", { sessionId, update }), files, terminals);
     sessions.set(sessionId, link);
+    if (from.additionalDirectories?.length) roots.set(sessionId, from.additionalDirectories);
     // The editor's servers join the user's (mcp.json, a trusted project's), never replace them.
     if (mcp.length > 0) await composed.addMcpServers(mcp);
     return link;
@@ -102,6 +109,7 @@ export function createAcpAgent(deps: AcpAgentDeps): acp.AgentApp {
     const link = sessions.get(sessionId);
     if (!link) return false;
     sessions.delete(sessionId);
+    roots.delete(sessionId);
     await link.cancel();
     await link.flushed();
     await deps.release(link.composed);
@@ -167,7 +175,14 @@ export function createAcpAgent(deps: AcpAgentDeps): acp.AgentApp {
     .onRequest("initialize", ({ params }) => {
       clientCaps = params.clientCapabilities;
       // `fork` is in the SDK's unstable schema only (the stable type has no field for it).
-      const sessionCapabilities: unstable.SessionCapabilities = { list: {}, resume: {}, close: {}, fork: {} };
+      const sessionCapabilities: unstable.SessionCapabilities = {
+        list: {},
+        resume: {},
+        close: {},
+        fork: {},
+        delete: {},
+        additionalDirectories: {},
+      };
       return {
         // ACP: the requested version when the agent speaks it, else the latest it does. pion speaks
         // only v1, so that is the answer to any request (a client that cannot speak it disconnects).
@@ -195,13 +210,13 @@ export function createAcpAgent(deps: AcpAgentDeps): acp.AgentApp {
       return {};
     })
     .onRequest("session/new", async ({ params, client }) => {
-      const link = await open(client, params.cwd, params.mcpServers ?? []);
+      const link = await open(client, params.cwd, params.mcpServers ?? [], { additionalDirectories: params.additionalDirectories });
       announceCommands(link);
       return { sessionId: link.sessionId, modes: modes(link), configOptions: configOptions(link) };
     })
     .onRequest("session/load", async ({ params, client }) => {
       await closeLink(params.sessionId);
-      const link = await open(client, params.cwd, params.mcpServers ?? [], { resume: params.sessionId });
+      const link = await open(client, params.cwd, params.mcpServers ?? [], { resume: params.sessionId, additionalDirectories: params.additionalDirectories });
       for (const m of link.composed.session.messages()) {
         for (const update of replayMessage(m, params.cwd)) await client.notify("session/update", { sessionId: link.sessionId, update });
       }
@@ -209,10 +224,17 @@ export function createAcpAgent(deps: AcpAgentDeps): acp.AgentApp {
       return { modes: modes(link), configOptions: configOptions(link) };
     })
     .onRequest("session/resume", async ({ params, client }) => {
-      // A session live in this process is reattached as it is; a stored one is opened without replaying it.
+      // A session live in this process is reattached as it is, unless the editor names other
+      // additional directories (the request's list is the session's whole list): then it is
+      // reopened with them, as a stored one is opened, without replaying it.
       let link = sessions.get(params.sessionId);
+      const dirs = params.additionalDirectories ?? [];
+      if (link && (roots.get(params.sessionId) ?? []).join("\0") !== dirs.join("\0")) {
+        await closeLink(params.sessionId);
+        link = undefined;
+      }
       if (!link) {
-        link = await open(client, params.cwd, params.mcpServers ?? [], { resume: params.sessionId });
+        link = await open(client, params.cwd, params.mcpServers ?? [], { resume: params.sessionId, additionalDirectories: dirs });
         announceCommands(link);
       }
       return { modes: modes(link), configOptions: configOptions(link) };
@@ -222,11 +244,28 @@ export function createAcpAgent(deps: AcpAgentDeps): acp.AgentApp {
       return {};
     })
     .onRequest("session/fork", parseFork, async ({ params, client }): Promise<unstable.ForkSessionResponse> => {
-      const link = await open(client, params.cwd, params.mcpServers, { fork: params.sessionId });
+      const link = await open(client, params.cwd, params.mcpServers, { fork: params.sessionId, additionalDirectories: params.additionalDirectories });
       // Opening the source to copy it gave up its writer lock, which a live source still needs.
       if (sessions.has(params.sessionId)) deps.store.acquireSession(params.sessionId);
       announceCommands(link);
       return { sessionId: link.sessionId, modes: modes(link), configOptions: configOptions(link) };
+    })
+    .onRequest("session/delete", async ({ params }) => {
+      // Live here: closed first (its run ends, its lock goes). Held by another live process: refused, kept.
+      const wasLive = await closeLink(params.sessionId);
+      try {
+        deps.store.deleteSession(params.sessionId);
+      } catch (err) {
+        const code = (err as { code?: unknown }).code;
+        // A live session that never got an entry was never stored: closing it was all there was.
+        if (code === "unknown_session") {
+          if (wasLive) return {};
+          throw acp.RequestError.sessionNotFound(params.sessionId);
+        }
+        if (code === "session_locked") throw acp.RequestError.invalidRequest({ sessionId: params.sessionId }, `${errorMessage(err)}; close it there first`);
+        throw acp.RequestError.internalError(undefined, errorMessage(err));
+      }
+      return {};
     })
     .onRequest("session/set_mode", ({ params }) => {
       const link = get(params.sessionId);
@@ -246,6 +285,7 @@ export function createAcpAgent(deps: AcpAgentDeps): acp.AgentApp {
           cwd: s.cwd,
           title: sessionTitle(s.name, s.firstMessage) ?? null,
           updatedAt: s.updatedAt,
+          ...(roots.has(s.sessionId) ? { additionalDirectories: roots.get(s.sessionId) } : {}),
         })),
         ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
       };
@@ -281,6 +321,7 @@ const ForkParams = v.object({
   sessionId: v.string(),
   cwd: v.string(),
   mcpServers: v.optional(v.array(v.custom<acp.McpServer>((x) => typeof x === "object" && x !== null, "an MCP server object")), []),
+  additionalDirectories: v.optional(v.array(v.string())),
 });
 
 /** `session/fork` params (unstable schema; the stable SDK passes them unchecked): invalid params name the field. */

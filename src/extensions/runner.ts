@@ -47,7 +47,7 @@ export class Runner implements ExtensionRunner {
   private readonly flagValues = new Map<string, boolean | string>();
 
   constructor(private readonly port: ExtensionSessionPort) {
-    this.bridge = new UiBridge(port.hasUI, (frame) => port.writeFrame(frame));
+    this.bridge = new UiBridge(port.hasUI, (frame) => port.writeFrame(frame), port.dialogs);
     const events = createEventBus((channel, err) => this.reportError("(events)", `events:${channel}`, err));
     this.host = {
       cwd: port.cwd,

@@ -5,6 +5,7 @@
  */
 import type { Model } from "../providers/types.ts";
 import type { ShellExec, ShellGuard } from "../tools/shell.ts";
+import type { DialogHost } from "./ui-bridge.ts";
 import type { VirtualModelDefinition } from "./api.ts";
 import type { Tool } from "../tools/tool.ts";
 import type { BashSandbox } from "../tools/bash.ts";
@@ -36,8 +37,10 @@ export interface SlashCommandInfo {
 export interface ExtensionSessionPort {
   cwd: string;
   mode: ExtensionMode;
-  /** true in rpc mode: dialogs and fire-and-forget UI calls become extension_ui_request frames. */
+  /** true in rpc mode (dialogs and fire-and-forget UI calls become extension_ui_request frames) and when `dialogs` is set. */
   hasUI: boolean;
+  /** Optional: where dialogs go instead of frames (ACP: the editor's elicitation); fire-and-forget calls are then dropped. */
+  dialogs?: DialogHost;
   /** Whether the cwd's own resources loaded (project trust), for `ctx.isProjectTrusted()`. */
   projectTrusted: boolean;
   model(): { provider: string; id: string } | undefined;

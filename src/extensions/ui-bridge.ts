@@ -1,7 +1,9 @@
 /**
  * ctx.ui for headless modes. In rpc mode dialogs become `extension_ui_request` frames
  * answered by `extension_ui_response` (matched by id); fire-and-forget calls are frames
- * with no answer. Without a UI (json/print) every call is a no-op returning its default.
+ * with no answer. With a DialogHost (ACP: elicitation) dialogs go to it instead and
+ * fire-and-forget calls are dropped. Without a UI (json/print) every call is a no-op
+ * returning its default.
  * TUI-only methods are degraded as the spec's RPC section lists.
  */
 import { uuid } from "../util/id.ts";
@@ -21,6 +23,23 @@ export interface UiResponse {
 }
 
 type Method = "select" | "confirm" | "input" | "editor";
+
+/** One dialog as a host sees it: the `extension_ui_request` fields without the frame's own. */
+export type DialogRequest =
+  | { method: "select"; title: string; options: string[] }
+  | { method: "confirm"; title: string; message: string }
+  | { method: "input"; title: string; placeholder?: string }
+  | { method: "editor"; title: string; prefill?: string };
+
+/**
+ * Where dialogs go when they are not frames. `ask` resolves to the answer (the fields of an
+ * `extension_ui_response`), or undefined when the user dismissed it or it could not be asked;
+ * `signal` aborts when the dialog is withdrawn (timeout, the caller's signal) and its answer
+ * no longer matters.
+ */
+export interface DialogHost {
+  ask(req: DialogRequest, signal: AbortSignal): Promise<Omit<UiResponse, "id"> | undefined>;
+}
 
 
 const identity = (text: string) => text;
@@ -44,6 +63,7 @@ export class UiBridge {
   constructor(
     private readonly hasUI: boolean,
     private readonly write: (frame: Record<string, unknown>) => void,
+    private readonly host?: DialogHost,
   ) {}
 
   /** Resolve the dialog with this id; unknown ids (answered, timed out, never sent) are ignored. */
@@ -95,8 +115,9 @@ export class UiBridge {
   };
 
   private dialog(method: Method, fields: Record<string, unknown>, opts: DialogOptions | undefined): Promise<UiResponse | undefined> {
-    if (!this.hasUI || opts?.signal?.aborted) return Promise.resolve(undefined);
+    if ((!this.hasUI && !this.host) || opts?.signal?.aborted) return Promise.resolve(undefined);
     const id = uuid();
+    const withdrawn = new AbortController();
     return new Promise((resolve) => {
       const timer = opts?.timeout !== undefined ? setTimeout(() => settle(undefined), opts.timeout) : undefined;
       const onAbort = () => settle(undefined);
@@ -104,16 +125,23 @@ export class UiBridge {
         if (!this.pending.delete(id)) return;
         if (timer) clearTimeout(timer);
         opts?.signal?.removeEventListener("abort", onAbort);
+        withdrawn.abort();
         resolve(r);
       };
       this.pending.set(id, { settle });
       opts?.signal?.addEventListener("abort", onAbort, { once: true });
-      this.write(compact({ type: "extension_ui_request", id, method, ...fields, timeout: opts?.timeout }));
+      if (this.host) {
+        const req = compact({ method, ...fields }) as DialogRequest;
+        this.host.ask(req, withdrawn.signal).then(
+          (r) => settle(r && { ...r, id }),
+          () => settle(undefined),
+        );
+      } else this.write(compact({ type: "extension_ui_request", id, method, ...fields, timeout: opts?.timeout }));
     });
   }
 
   private fire(method: string, fields: Record<string, unknown>): void {
-    if (!this.hasUI) return;
+    if (!this.hasUI || this.host) return;
     this.write(compact({ type: "extension_ui_request", id: uuid(), method, ...fields }));
   }
 }

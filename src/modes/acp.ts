@@ -20,7 +20,10 @@ export async function runAcpMode(opts: CliOptions): Promise<number> {
     hasKey: () => loadModels(opts.home, opts.env, { apiKey: opts.apiKey }).available().length > 0,
     compose: async (o, hooks) => {
       // Settings and project trust are decided per session, for the cwd the editor names.
-      const composed = await composeSession({ ...opts, cwd: o.cwd, session: o.resume, fork: o.fork, continue: false, mode: "acp" }, hooks);
+      const composed = await composeSession(
+        { ...opts, cwd: o.cwd, session: o.resume, fork: o.fork, additionalDirectories: o.additionalDirectories, continue: false, mode: "acp" },
+        hooks,
+      );
       open.add(composed);
       return composed;
     },

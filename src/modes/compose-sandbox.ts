@@ -3,12 +3,21 @@ import type { Settings } from "../config.ts";
 import type { Sandbox } from "../sandbox/sandbox.ts";
 
 /**
- * The session's sandbox from settings `sandbox`, the project's narrowing and `--sandbox`; its
+ * The session's sandbox from settings `sandbox`, the project's narrowing, `--sandbox` and the
+ * host's additional directories (writable beside the cwd in workspace-write mode); its
  * code loads only when it is on. Throws a one-line message for a mode that does not exist.
  */
-export async function composeSandbox(o: { cwd: string; home: string; sandbox?: string }, settings: Settings): Promise<Sandbox | undefined> {
+export async function composeSandbox(o: { cwd: string; home: string; sandbox?: string; additionalDirectories?: string[] }, settings: Settings): Promise<Sandbox | undefined> {
   const { sandboxPolicy } = await import("../sandbox/config.ts");
-  const policy = sandboxPolicy({ user: settings.sandbox, project: settings.projectSandbox, cliMode: o.sandbox, cwd: o.cwd, pionHome: o.home, userHome: homedir() });
+  const policy = sandboxPolicy({
+    user: settings.sandbox,
+    project: settings.projectSandbox,
+    cliMode: o.sandbox,
+    cwd: o.cwd,
+    pionHome: o.home,
+    userHome: homedir(),
+    extraRoots: o.additionalDirectories,
+  });
   if (!policy) return undefined;
   const { Sandbox } = await import("../sandbox/sandbox.ts");
   return new Sandbox(policy);

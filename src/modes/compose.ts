@@ -27,6 +27,7 @@ import type { SessionStore } from "../store/store.ts";
 import { discoverExtensions } from "../extensions/discover.ts";
 import { HostTools } from "../extensions/host-tools.ts";
 import type { ExtensionRunner, RegisteredFlag } from "../extensions/types.ts";
+import type { DialogHost } from "../extensions/ui-bridge.ts";
 import { BUILTIN_TOOL_NAMES, startingTools, toolMatcher } from "../tools/select.ts";
 import { textOrFile } from "../resources/text-or-file.ts";
 import { extensionPort, type SessionRef } from "./extension-port.ts";
@@ -108,6 +109,12 @@ export interface CliOptions {
   permissionMode?: PermissionMode;
   /** `--sandbox <off|read-only|workspace-write>`: overrides settings `sandbox.mode`. */
   sandbox?: string;
+  /**
+   * Workspace roots beside the cwd that the host named for this session (ACP
+   * `additionalDirectories`; absolute): writable in a workspace-write sandbox. The tools take any
+   * path already, so without a sandbox they change nothing.
+   */
+  additionalDirectories?: string[];
   /** --allow / --deny rules, added to the settings' rules. */
   allow?: string[];
   deny?: string[];
@@ -125,6 +132,8 @@ export interface ComposeHooks {
   permissionGate?: boolean;
   /** Offer the todo tool from the start (ACP editors show its plan; elsewhere it joins once a host sets one). */
   todoTool?: boolean;
+  /** Where extensions' dialogs go (ACP: the editor's elicitation, when it offers it); ctx.hasUI is then true. */
+  dialogs?: DialogHost;
 }
 
 export interface Composed {
@@ -309,7 +318,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
   if (extensionPaths.length > 0) divertStdout();
   const extensions =
     extensionPaths.length > 0
-      ? await (await import("../extensions/loader.ts")).loadExtensions(extensionPaths, extensionPort(ref, o.cwd, o.mode ?? "rpc", projectTrust.trusted, () => shutdown.abort(), guard, sandbox), {
+      ? await (await import("../extensions/loader.ts")).loadExtensions(extensionPaths, extensionPort(ref, o.cwd, o.mode ?? "rpc", projectTrust.trusted, () => shutdown.abort(), guard, sandbox, hooks.dialogs), {
           reportAsyncErrors: true,
         })
       : undefined;

@@ -5,6 +5,7 @@
  */
 import type { CredentialGuard } from "../credentials/guard.ts";
 import type { ExtensionSessionPort, ModelLookup } from "../extensions/types.ts";
+import type { DialogHost } from "../extensions/ui-bridge.ts";
 import type { AgentSession } from "../session/session.ts";
 import type { ExtensionFrame } from "../session/session-types.ts";
 import type { BashSandbox } from "../tools/bash.ts";
@@ -25,6 +26,7 @@ export function extensionPort(
   shutdown: () => void,
   guard: CredentialGuard,
   sandbox?: BashSandbox,
+  dialogs?: DialogHost,
 ): ExtensionSessionPort {
   const get = () => ref.session;
   const must = () => {
@@ -35,7 +37,8 @@ export function extensionPort(
   return {
     cwd,
     mode,
-    hasUI: mode === "rpc",
+    hasUI: mode === "rpc" || dialogs !== undefined,
+    ...(dialogs ? { dialogs } : {}),
     projectTrusted,
     model: () => {
       const m = get()?.model;

@@ -19,7 +19,7 @@ export interface SandboxSettings {
 export interface SandboxPolicy {
   mode: Exclude<SandboxMode, "off">;
   cwd: string;
-  /** The cwd first, then `writableRoots` (empty in read-only mode). */
+  /** The cwd first, then `writableRoots`, then the host's `extraRoots` (empty in read-only mode). */
   writable: string[];
   network: boolean;
   bwrapPath?: string;
@@ -34,11 +34,13 @@ const rank: Record<SandboxMode, number> = { off: 0, "workspace-write": 1, "read-
 /**
  * The sandbox for a session, or undefined when it is off. The command line's `--sandbox` wins;
  * otherwise the user's settings, which a trusted project's settings may only narrow (a stricter
- * mode, the network off); they never add writable roots or a bwrap path. Throws a one-line
- * message for a value that is not a mode.
+ * mode, the network off); they never add writable roots or a bwrap path. `extraRoots` are the
+ * session's further workspace roots that its host named (ACP `additionalDirectories`, absolute
+ * paths): writable like `writableRoots` in workspace-write mode. Throws a one-line message for a
+ * value that is not a mode.
  */
 export function sandboxPolicy(
-  o: { user?: SandboxSettings; project?: SandboxSettings; cliMode?: string; cwd: string; pionHome: string; userHome: string },
+  o: { user?: SandboxSettings; project?: SandboxSettings; cliMode?: string; cwd: string; pionHome: string; userHome: string; extraRoots?: readonly string[] },
 ): SandboxPolicy | undefined {
   const check = (m: unknown, where: string): SandboxMode | undefined => {
     if (m === undefined) return undefined;
@@ -55,11 +57,11 @@ export function sandboxPolicy(
   const network = cli === undefined && o.project?.network === false ? false : o.user?.network === true;
   const real = (p: string) => (existsSync(p) ? realpathSync(p) : p);
   const cwd = real(o.cwd);
-  const roots = mode === "workspace-write" ? (o.user?.writableRoots ?? []).map((r) => real(isAbsolute(r) ? r : resolve(o.cwd, r))) : [];
+  const roots = mode === "workspace-write" ? [...(o.user?.writableRoots ?? []), ...(o.extraRoots ?? [])].map((r) => real(isAbsolute(r) ? r : resolve(o.cwd, r))) : [];
   const policy: SandboxPolicy = {
     mode,
     cwd,
-    writable: mode === "workspace-write" ? [cwd, ...roots.filter((r) => r !== cwd)] : [],
+    writable: mode === "workspace-write" ? [...new Set([cwd, ...roots])] : [],
     network,
     pionHome: real(o.pionHome),
     userHome: real(o.userHome),

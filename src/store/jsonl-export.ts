@@ -1,4 +1,4 @@
-import { closeSync, existsSync, ftruncateSync, fstatSync, openSync, readSync, statSync, writeSync } from "node:fs";
+import { closeSync, existsSync, ftruncateSync, fstatSync, openSync, readSync, rmSync, statSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { PionError } from "../util/errors.ts";
 import type { JsonPiece } from "../util/json-pieces.ts";
@@ -198,6 +198,15 @@ class JsonlExportStore implements SessionStore {
         error: err instanceof Error ? err.message : String(err),
       });
     }
+  }
+
+  /** The database's rows go first; then the file, which without them is no session. */
+  deleteSession(sessionId: string): void {
+    const file = this.inner.getSession(sessionId)?.file;
+    this.inner.deleteSession(sessionId);
+    this.appenders.get(sessionId)?.close();
+    this.appenders.delete(sessionId);
+    if (file !== undefined) rmSync(file, { force: true });
   }
 
   releaseSession(sessionId: string): void {

@@ -88,6 +88,9 @@ export class LazyStore implements SessionStore {
   setSessionCache(sessionId: string, cache: SessionCache): void {
     this.s.setSessionCache(sessionId, cache);
   }
+  deleteSession(sessionId: string): void {
+    this.s.deleteSession(sessionId);
+  }
   releaseSession(sessionId: string): void {
     // Nothing was claimed by a store that was never opened.
     this.store?.releaseSession(sessionId);

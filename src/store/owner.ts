@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { PionError } from "../util/errors.ts";
 
 /**
  * A process that may hold a session's writer lock. `start` is the kernel's start time of the
@@ -25,6 +26,16 @@ export function isOwnerAlive(owner: ProcessOwner): boolean {
   if (!stat) return true;
   if (stat.state === "Z" || stat.state === "X") return false;
   return owner.start === "" || stat.start === owner.start;
+}
+
+/** True when `lock` (a lock row's owner) is a live process other than `me`: the session is not `me`'s to write. */
+export function heldElsewhere(lock: ProcessOwner | null | undefined, me: ProcessOwner): lock is ProcessOwner {
+  return !!lock && !(lock.pid === me.pid && lock.start === me.start) && isOwnerAlive(lock);
+}
+
+/** The `session_locked` failure for a session another live process (`pid`) holds. */
+export function sessionLocked(sessionId: string, pid: number): PionError {
+  return new PionError(`Session ${sessionId} is open for writing in another pion process (pid ${pid})`, "session_locked");
 }
 
 /** Fields 3 (state) and 22 (starttime) of /proc/<pid>/stat; undefined without procfs. */

@@ -4,13 +4,13 @@ import { dirname, resolve } from "node:path";
 import { PionError } from "../util/errors.ts";
 import { log } from "../util/log.ts";
 import { type Entry, type SessionHeader, searchableText } from "./entries.ts";
-import { isOwnerAlive, type ProcessOwner, processOwner } from "./owner.ts";
+import { heldElsewhere, type ProcessOwner, processOwner, sessionLocked } from "./owner.ts";
 import type { JsonPiece } from "../util/json-pieces.ts";
 import { LARGE_WAL_BYTES, walBytes, writeThenCheckpointAside } from "./checkpoint.ts";
 import { chainPage, joinBodies, joinMessages } from "./json-pages.ts";
 import { migrate } from "./sqlite-schema.ts";
 import { writeFromTemplate } from "./sqlite-template.ts";
-import { afterAppendParams, runInsertEntry, type Param, sessionParams, WRITE_SQL } from "./sqlite-writes.ts";
+import { afterAppendParams, DELETE_SESSION_SQL, runInsertEntry, type Param, sessionParams, WRITE_SQL } from "./sqlite-writes.ts";
 import type {
   EntryPage,
   ListSessionsOptions,
@@ -425,17 +425,23 @@ class SqliteStore implements SessionStore {
     this.db
       .transaction(() => {
         const lock = this.q.lock.get(sessionId);
-        const mine = lock && lock.pid === this.owner.pid && lock.start === this.owner.start;
-        if (lock && !mine && isOwnerAlive(lock)) {
-          throw new PionError(
-            `Session ${sessionId} is open for writing in another pion process (pid ${lock.pid})`,
-            "session_locked",
-          );
-        }
+        if (heldElsewhere(lock, this.owner)) throw sessionLocked(sessionId, lock.pid);
         this.q.putLock.run(sessionId, this.owner.pid, this.owner.start, new Date().toISOString());
       })
       .immediate();
     this.held.add(sessionId);
+  }
+
+  deleteSession(sessionId: string): void {
+    this.db
+      .transaction(() => {
+        this.mustExist(sessionId);
+        const lock = this.q.lock.get(sessionId);
+        if (heldElsewhere(lock, this.owner)) throw sessionLocked(sessionId, lock.pid);
+        for (const sql of DELETE_SESSION_SQL) this.db.run(sql, [sessionId]);
+      })
+      .immediate();
+    this.held.delete(sessionId);
   }
 
   releaseSession(sessionId: string): void {

@@ -24,6 +24,18 @@ export const WRITE_SQL = {
   insertGrant: "INSERT INTO granted_rule (session_id, entry_id, rule) VALUES (?1, ?2, ?3)",
 } as const;
 
+/**
+ * What `deleteSession` runs, in order, in one transaction (parameter: the session id): the one
+ * place rows of `entry` and `granted_rule` are ever deleted. A search row shares its entry's seq.
+ */
+export const DELETE_SESSION_SQL = [
+  "DELETE FROM entry_fts WHERE rowid IN (SELECT seq FROM entry WHERE session_id = ?1)",
+  "DELETE FROM granted_rule WHERE session_id = ?1",
+  "DELETE FROM entry WHERE session_id = ?1",
+  "DELETE FROM lock WHERE session_id = ?1",
+  "DELETE FROM session WHERE id = ?1",
+] as const;
+
 /** insertSession's parameters; `path` is the resolved JSONL path or null. */
 export const sessionParams = (header: SessionHeader, path: string | null): Param[] => [
   header.id,

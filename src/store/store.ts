@@ -152,8 +152,9 @@ export interface SearchHit {
 
 /**
  * The session port. Every append is committed before it returns, so the caller may
- * announce the entry right after. Entries are never updated or deleted; only the session
- * row (leaf pointer, name, counters) changes.
+ * announce the entry right after. Entries are never updated; only the session row (leaf
+ * pointer, name, counters) changes. They are deleted only with their whole session, by
+ * `deleteSession`.
  *
  * Failures are `PionError`s with codes: `unknown_session`, `unknown_entry`, `session_exists`,
  * `duplicate_entry`, `session_locked`, `invalid_cursor`.
@@ -231,6 +232,13 @@ export interface SessionStore {
   acquireSession(sessionId: string): void;
   /** Record the session's summary for the next opener (see SessionCache). */
   setSessionCache(sessionId: string, cache: SessionCache): void;
+  /**
+   * Removes a stored session for good, in one transaction: its row, entries, search rows, granted
+   * rules and lock; then its JSONL file (where the store writes one). Fails with `unknown_session`
+   * when it is not stored, and `session_locked` (deleting nothing) while another live process
+   * holds it; this instance's own lock on it goes with it, so its writer must be done with it first.
+   */
+  deleteSession(sessionId: string): void;
   releaseSession(sessionId: string): void;
   /** Releases this instance's locks and closes. */
   close(): void;

@@ -21,12 +21,11 @@ async function until(ok: () => boolean): Promise<void> {
 }
 
 describe("ACP mode: session info and lifecycle", () => {
-  test.concurrent("initialize advertises list, resume, close and fork, and not delete", async () => {
+  test.concurrent("initialize advertises list, resume, close, fork, delete and additionalDirectories", async () => {
     const { fake, c } = setupAcp();
     const init = await c.agent.request("initialize", INIT);
     const caps = init.agentCapabilities!.sessionCapabilities as Record<string, unknown>;
-    expect(caps).toMatchObject({ list: {}, resume: {}, close: {}, fork: {} });
-    expect(caps.delete ?? null).toBeNull();
+    expect(caps).toMatchObject({ list: {}, resume: {}, close: {}, fork: {}, delete: {}, additionalDirectories: {} });
     expect(await c.close()).toBe(0);
     await fake.stop();
   });

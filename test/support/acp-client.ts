@@ -1,7 +1,9 @@
 /**
  * An editor's side of ACP, with the official SDK's client: spawns pion --mode acp (source or
  * dist/pion), records every session/update per session, and answers permission and file
- * requests the way a test sets up; terminal requests run the command for real.
+ * requests the way a test sets up; terminal requests run the command for real. Elicitation
+ * requests are recorded and answered as the test says (an editor offers them only when the
+ * test's initialize sends `elicitation: { form: {} }`).
  */
 import * as acp from "@agentclientprotocol/sdk";
 import type { Subprocess } from "bun";
@@ -16,6 +18,7 @@ export interface AcpTestClient {
   /** fs requests the agent made. */
   fsCalls: { method: string; params: unknown }[];
   permissionRequests: acp.RequestPermissionRequest[];
+  elicitationRequests: acp.CreateElicitationRequest[];
   /** The editor's terminals (used when the test's initialize offers `terminal: true`). */
   terminals: FakeTerminals;
   stderr: () => string;
@@ -34,6 +37,8 @@ export interface AcpClientOptions {
   files?: Map<string, string>;
   /** How the editor answers session/request_permission (default: the first option). */
   permission?: (req: acp.RequestPermissionRequest) => acp.RequestPermissionResponse | Promise<acp.RequestPermissionResponse>;
+  /** How the editor answers elicitation/create (default: cancel). */
+  elicitation?: (req: acp.CreateElicitationRequest) => acp.CreateElicitationResponse | Promise<acp.CreateElicitationResponse>;
 }
 
 export function startAcp(o: AcpClientOptions): AcpTestClient {
@@ -52,6 +57,7 @@ export function startAcp(o: AcpClientOptions): AcpTestClient {
   const updates = new Map<string, acp.SessionUpdate[]>();
   const fsCalls: { method: string; params: unknown }[] = [];
   const permissionRequests: acp.RequestPermissionRequest[] = [];
+  const elicitationRequests: acp.CreateElicitationRequest[] = [];
   const terminals = new FakeTerminals();
   const app = acp
     .client({ name: "pion-test-editor" })
@@ -64,6 +70,10 @@ export function startAcp(o: AcpClientOptions): AcpTestClient {
       permissionRequests.push(params);
       if (o.permission) return o.permission(params);
       return { outcome: { outcome: "selected", optionId: params.options[0]!.optionId } };
+    })
+    .onRequest("elicitation/create", async ({ params }) => {
+      elicitationRequests.push(params);
+      return o.elicitation ? o.elicitation(params) : { action: "cancel" };
     })
     .onRequest("fs/read_text_file", ({ params }) => {
       fsCalls.push({ method: "fs/read_text_file", params });
@@ -93,6 +103,7 @@ export function startAcp(o: AcpClientOptions): AcpTestClient {
     updates,
     fsCalls,
     permissionRequests,
+    elicitationRequests,
     terminals,
     stderr: () => stderr,
     proc,

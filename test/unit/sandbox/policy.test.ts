@@ -29,6 +29,14 @@ describe("sandboxPolicy", () => {
     expect(sandboxPolicy({ ...b, user: { mode: "workspace-write", writableRoots: [extra] } })?.writable).toEqual([b.cwd, extra]);
     expect(sandboxPolicy({ ...b, user: { mode: "read-only", writableRoots: [extra] } })?.writable).toEqual([]);
   });
+
+  test("the host's extraRoots (ACP additionalDirectories) are writable after writableRoots in workspace-write, once each; never in read-only", () => {
+    const b = base();
+    const [extra, host] = [dir(), dir()];
+    const p = (mode: "workspace-write" | "read-only") => sandboxPolicy({ ...b, user: { mode, writableRoots: [extra] }, extraRoots: [host, extra, b.cwd] })?.writable;
+    expect(p("workspace-write")).toEqual([b.cwd, extra, host]);
+    expect(p("read-only")).toEqual([]);
+  });
 });
 
 describe("bwrapArgs", () => {
