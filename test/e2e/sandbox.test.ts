@@ -213,6 +213,7 @@ describeWith("pion sandbox check", missing, () => {
     const no = await runPion(["sandbox", "check", "--json"], dirs);
     expect(no.code).toBe(3);
     expect(JSON.parse(no.stdout)).toMatchObject({ mode: "workspace-write", ok: false, why: expect.stringContaining("not installed") });
+    expect((await runPion(["--help"], dirs)).stdout).toContain("pion sandbox check");
     const bad = await runPion(["-p", "--sandbox", "sometimes", "hi"], dirs);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('unknown sandbox mode "sometimes"');
