@@ -4,7 +4,7 @@ import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import type * as acp from "@agentclientprotocol/sdk";
 import { setupAcp, startAcp } from "../support/acp-client.ts";
 import { startFakeProvider } from "../support/fake-provider.ts";
-import { entryCommand, tempDirs, writeFakeModels, writeSettings } from "../support/pion.ts";
+import { spawnPiped, tempDirs, writeFakeModels, writeSettings } from "../support/pion.ts";
 
 setDefaultTimeout(60_000);
 
@@ -59,13 +59,7 @@ describe("ACP mode: connection and run edges", () => {
     const dirs = tempDirs();
     writeFakeModels(dirs.home, fake.url);
     writeSettings(dirs.home, { defaultProvider: "fake", defaultModel: "fake-model" });
-    const proc = Bun.spawn([...entryCommand(), "--mode", "acp"], {
-      cwd: dirs.cwd,
-      env: { ...process.env, PION_HOME: dirs.home },
-      stdin: "pipe",
-      stdout: "pipe",
-      stderr: "pipe",
-    });
+    const proc = spawnPiped(["--mode", "acp"], dirs, { stdin: "pipe" });
     const lines = [
       { jsonrpc: "2.0", id: 1, method: "initialize", params: INIT },
       { jsonrpc: "2.0", id: 2, method: "session/new", params: { cwd: dirs.cwd, mcpServers: [] } },

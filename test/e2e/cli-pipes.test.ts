@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import CATALOG_INDEX from "../../src/providers/catalog/builtin-index.json" with { type: "json" };
 import { startFakeProvider } from "../support/fake-provider.ts";
-import { entryCommand, runPion, tempDirs, writeFakeModels } from "../support/pion.ts";
+import { entryCommand, runPion, spawnPiped, tempDirs, writeFakeModels } from "../support/pion.ts";
 
 function setup() {
   const fake = startFakeProvider();
@@ -22,13 +22,7 @@ const firstUserText = (fake: ReturnType<typeof startFakeProvider>): string => {
 
 /** pion with stdout on a real pipe that is read only after a pause, so the pipe fills before pion exits. */
 async function readSlowly(args: string[], dirs: { home: string; cwd: string }, env: Record<string, string> = {}) {
-  const proc = Bun.spawn([...entryCommand(), ...args], {
-    cwd: dirs.cwd,
-    env: { ...process.env, ...env, PION_HOME: dirs.home },
-    stdin: "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
+  const proc = spawnPiped(args, dirs, { env });
   await Bun.sleep(400);
   const [out, stderr, code] = await Promise.all([new Response(proc.stdout).arrayBuffer(), new Response(proc.stderr).text(), proc.exited]);
   return { bytes: new Uint8Array(out), stderr, code };
@@ -75,13 +69,7 @@ describe("output reaches a pipe whole", () => {
 
   test.concurrent("a reader that closes after one line ends pion quietly with status 0", async () => {
     const dirs = tempDirs();
-    const proc = Bun.spawn([...entryCommand(), "models", "--json"], {
-      cwd: dirs.cwd,
-      env: { ...process.env, PION_HOME: dirs.home },
-      stdin: "ignore",
-      stdout: "pipe",
-      stderr: "pipe",
-    });
+    const proc = spawnPiped(["models", "--json"], dirs);
     const reader = proc.stdout.getReader();
     const first = await reader.read();
     expect(first.done).toBe(false);
@@ -126,13 +114,7 @@ describe("piped stdin", () => {
 
   test.concurrent("that is not UTF-8 exits 1 naming stdin, before any request", async () => {
     const { fake, dirs } = setup();
-    const proc = Bun.spawn([...entryCommand(), "-p", ...MODEL, "hi"], {
-      cwd: dirs.cwd,
-      env: { ...process.env, PION_HOME: dirs.home },
-      stdin: new Uint8Array([0x66, 0xff, 0xfe, 0x80]),
-      stdout: "pipe",
-      stderr: "pipe",
-    });
+    const proc = spawnPiped(["-p", ...MODEL, "hi"], dirs, { stdin: new Uint8Array([0x66, 0xff, 0xfe, 0x80]) });
     const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
     expect(code).toBe(1);
     expect(stderr).toContain("stdin");

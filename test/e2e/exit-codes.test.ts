@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { startFakeProvider } from "../support/fake-provider.ts";
-import { entryCommand, runPion, tempDirs, writeFakeModels } from "../support/pion.ts";
+import { runPion, spawnPiped, tempDirs, writeFakeModels } from "../support/pion.ts";
 
 /** The exit-code table of README, one row at a time, through real pipes. */
 const MODEL = ["--model", "fake/fake-model"];
@@ -37,13 +37,7 @@ describe("exit codes of the one-shot modes", () => {
     test.concurrent(`${signal} aborts the run, which persists, and exits ${status}`, async () => {
       const { fake, dirs } = setup();
       fake.enqueue({ blocks: [{ type: "text", text: ["partial", " more"] }], stallAfterChunks: 4 });
-      const proc = Bun.spawn([...entryCommand(), "--mode", "json", ...MODEL, "go"], {
-        cwd: dirs.cwd,
-        env: { ...process.env, PION_HOME: dirs.home },
-        stdin: "ignore",
-        stdout: "pipe",
-        stderr: "pipe",
-      });
+      const proc = spawnPiped(["--mode", "json", ...MODEL, "go"], dirs);
       const reader = proc.stdout.getReader();
       let out = "";
       while (!out.includes('"message_update"')) {

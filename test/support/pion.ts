@@ -197,3 +197,21 @@ export async function promptToResult(p: Pion, message: string, timeoutMs = 60_00
   await p.waitFor((r) => r.type === "prompt_result" && r.id === id, from, timeoutMs);
   return p.records.slice(from);
 }
+
+/**
+ * pion (source or dist/pion, as the other helpers) with stdout and stderr on real pipes the
+ * caller reads; stdin ignored unless given (bytes, or "pipe" to write to it).
+ */
+export function spawnPiped<In extends Uint8Array | "pipe" | "ignore" = "ignore">(
+  args: string[],
+  dirs: { home: string; cwd: string },
+  o: { env?: Record<string, string>; stdin?: In } = {},
+) {
+  return Bun.spawn([...entryCommand(), ...args], {
+    cwd: dirs.cwd,
+    env: { ...process.env, ...o.env, PION_HOME: dirs.home },
+    stdin: (o.stdin ?? "ignore") as In,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+}
