@@ -5,7 +5,7 @@
  */
 import type * as acp from "@agentclientprotocol/sdk";
 import type { AgentSession } from "../session/session.ts";
-import { sessionStats } from "../session/stats.ts";
+import { contextTokens, sessionStats } from "../session/stats.ts";
 import { contentText, userText } from "../store/entries.ts";
 
 /** How long a title made from the first prompt may be (the session list cuts it the same way). */
@@ -31,20 +31,21 @@ export function titleFromPrompt(content: unknown): string | undefined {
   return sessionTitle(undefined, contentText(content) || undefined);
 }
 
+/** The session's whole cost in USD, as get_session_stats counts it (every entry: one read of the store). */
+export function sessionCost(session: AgentSession): number {
+  return sessionStats(session.entries(), [], undefined).cost;
+}
+
 /**
- * Context tokens used and the model's window, with the session's whole cost in USD. Undefined
- * when the model's window is unknown or nothing tells the context's size (right after a compaction).
+ * Context tokens used (from the branch, in memory) and the model's window, with `cost`, the
+ * session's whole cost in USD. Undefined when the model's window is unknown or nothing tells the
+ * context's size (right after a compaction).
  */
-export function usageUpdate(session: AgentSession): acp.SessionUpdate | undefined {
-  const stats = sessionStats(session.entries(), session.branchPath(), session.model);
-  const used = stats.contextUsage?.tokens;
-  if (!stats.contextUsage || used === null || used === undefined) return undefined;
-  return {
-    sessionUpdate: "usage_update",
-    used,
-    size: stats.contextUsage.contextWindow,
-    cost: { amount: stats.cost, currency: "USD" },
-  };
+export function usageUpdate(session: AgentSession, cost: number): acp.SessionUpdate | undefined {
+  const window = session.model?.contextWindow ?? 0;
+  const used = window > 0 ? contextTokens(session.branchPath()) : null;
+  if (used === null) return undefined;
+  return { sessionUpdate: "usage_update", used, size: window, cost: { amount: cost, currency: "USD" } };
 }
 
 export function infoUpdate(title: string | undefined, updatedAt = new Date()): acp.SessionUpdate {

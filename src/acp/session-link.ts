@@ -10,7 +10,7 @@ import type { SessionEvent } from "../session/session-types.ts";
 import { resolveToolPath } from "../tools/path.ts";
 import type { ToolResult } from "../tools/tool.ts";
 import type { RecordingFiles } from "./files.ts";
-import { currentTitle, infoUpdate, titleFromPrompt, usageUpdate } from "./session-info.ts";
+import { currentTitle, infoUpdate, sessionCost, titleFromPrompt, usageUpdate } from "./session-info.ts";
 import type { EditorTerminals } from "./terminal.ts";
 import { planUpdate, toolCallEnd, toolCallProgress, toolCallStart, toolCallTerminal } from "./updates.ts";
 
@@ -34,6 +34,8 @@ export class SessionLink {
   private stopping: Promise<void> | undefined;
   /** The title the editor was last told (or the session had when it was opened). */
   private title: string | undefined;
+  /** The session's cost so far in USD, once read (sessionCost); undefined until then and after a compaction. */
+  private cost: number | undefined;
 
   constructor(
     readonly composed: Composed,
@@ -94,11 +96,17 @@ export class SessionLink {
       case "message_end": {
         const m = e.message;
         if (m.role === "assistant") {
-          const usage = usageUpdate(this.composed.session);
+          // The store is read for the session's cost once, then each reply's cost is added (a compaction reads it again).
+          this.cost = this.cost === undefined ? sessionCost(this.composed.session) : this.cost + m.usage.cost.total;
+          const usage = usageUpdate(this.composed.session, this.cost);
           if (usage) this.send(usage);
         } else if (m.role === "user" && this.title === undefined) this.retitle(titleFromPrompt(m.content));
         break;
       }
+      case "compaction_end":
+        // the summary's model call counts in the session's cost (its entry holds the usage)
+        if (e.result) this.cost = undefined;
+        break;
       case "session_info_changed":
         this.retitle(e.name ?? currentTitle(this.composed.session));
         break;
