@@ -44,6 +44,9 @@ export interface PermissionConfig {
  */
 export type GateResult = { allow: true; checkedPath?: string; sandboxWaived?: true } | { allow: false; reason: string };
 
+/** A host's answer to a request, or why the call is refused without one. */
+type Answer = { decision: "allow" | "allow_always"; message?: string } | { refused: string; by: PermissionEntry["by"]; message?: string };
+
 function allowed(subject: Subject | undefined, waived: boolean): GateResult {
   const w = waived ? { sandboxWaived: true as const } : {};
   if (subject?.kind !== "path" || subject.unresolved) return { allow: true, ...w };
@@ -82,15 +85,15 @@ export class PermissionGate {
    * start-up; a failure here is the first judged line's (it fails closed there).
    */
   prepare(): void {
-    if (this.prepared || (this.mode === "auto" && !this.rules.some((r) => r.kind !== "allow"))) return;
+    if (this.prepared || this.judgesNothing()) return;
     this.prepared = true;
     void loadBashParser().catch(() => {});
   }
 
   async check(call: { id: string; name: string }, args: Record<string, unknown>, tool: { annotations?: ToolAnnotations }, signal: AbortSignal): Promise<GateResult> {
     const sandboxed = this.sandbox !== undefined && call.name === "bash";
-    // Auto mode without deny or ask rules: everything runs, nothing to look at (but whether the sandbox starts).
-    if (this.mode === "auto" && !this.rules.some((r) => r.kind !== "allow") && !sandboxed) return { allow: true };
+    // Nothing to look at but, for bash, whether the sandbox starts.
+    if (this.judgesNothing() && !sandboxed) return { allow: true };
     const cwd = this.host.cwd;
     const subject = await subjectOf(call.name, args, cwd);
     const facts: CallFacts = { toolName: call.name, readOnly: tool.annotations?.readOnlyHint === true, subject };
@@ -129,20 +132,25 @@ export class PermissionGate {
     const options = verdict.rule || unanalysable || waived ? APPROVAL_OPTIONS.filter((o) => o !== "allow_always") : [...APPROVAL_OPTIONS];
     const answer = await this.ask({ toolCallId: call.id, toolName: call.name, args, reason: verdict.reason, options }, signal);
     if ("refused" in answer) {
-      await this.host.record({ ...base, decision: "deny", by: answer.by, reason: answer.refused, ...(answer.message ? { message: answer.message } : {}) });
+      await this.recordAnswer(base, answer, verdict.reason);
       return { allow: false, reason: answer.refused };
     }
     const added = answer.decision === "allow_always" && options.includes("allow_always") ? alwaysRulesFor(call.name, args, subject) : [];
     for (const text of added) this.sessionRules().push(parseRule("allow", text, "session"));
-    await this.host.record({
-      ...base,
-      decision: "allow",
-      by: "host",
-      reason: verdict.reason,
-      ...(answer.message ? { message: answer.message } : {}),
-      ...(added.length > 0 ? { addedRules: added } : {}),
-    });
+    await this.recordAnswer(base, answer, verdict.reason, added);
     return allowed(subject, waived);
+  }
+
+  /** Auto mode without deny or ask rules: every call runs as it would without a gate. */
+  private judgesNothing(): boolean {
+    return this.mode === "auto" && !this.rules.some((r) => r.kind !== "allow");
+  }
+
+  /** The host's answer (or why there was none) as a decision entry; `allowReason` is the allowed call's. */
+  private recordAnswer(base: Omit<PermissionRecord, "decision" | "by" | "reason">, answer: Answer, allowReason: string, added: string[] = []): void | Promise<void> {
+    const message = answer.message ? { message: answer.message } : {};
+    if ("refused" in answer) return this.host.record({ ...base, decision: "deny", by: answer.by, reason: answer.refused, ...message });
+    return this.host.record({ ...base, decision: "allow", by: "host", reason: allowReason, ...message, ...(added.length > 0 ? { addedRules: added } : {}) });
   }
 
   /**
@@ -155,19 +163,12 @@ export class PermissionGate {
     const answer = await this.ask({ toolCallId: call.id, toolName: call.name, args, reason: "sandbox", options: ["allow", "deny"] }, signal);
     if ("refused" in answer && answer.by === "unavailable") return false;
     const base = { type: "permission" as const, toolCallId: call.id, toolName: call.name, subject: String(args.command ?? ""), mode: this.mode };
-    if ("refused" in answer) {
-      await this.host.record({ ...base, decision: "deny", by: answer.by, reason: answer.refused, ...(answer.message ? { message: answer.message } : {}) });
-      return false;
-    }
-    await this.host.record({ ...base, decision: "allow", by: "host", reason: "sandbox: run again outside the sandbox", ...(answer.message ? { message: answer.message } : {}) });
-    return true;
+    await this.recordAnswer(base, answer, "sandbox: run again outside the sandbox");
+    return !("refused" in answer);
   }
 
   /** The port's answer, or why the call is refused without one (abort, timeout, nobody to ask, a no). */
-  private async ask(
-    req: Parameters<ApprovalPort["request"]>[0],
-    signal: AbortSignal,
-  ): Promise<{ decision: "allow" | "allow_always"; message?: string } | { refused: string; by: PermissionEntry["by"]; message?: string }> {
+  private async ask(req: Parameters<ApprovalPort["request"]>[0], signal: AbortSignal): Promise<Answer> {
     const stop = new AbortController();
     let why: "abort" | "timeout" | undefined;
     const onAbort = () => {
