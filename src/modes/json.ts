@@ -1,6 +1,6 @@
 import { writeErr } from "../util/stdio.ts";
 import { unavailablePort } from "../permissions/port.ts";
-import { createWriter } from "../rpc/writer.ts";
+import { closableSink, createWriter } from "../rpc/writer.ts";
 import { EncodedEvent } from "../util/json-bytes.ts";
 import type { TextContent } from "../providers/types.ts";
 import { errorMessage } from "../util/errors.ts";
@@ -65,7 +65,14 @@ export async function runJsonMode(composed: Composed, prompts: string[], mode: "
   }
   // Nobody to ask: a call that needs approval is denied unless a rule allows it, and the run goes on.
   if (composed.permissions) composed.permissions.port = unavailablePort(`pion runs in ${mode} mode, where nobody can approve tool calls`);
-  const writer = createWriter(Bun.stdout.writer());
+  // A reader that stops early (`| head -1`): the run is aborted (and persisted), and pion exits 0 quietly.
+  let readerGone = false;
+  const writer = createWriter(
+    closableSink(Bun.stdout.writer(), () => {
+      readerGone = true;
+      void session.abort();
+    }),
+  );
   if (mode === "json") {
     writer.write(session.header);
     session.subscribe((e) => (e instanceof EncodedEvent ? writer.writeBytes(e.bytes) : writer.write(e)), { replay: true });
@@ -104,9 +111,10 @@ export async function runJsonMode(composed: Composed, prompts: string[], mode: "
     // pion's own failure (the store, a hook): the run stopped without the model's say.
     const { failure } = session.lastRun();
     if (failure !== undefined) return finish(1, failure);
-    if (interrupted !== undefined) break;
+    if (interrupted !== undefined || readerGone) break;
   }
   if (interrupted !== undefined) return finish(interrupted, "interrupted");
+  if (readerGone) return finish(0);
   // The outcome is this invocation's last run, never an earlier message of a resumed session.
   const last = session.lastRun().assistant;
   if (mode === "print" && last) {

@@ -1,7 +1,7 @@
 import { RpcApprovals } from "../rpc/approvals.ts";
 import { createHandlers } from "../rpc/handlers.ts";
 import { serveRpc } from "../rpc/server.ts";
-import { createWriter } from "../rpc/writer.ts";
+import { closableSink, createWriter } from "../rpc/writer.ts";
 import { EncodedEvent } from "../util/json-bytes.ts";
 import type { Composed } from "./compose.ts";
 
@@ -12,7 +12,8 @@ import type { Composed } from "./compose.ts";
  */
 export async function runRpcMode(composed: Composed): Promise<number> {
   const { session } = composed;
-  const writer = createWriter(Bun.stdout.writer());
+  // A host that closed stdout hears nothing more: finish as on stdin EOF, quietly.
+  const writer = createWriter(closableSink(Bun.stdout.writer(), () => void finishQuietly()));
   session.subscribe((e) => (e instanceof EncodedEvent ? writer.writeBytes(e.bytes) : writer.write(e)), { replay: true });
 
   let stopping = false;
@@ -27,13 +28,16 @@ export async function runRpcMode(composed: Composed): Promise<number> {
   process.on("SIGHUP", onSignal(129));
   process.on("SIGINT", onSignal(130));
   // An extension's ctx.shutdown(): finish like stdin EOF.
-  composed.shutdown.addEventListener("abort", async () => {
+  async function finishQuietly(): Promise<void> {
     stopping = true;
     await session.abort();
     await writer.drain();
     composed.session.release();
     composed.store.close();
     process.exit(0);
+  }
+  composed.shutdown.addEventListener("abort", () => {
+    void finishQuietly();
   });
 
   // Approvals are asked on stdout and answered on stdin (tool_approval_request / _response).

@@ -66,7 +66,39 @@ interface Held {
   done: Promise<void>;
 }
 
-export function createWriter(sink: FileSink): Writer {
+/** What the writer needs of Bun's FileSink. */
+export type Sink = Pick<FileSink, "write" | "flush">;
+
+/**
+ * `sink` for a reader that may go away (`| head -1`): the first write the OS refuses (EPIPE and
+ * the like) calls `onGone` once, and every write after it is dropped, so a closed pipe never
+ * surfaces as an error or a stack trace. The writer itself stays unaware of it.
+ */
+export function closableSink(sink: Sink, onGone: (err: unknown) => void): Sink {
+  let gone = false;
+  const fail = (err: unknown) => {
+    if (gone) return;
+    gone = true;
+    onGone(err);
+  };
+  // Bun's sink reports a refused write by throwing or through the promise it returns.
+  const guard = <T extends number | Promise<number>>(call: () => T): number | Promise<number> => {
+    if (gone) return 0;
+    try {
+      const r = call();
+      return r instanceof Promise ? r.catch((err: unknown) => (fail(err), 0)) : r;
+    } catch (err) {
+      fail(err);
+      return 0;
+    }
+  };
+  return {
+    write: (chunk) => guard(() => sink.write(chunk)),
+    flush: () => guard(() => sink.flush()),
+  };
+}
+
+export function createWriter(sink: Sink): Writer {
   /** Bytes streamed since the writer last collected garbage (GC_EVERY, GC_BEFORE). */
   let sinceGc = 0;
   const collect = (full: boolean) => {

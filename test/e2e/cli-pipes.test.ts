@@ -78,6 +78,32 @@ describe("output reaches a pipe whole", () => {
     expect(stderr).toBe("");
     expect(code).toBe(0);
   });
+
+  test.concurrent("JSON and RPC mode: a reader that closes after one line ends pion quietly, status 0, the run saved", async () => {
+    const { fake, dirs } = setup();
+    // a reply long enough that pion is still writing when the reader leaves
+    fake.enqueue({ blocks: [{ type: "text", text: Array.from({ length: 2000 }, (_, i) => `word${i} `) }] });
+    const json = spawnPiped(["--mode", "json", ...MODEL, "go"], dirs);
+    const reader = json.stdout.getReader();
+    expect((await reader.read()).done).toBe(false);
+    await reader.cancel();
+    const [stderr, code] = await Promise.all([new Response(json.stderr).text(), json.exited]);
+    expect([code, stderr]).toEqual([0, ""]);
+    const listed = await runPion(["sessions", "list", "--json"], dirs);
+    expect(JSON.parse(listed.stdout).sessions.length).toBe(1);
+
+    const rpc = spawnPiped(["--mode", "rpc", ...MODEL], dirs, { stdin: "pipe" });
+    rpc.stdin.write('{"type":"get_state"}\n');
+    rpc.stdin.flush();
+    const r2 = rpc.stdout.getReader();
+    expect((await r2.read()).done).toBe(false);
+    await r2.cancel();
+    for (let i = 0; i < 50; i++) rpc.stdin.write('{"type":"get_state"}\n');
+    rpc.stdin.flush();
+    const [stderr2, code2] = await Promise.all([new Response(rpc.stderr).text(), rpc.exited]);
+    expect([code2, stderr2]).toEqual([0, ""]);
+    await fake.stop();
+  });
 });
 
 describe("piped stdin", () => {

@@ -1,6 +1,6 @@
-import { expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import type { FileSink } from "bun";
-import { createWriter } from "../../../src/rpc/writer.ts";
+import { closableSink, createWriter } from "../../../src/rpc/writer.ts";
 
 /**
  * A sink whose flush reports a full pipe while `full` is set: the promise it returns resolves
@@ -181,4 +181,25 @@ test("a streamed answer after 512 KB of others starts with a young-generation co
   }
   await w.drain();
   expect(p.text().split("\n").length).toBe(7);
+});
+
+describe("closableSink", () => {
+  test("the first refused write (thrown or rejected) calls onGone once; later writes are dropped", async () => {
+    const epipe = Object.assign(new Error("broken pipe"), { code: "EPIPE" });
+    let writes = 0;
+    const gone: unknown[] = [];
+    const refuse = (): number => {
+      writes++;
+      throw epipe;
+    };
+    const throwing = closableSink({ write: refuse, flush: () => 0 }, (e) => gone.push(e));
+    expect(throwing.write("a")).toBe(0);
+    expect(throwing.write("b")).toBe(0);
+    expect([writes, gone]).toEqual([1, [epipe]]);
+    const rejected: unknown[] = [];
+    const rejecting = closableSink({ write: () => Promise.reject(epipe), flush: () => 0 }, (e) => rejected.push(e));
+    expect(await rejecting.write("a")).toBe(0);
+    expect(await rejecting.flush()).toBe(0);
+    expect(rejected).toEqual([epipe]);
+  });
 });
