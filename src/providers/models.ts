@@ -2,11 +2,11 @@ import { join } from "node:path";
 import * as v from "valibot";
 import { describeIssues } from "../util/issues.ts";
 import { readJsonFile } from "../util/json-file.ts";
-import { isSecretName } from "../credentials/child-env.ts";
 import type { Credential } from "../credentials/guard.ts";
 import { newestModel } from "./catalog/choose.ts";
 import type { ModelDef } from "./catalog/data.ts";
 import { Catalog, type SourcedModel } from "./catalog/load.ts";
+import { createKeyResolver } from "./keys.ts";
 import type { Api, Model, ThinkingLevel } from "./types.ts";
 
 const ApiSchema = v.picklist(["anthropic-messages", "openai-completions", "openai-responses"]);
@@ -93,6 +93,8 @@ export interface ModelRegistry {
  * on first use and per provider, so start-up pays only for what it touches.
  * `override.apiKey` (from --api-key) applies to `override.provider`, or to every provider.
  */
+export { resolveKeySpec } from "./keys.ts";
+
 export function loadModels(
   home: string,
   env: Record<string, string | undefined>,
@@ -147,51 +149,18 @@ export function loadModels(
     return ids;
   };
 
-  const keyCache = new Map<string, { key?: string; origin?: string }>();
-  const resolveKey = (provider: string): { key?: string; origin?: string } => {
-    if (override?.apiKey && (!override.provider || override.provider === provider)) return { key: override.apiKey, origin: "--api-key" };
-    let hit = keyCache.get(provider);
-    if (hit) return hit;
-    const spec = fileProviders.get(provider)?.apiKey;
-    hit = {};
-    if (spec) hit = { key: resolveKeySpec(spec, env), origin: "models.json" };
-    else {
-      for (const name of catalog.has(provider) ? (catalog.env(provider) ?? []) : []) {
-        if (env[name]) {
-          hit = { key: env[name], origin: name };
-          break;
-        }
-      }
-    }
-    keyCache.set(provider, hit);
-    return hit;
-  };
-  const apiKey = (provider: string) => resolveKey(provider).key;
-
-  // The guard needs every provider's key variables, not only the configured ones: the catalog
-  // header has them, so no model data is read.
-  const credentials = (): Credential[] => {
-    const out: Credential[] = [];
-    for (const pid of providers()) {
-      const spec = fileProviders.get(pid)?.apiKey;
-      for (const name of (catalog.has(pid) ? (catalog.env(pid) ?? []) : []).filter(isSecretName)) {
-        out.push({ label: name, envNames: [name], value: env[name] });
-      }
-      if (spec) out.push(specCredential(pid, spec, env, () => apiKey(pid)));
-    }
-    if (override?.apiKey) out.push({ label: "--api-key", envNames: [], value: override.apiKey });
-    return out;
-  };
+  const keys = createKeyResolver({ env, override, catalog, fileKey: (pid) => fileProviders.get(pid)?.apiKey, providers });
+  const apiKey = keys.apiKey;
 
   return {
     providers,
     models,
     all: () => providers().flatMap(models),
     apiKey,
-    keyOrigin: (provider) => resolveKey(provider).origin,
+    keyOrigin: keys.keyOrigin,
     find: (provider, id) => models(provider).find((m) => m.id === id),
     available: () => providers().filter((p) => apiKey(p) !== undefined).flatMap(models),
-    credentials,
+    credentials: keys.credentials,
     providerDefaults: (provider) => {
       const fp = fileProviders.get(provider);
       const cat = catalog.has(provider) ? catalog.provider(provider) : undefined;
@@ -205,19 +174,6 @@ export function loadModels(
     },
   };
 }
-
-/** What a models.json `apiKey` reads: `$VAR`, a bare variable name, `!command` (and the `$VAR`s it names), or a literal. */
-function specCredential(provider: string, spec: string, env: Record<string, string | undefined>, resolve: () => string | undefined): Credential {
-  if (spec.startsWith("$")) return { label: spec.slice(1), envNames: [spec.slice(1)], value: env[spec.slice(1)] };
-  if (spec.startsWith("!")) {
-    const names = [...spec.matchAll(/\$\{?([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]!);
-    return { label: `${provider} apiKey`, envNames: names, value: resolve() };
-  }
-  if (ENV_NAME.test(spec) && env[spec]) return { label: spec, envNames: [spec], value: env[spec] };
-  return { label: `${provider} apiKey`, envNames: [], value: spec };
-}
-
-const ENV_NAME = /^[A-Z][A-Z0-9_]*$/;
 
 function stripUndefined<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, val]) => val !== undefined)) as Partial<T>;
@@ -251,19 +207,6 @@ export function toModel(p: ProviderBase, m: ModelDef & { source?: Model["source"
   if (m.toolCall === false) model.toolCall = false;
   if (m.source) model.source = m.source;
   return model;
-}
-
-/** `apiKey` in models.json: a literal, `$ENV_VAR`, or `!shell command` whose stdout is the key. */
-export function resolveKeySpec(spec: string, env: Record<string, string | undefined>): string | undefined {
-  if (spec.startsWith("$")) return env[spec.slice(1)] || undefined;
-  if (spec.startsWith("!")) {
-    const out = Bun.spawnSync(["sh", "-c", spec.slice(1)], { stdout: "pipe", stderr: "ignore", env: env as Record<string, string> });
-    const key = out.stdout.toString().trim();
-    return out.exitCode === 0 && key ? key : undefined;
-  }
-  // Environment variable names are accepted without the $, as the reference does.
-  if (ENV_NAME.test(spec) && env[spec]) return env[spec];
-  return spec;
 }
 
 const LEVELS: readonly string[] = ["off", "minimal", "low", "medium", "high", "xhigh", "max"];
