@@ -1,6 +1,7 @@
 import { isSecretName } from "../credentials/child-env.ts";
 import type { Credential } from "../credentials/guard.ts";
 import type { Catalog } from "./catalog/load.ts";
+import { configValueEnvNames, resolveConfigValue, soleEnvName } from "../credentials/config-value.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -68,26 +69,21 @@ export function createKeyResolver(o: {
 
 /** What a models.json `apiKey` reads: `$VAR`, a bare variable name, `!command` (and the `$VAR`s it names), or a literal. */
 function specCredential(provider: string, spec: string, env: Env, resolve: () => string | undefined): Credential {
-  if (spec.startsWith("$")) return { label: spec.slice(1), envNames: [spec.slice(1)], value: env[spec.slice(1)] };
-  if (spec.startsWith("!")) {
-    const names = [...spec.matchAll(/\$\{?([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]!);
-    return { label: `${provider} apiKey`, envNames: names, value: resolve() };
-  }
+  const sole = soleEnvName(spec);
+  if (sole) return { label: sole, envNames: [sole], value: env[sole] };
+  const names = configValueEnvNames(spec);
+  if (names.length > 0 || spec.startsWith("!")) return { label: `${provider} apiKey`, envNames: names, value: resolve() };
   if (ENV_NAME.test(spec) && env[spec]) return { label: spec, envNames: [spec], value: env[spec] };
   return { label: `${provider} apiKey`, envNames: [], value: spec };
 }
 
 const ENV_NAME = /^[A-Z][A-Z0-9_]*$/;
 
-/** `apiKey` in models.json: a literal, `$ENV_VAR`, or `!shell command` whose stdout is the key. */
+/**
+ * `apiKey` in models.json: a command's output, a `$NAME` / `${NAME}` template, a bare variable
+ * name (accepted without the `$`, as earlier reference versions did), or a literal.
+ */
 export function resolveKeySpec(spec: string, env: Env): string | undefined {
-  if (spec.startsWith("$")) return env[spec.slice(1)] || undefined;
-  if (spec.startsWith("!")) {
-    const out = Bun.spawnSync(["sh", "-c", spec.slice(1)], { stdout: "pipe", stderr: "ignore", env: env as Record<string, string> });
-    const key = out.stdout.toString().trim();
-    return out.exitCode === 0 && key ? key : undefined;
-  }
-  // Environment variable names are accepted without the $, as the reference does.
-  if (ENV_NAME.test(spec) && env[spec]) return env[spec];
-  return spec;
+  if (!spec.startsWith("!") && ENV_NAME.test(spec) && env[spec]) return env[spec];
+  return resolveConfigValue(spec, env);
 }
