@@ -5,13 +5,6 @@ export type DiffOp = { kind: " " | "-" | "+"; line: string };
 /** Beyond this many differences the changed middle is shown as one replacement. */
 const MAX_EDIT_DISTANCE = 2000;
 
-function toLines(text: string): string[] {
-  if (text === "") return [];
-  const lines = text.split("\n");
-  if (lines[lines.length - 1] === "") lines.pop();
-  return lines;
-}
-
 /** Myers' O((N+M)D) shortest edit script, keeping only each round's live diagonals. */
 function myers(a: readonly string[], b: readonly string[]): DiffOp[] | null {
   const n = a.length;
@@ -81,42 +74,118 @@ export function diffLines(a: readonly string[], b: readonly string[]): DiffOp[] 
   ];
 }
 
-export interface LineDiff {
-  /** Unified diff; empty when nothing changed. */
+export interface EditDiff {
+  /** The display form the reference's clients render: ` 12 context`, `-13 old`, `+13 new`, ` ... ` for skipped lines. Empty when nothing changed. */
   diff: string;
+  /** A unified patch (`--- path` / `+++ path` headers, 4 lines of context); empty when nothing changed. */
+  patch: string;
   /** 1-based line in the new text where the first change is; undefined when nothing changed. */
   firstChangedLine: number | undefined;
 }
 
-export function unifiedDiff(before: string, after: string, path = "file", context = 3): LineDiff {
-  const ops = diffLines(toLines(before), toLines(after));
-  const oldNo: number[] = [];
-  const newNo: number[] = [];
-  let o = 0;
-  let nw = 0;
-  for (const op of ops) {
-    oldNo.push(o);
-    newNo.push(nw);
-    if (op.kind !== "+") o++;
-    if (op.kind !== "-") nw++;
-  }
-  const changes = ops.flatMap((op, i) => (op.kind === " " ? [] : [i]));
-  if (changes.length === 0) return { diff: "", firstChangedLine: undefined };
+/** Lines shown around each change, in both forms. */
+const CONTEXT = 4;
 
-  const out = [`--- a/${path}`, `+++ b/${path}`];
+/**
+ * The lines of a text, each keyed with its line feed so that a last line without one differs
+ * from the same text with one (a patch must say "No newline at end of file").
+ */
+function keyedLines(text: string): string[] {
+  if (text === "") return [];
+  const parts = text.split("\n");
+  const last = parts.pop()!;
+  const keyed = parts.map((line) => `${line}\n`);
+  if (last !== "") keyed.push(last);
+  return keyed;
+}
+
+/** Each run of changes as its removals then its additions, as line diffs are conventionally shown. */
+function grouped(ops: DiffOp[]): DiffOp[] {
+  const out: DiffOp[] = [];
+  for (let i = 0; i < ops.length; ) {
+    if (ops[i]!.kind === " ") {
+      out.push(ops[i++]!);
+      continue;
+    }
+    const removed: DiffOp[] = [];
+    const added: DiffOp[] = [];
+    for (; i < ops.length && ops[i]!.kind !== " "; i++) (ops[i]!.kind === "-" ? removed : added).push(ops[i]!);
+    out.push(...removed, ...added);
+  }
+  return out;
+}
+
+interface NumberedOp extends DiffOp {
+  /** 1-based line numbers before and after the op (the next line's, for the side it is absent from). */
+  oldNo: number;
+  newNo: number;
+}
+
+function numbered(before: string, after: string): NumberedOp[] {
+  let o = 1;
+  let n = 1;
+  return grouped(diffLines(keyedLines(before), keyedLines(after))).map((op) => {
+    const out = { ...op, oldNo: o, newNo: n };
+    if (op.kind !== "+") o++;
+    if (op.kind !== "-") n++;
+    return out;
+  });
+}
+
+const strip = (line: string) => (line.endsWith("\n") ? line.slice(0, -1) : line);
+
+/** The display and patch forms of the change from `before` to `after`. */
+export function editDiff(before: string, after: string, path = "file"): EditDiff {
+  const ops = numbered(before, after);
+  const changes = ops.flatMap((op, i) => (op.kind === " " ? [] : [i]));
+  if (changes.length === 0) return { diff: "", patch: "", firstChangedLine: undefined };
+  return { diff: displayDiff(ops, before, after), patch: unifiedPatch(ops, changes, path), firstChangedLine: ops[changes[0]!]!.newNo };
+}
+
+function displayDiff(ops: NumberedOp[], before: string, after: string): string {
+  const lineCount = (t: string) => t.split("\n").length;
+  const width = String(Math.max(lineCount(before), lineCount(after))).length;
+  const skipped = ` ${" ".repeat(width)} ...`;
+  const out: string[] = [];
+  const show = (op: NumberedOp) => out.push(`${op.kind}${String(op.kind === "+" ? op.newNo : op.oldNo).padStart(width)} ${strip(op.line)}`);
+  for (let i = 0; i < ops.length; ) {
+    if (ops[i]!.kind !== " ") {
+      show(ops[i++]!);
+      continue;
+    }
+    const start = i;
+    while (i < ops.length && ops[i]!.kind === " ") i++;
+    const run = ops.slice(start, i);
+    const afterChange = start > 0;
+    const beforeChange = i < ops.length;
+    if (afterChange && beforeChange && run.length <= 2 * CONTEXT) run.forEach(show);
+    else {
+      const head = afterChange ? run.slice(0, CONTEXT) : [];
+      const tail = beforeChange ? run.slice(Math.max(head.length, run.length - CONTEXT)) : [];
+      head.forEach(show);
+      if (head.length + tail.length < run.length) out.push(skipped);
+      tail.forEach(show);
+    }
+  }
+  return out.join("\n");
+}
+
+function unifiedPatch(ops: NumberedOp[], changes: number[], path: string): string {
+  const out = [`--- ${path}`, `+++ ${path}`];
   for (let c = 0; c < changes.length; ) {
-    const from = Math.max(0, changes[c] - context);
-    let last = changes[c];
-    while (c + 1 < changes.length && changes[c + 1] - last - 1 <= 2 * context) last = changes[++c];
+    const from = Math.max(0, changes[c]! - CONTEXT);
+    let last = changes[c]!;
+    while (c + 1 < changes.length && changes[c + 1]! - last - 1 <= 2 * CONTEXT) last = changes[++c]!;
     c++;
-    const to = Math.min(ops.length, last + context + 1);
-    const hunk = ops.slice(from, to);
+    const hunk = ops.slice(from, Math.min(ops.length, last + CONTEXT + 1));
     const oldCount = hunk.filter((op) => op.kind !== "+").length;
     const newCount = hunk.filter((op) => op.kind !== "-").length;
-    const oldStart = oldCount === 0 ? oldNo[from] : oldNo[from] + 1;
-    const newStart = newCount === 0 ? newNo[from] : newNo[from] + 1;
-    out.push(`@@ -${oldStart},${oldCount} +${newStart},${newCount} @@`);
-    for (const op of hunk) out.push(`${op.kind}${op.line}`);
+    const first = hunk[0]!;
+    out.push(`@@ -${oldCount === 0 ? first.oldNo - 1 : first.oldNo},${oldCount} +${newCount === 0 ? first.newNo - 1 : first.newNo},${newCount} @@`);
+    for (const op of hunk) {
+      out.push(`${op.kind}${strip(op.line)}`);
+      if (!op.line.endsWith("\n")) out.push("\\ No newline at end of file");
+    }
   }
-  return { diff: `${out.join("\n")}\n`, firstChangedLine: newNo[changes[0]] + 1 };
+  return `${out.join("\n")}\n`;
 }

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import DESCRIPTION from "./descriptions/edit.md" with { type: "text" };
-import { unifiedDiff } from "./diff.ts";
+import { editDiff, type EditDiff } from "./diff.ts";
 import { diskTextOps, type TextFileOps } from "./file-ops.ts";
 import { applyEdits, EditError, type TextEdit } from "./edit-match.ts";
 import { modelSchema, parseWith } from "./params.ts";
@@ -33,10 +33,8 @@ export interface EditArgs {
   edits: TextEdit[];
 }
 
-export interface EditDetails {
-  diff: string;
-  firstChangedLine: number | undefined;
-}
+/** As the reference's edit reports it: `diff` in its numbered display form, `patch` unified. */
+export type EditDetails = EditDiff;
 
 export interface EditToolOptions {
   /** Pins the tool to this folder instead of each call's ctx.cwd. */
@@ -77,7 +75,7 @@ export function createEditTool(options: EditToolOptions = {}): Tool<EditArgs> {
       }
       ctx.signal.throwIfAborted();
       await withFsErrors(args.path, () => files.writeText(abs, result.content));
-      const details: EditDetails = unifiedDiff(result.before, result.after, args.path);
+      const details: EditDetails = editDiff(result.before, result.after, args.path);
       const n = args.edits.length;
       const text = `Successfully replaced ${n} ${n === 1 ? "block" : "blocks"} of text in ${args.path}.`;
       return { content: [{ type: "text", text }], details };

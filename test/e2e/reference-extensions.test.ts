@@ -59,7 +59,8 @@ describeWith("the reference's ssh.ts and bash-spawn-hook.ts", MISSING, () => {
       ["edit", false, "Successfully replaced 1 block of text in notes.txt."],
       ["bash", false, `${remote}\nwritten remotelyedited line\n`],
     ]);
-    expect(results[2]!.details.diff).toContain("-remote line\n+edited line");
+    expect(results[2]!.details.patch).toContain("-remote line\n+edited line");
+    expect(results[2]!.details.diff).toContain("-1 remote line\n+1 edited line");
     // Everything went through ssh, to the remote folder; nothing happened locally.
     expect(readFileSync(join(remote, "made.txt"), "utf8")).toBe("written remotely");
     expect(existsSync(join(dirs.cwd, "made.txt"))).toBe(false);

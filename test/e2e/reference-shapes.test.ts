@@ -48,6 +48,19 @@ const SCENARIOS: Scenario[] = [
     replies: () => [{ blocks: [{ type: "toolCall", name: "read", arguments: { path: "notes.txt" } }] }, { blocks: [{ type: "text", text: "Two lines." }] }],
   },
   {
+    name: "write and edit, then text",
+    files: { "notes.txt": "line one\nline two\nline three\n" },
+    replies: () => [
+      {
+        blocks: [
+          { type: "toolCall", name: "write", arguments: { path: "made.txt", content: "made\n" } },
+          { type: "toolCall", name: "edit", arguments: { path: "notes.txt", edits: [{ oldText: "line two", newText: "line 2" }] } },
+        ],
+      },
+      { blocks: [{ type: "text", text: "Done." }] },
+    ],
+  },
+  {
     name: "HTTP 400",
     replies: () => [{ kind: "http_error", status: 400, message: "bad request", errorType: "invalid_request_error" }],
   },
@@ -138,4 +151,11 @@ describeWith("nested record shapes, pion against the reference", missing, () => 
     expect(stale).toEqual([]);
   }, 60_000);
 
+  test("the edit tool's details are the reference's: numbered diff, unified patch, first changed line", async () => {
+    const s = SCENARIOS.find((x) => x.name === "write and edit, then text")!;
+    const details = (recs: Rec[]) => recs.find((r) => r.type === "tool_execution_end" && r.toolName === "edit")?.result?.details;
+    const [mine, theirs] = await Promise.all([run("pion", "anthropic-messages", s), run("reference", "anthropic-messages", s)]);
+    expect(details(theirs)).toMatchObject({ diff: expect.any(String), patch: expect.any(String), firstChangedLine: 2 });
+    expect(details(mine)).toEqual(details(theirs));
+  }, 60_000);
 });

@@ -1,5 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { diffLines, unifiedDiff } from "../../../src/tools/diff.ts";
+import { diffLines, editDiff } from "../../../src/tools/diff.ts";
+import { join } from "node:path";
+import { describeWith } from "../../support/requires.ts";
 import { applyEdits, EditError } from "../../../src/tools/edit-match.ts";
 
 const failure = (run: () => unknown): string => {
@@ -97,31 +99,63 @@ describe("applyEdits", () => {
   });
 });
 
-describe("unifiedDiff", () => {
-  test("shows a hunk with context and the first changed line", () => {
-    const before = Array.from({ length: 10 }, (_, i) => `l${i + 1}`).join("\n");
-    const after = before.replace("l5", "five");
-    expect(unifiedDiff(before, after, "f.txt")).toEqual({
-      diff: ["--- a/f.txt", "+++ b/f.txt", "@@ -2,7 +2,7 @@", " l2", " l3", " l4", "-l5", "+five", " l6", " l7", " l8", ""].join("\n"),
-      firstChangedLine: 5,
+describe("editDiff (the reference's display diff and unified patch)", () => {
+  // Each expectation is what the reference's edit-diff produced for the same input.
+  test("one changed line", () => {
+    expect(editDiff("a\nb\nc\n", "a\nB\nc\n", "f.txt")).toEqual({
+      diff: " 1 a\n-2 b\n+2 B\n 3 c",
+      patch: "--- f.txt\n+++ f.txt\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n",
+      firstChangedLine: 2,
     });
   });
-
-  test("separate hunks for distant changes, and pure insertions", () => {
-    const before = Array.from({ length: 30 }, (_, i) => `l${i + 1}`).join("\n");
-    const after = before.replace("l2\n", "l2\nnew\n").replace("l28", "changed");
-    const { diff, firstChangedLine } = unifiedDiff(before, after);
-    expect(diff.match(/^@@.*$/gm)).toEqual(["@@ -1,5 +1,6 @@", "@@ -25,6 +26,6 @@"]);
-    expect(firstChangedLine).toBe(3);
+  test("no newline at the end of the file", () => {
+    expect(editDiff("one\ntwo\nthree", "one\n2\nthree", "f.txt").patch).toBe(
+      "--- f.txt\n+++ f.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+2\n three\n\\ No newline at end of file\n",
+    );
+    expect(editDiff("a\nb", "a\nb\nc", "f.txt")).toEqual({
+      diff: " 1 a\n-2 b\n+2 b\n+3 c",
+      patch: "--- f.txt\n+++ f.txt\n@@ -1,2 +1,3 @@\n a\n-b\n\\ No newline at end of file\n+b\n+c\n\\ No newline at end of file\n",
+      firstChangedLine: 2,
+    });
   });
-
+  test("from and to an empty file", () => {
+    expect(editDiff("", "new\n", "f.txt")).toEqual({ diff: "+1 new", patch: "--- f.txt\n+++ f.txt\n@@ -0,0 +1,1 @@\n+new\n", firstChangedLine: 1 });
+    expect(editDiff("x\n", "", "f.txt")).toEqual({ diff: "-1 x", patch: "--- f.txt\n+++ f.txt\n@@ -1,1 +0,0 @@\n-x\n", firstChangedLine: 1 });
+  });
+  test("distant changes: skipped lines marked, separate hunks, numbers padded", () => {
+    const before = Array.from({ length: 30 }, (_, i) => `l${i + 1}\n`).join("");
+    const after = before.replace("l3\n", "L3\n").replace("l26\n", "L26\n");
+    const d = editDiff(before, after, "f.txt");
+    expect(d.diff).toBe(
+      ["  1 l1", "  2 l2", "- 3 l3", "+ 3 L3", "  4 l4", "  5 l5", "  6 l6", "  7 l7", "    ...", " 22 l22", " 23 l23", " 24 l24", " 25 l25", "-26 l26", "+26 L26", " 27 l27", " 28 l28", " 29 l29", " 30 l30"].join("\n"),
+    );
+    expect(d.patch.match(/^@@.*$/gm)).toEqual(["@@ -1,7 +1,7 @@", "@@ -22,9 +22,9 @@"]);
+    expect(d.firstChangedLine).toBe(3);
+  });
   test("no change, no diff", () => {
-    expect(unifiedDiff("a\n", "a\n")).toEqual({ diff: "", firstChangedLine: undefined });
+    expect(editDiff("a\n", "a\n")).toEqual({ diff: "", patch: "", firstChangedLine: undefined });
   });
+});
 
-  test("finds a minimal diff inside a changed region", () => {
-    const { diff } = unifiedDiff("a\nb\nc\nd\ne\n", "a\nB\nc\nD\ne\n", "f", 0);
-    expect(diff).toBe("--- a/f\n+++ b/f\n@@ -2,1 +2,1 @@\n-b\n+B\n@@ -4,1 +4,1 @@\n-d\n+D\n");
+const REFERENCE = process.env.PION_REFERENCE_PKG;
+describeWith("editDiff equals the reference's on random edits", REFERENCE ? undefined : "PION_REFERENCE_PKG (the reference package)", () => {
+  test("500 random files and edits", async () => {
+    const ref = await import(join(REFERENCE!, "dist/core/tools/edit-diff.js"));
+    let seed = 7;
+    const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    for (let round = 0; round < 500; round++) {
+      const lines = Array.from({ length: rand(40) }, () => `line ${rand(6)}`);
+      const before = lines.join("\n") + (rand(2) ? "\n" : "");
+      const changed = lines.map((l) => (rand(8) === 0 ? `${l} edited` : l)).filter(() => rand(12) !== 0);
+      if (rand(3) === 0) changed.splice(rand(changed.length + 1), 0, "inserted");
+      const after = changed.join("\n") + (rand(2) ? "\n" : "");
+      if (before === after) continue;
+      const mine = editDiff(before, after, "f.txt");
+      const theirs = ref.generateDiffString(before, after);
+      expect(mine.diff).toBe(theirs.diff);
+      expect(mine.firstChangedLine).toBe(theirs.firstChangedLine);
+      expect(mine.patch).toBe(ref.generateUnifiedPatch("f.txt", before, after));
+    }
   });
 });
 

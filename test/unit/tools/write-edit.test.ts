@@ -44,7 +44,8 @@ describe("edit", () => {
     expect(textOf(r)).toBe("Successfully replaced 1 block of text in f.ts.");
     expect(readFileSync(join(dir, "f.ts"), "utf8")).toBe("const a = 1;\nconst b = 3;\n");
     expect(r.details).toEqual({
-      diff: "--- a/f.ts\n+++ b/f.ts\n@@ -1,2 +1,2 @@\n const a = 1;\n-const b = 2;\n+const b = 3;\n",
+      diff: " 1 const a = 1;\n-2 const b = 2;\n+2 const b = 3;",
+      patch: "--- f.ts\n+++ f.ts\n@@ -1,2 +1,2 @@\n const a = 1;\n-const b = 2;\n+const b = 3;\n",
       firstChangedLine: 2,
     });
   });
