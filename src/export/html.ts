@@ -2,33 +2,57 @@ import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { AssistantMessage, ImageContent, TextContent, ToolResultMessage, Usage } from "../providers/types.ts";
 import type { AgentMessage, BashExecutionMessage, Entry } from "../store/entries.ts";
-import { collectLabels } from "../store/entries.ts";
+import { collectLabels, pathTo } from "../store/entries.ts";
 import { renderMarkdown } from "./markdown.ts";
 import { html, type HtmlPart, type SafeHtml, trusted } from "./safe-html.ts";
+import PAGE_SCRIPT from "./page-script.js" with { type: "text" };
 import { PAGE_CSS } from "./style.ts";
+import { foldedOutput, toolCallView, toolResultBody } from "./tool-views.ts";
+import { treeRows } from "./tree-rows.ts";
 
 export interface SessionHtmlInput {
   sessionId: string;
   name?: string;
   cwd: string;
   model?: { provider: string; id: string };
-  /** The active branch, root first. */
+  /** Every entry of the session, of every branch. */
   entries: Entry[];
+  /** The current leaf, whose branch the page opens on; default: the last entry. */
+  leafId?: string | null;
+  /** The session file's text, offered as a download. */
+  jsonl?: string;
+  /** What the model was given, folded at the top when known. */
+  systemPrompt?: string;
+  tools?: { name: string; description: string }[];
   exportedAt?: Date;
 }
 
-export const CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
+const SCRIPT_HASH = new Bun.CryptoHasher("sha256").update(PAGE_SCRIPT).digest("base64");
+
+/** The page's own policy: its one script (by hash) and inline styles; no network, images only as data: URLs. */
+export const CONTENT_SECURITY_POLICY = `default-src 'none'; script-src 'sha256-${SCRIPT_HASH}'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'`;
+
+/** JSON inside a <script type="application/json">: no "<", so no "</script>" or "<!--" can end or bend it. */
+const scriptJson = (value: unknown): SafeHtml => trusted(JSON.stringify(value).replace(/</g, "\\u003c"));
 
 /**
- * One self-contained HTML page of a session branch. Every string from the session goes
- * through the escaping `html` tag; the page loads nothing (CSP: no script, no network,
- * images only as data: URLs) and needs no script: long parts fold with <details>.
+ * One self-contained HTML page of a session: a sidebar tree of every entry of every branch
+ * (search, filters, keyboard) beside the entries, the current branch shown. Every string from
+ * the session goes through the escaping `html` tag or, in the script, into text nodes; the page
+ * loads nothing and runs only its own script, allowed by hash.
  */
 export function renderSessionHtml(input: SessionHtmlInput): string {
   const labels = collectLabels(input.entries);
+  const byId = new Map(input.entries.map((e) => [e.id, e]));
+  const leafId = input.leafId !== undefined ? input.leafId : (input.entries.at(-1)?.id ?? null);
+  const onBranch = new Set(pathTo(byId, leafId).map((e) => e.id));
   const name = input.name ?? latestSessionName(input.entries);
   const title = name ? `${name} · pion session` : `pion session ${input.sessionId}`;
-  const body = input.entries.map((e) => renderEntry(e, labels.get(e.id)?.label));
+  const rows = treeRows(input.entries, labels, leafId);
+  const body = rows.map((r) => {
+    const e = byId.get(r.id)!;
+    return html`<div class="ent" id="e-${e.id}" data-id="${e.id}"${onBranch.has(e.id) ? "" : trusted(" hidden")}>${renderEntry(e, labels.get(e.id)?.label)}</div>\n`;
+  });
   const page = html`<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -40,15 +64,53 @@ export function renderSessionHtml(input: SessionHtmlInput): string {
 <style>${trusted(PAGE_CSS)}</style>
 </head>
 <body>
+${sidebar(input, rows.length)}
 <main>
 ${renderHeader(input, name)}
+${contextView(input)}
 ${body}
 <footer>Exported by pion · ${(input.exportedAt ?? new Date()).toISOString()}</footer>
 </main>
+<script type="application/json" id="pion-rows">${scriptJson(rows)}</script>
+${input.jsonl !== undefined ? html`<script type="application/json" id="pion-jsonl">${scriptJson(input.jsonl)}</script>` : ""}
+<script>${trusted(PAGE_SCRIPT)}</script>
 </body>
 </html>
 `;
   return page.value;
+}
+
+function sidebar(input: SessionHtmlInput, total: number): SafeHtml {
+  const filters = [
+    ["default", "Default", "Hide settings and tool-only steps"],
+    ["no-tools", "No tools", "Default without tool results"],
+    ["user-only", "User", "Only user messages"],
+    ["labeled-only", "Labeled", "Only labeled entries"],
+    ["all", "All", "Every entry"],
+  ];
+  return html`<aside id="sidebar">
+<input id="search" type="search" placeholder="Search (press /)" aria-label="Search entries" autocomplete="off">
+<div class="filters">${filters.map(([id, text, tip]) => html`<button type="button" data-filter="${id}" title="${tip}">${text}</button>`)}</div>
+<div class="toggles">
+<label><input type="checkbox" id="toggle-thinking" checked> Thinking</label>
+<label><input type="checkbox" id="toggle-tools" checked> Tool output</label>
+<label><input type="checkbox" id="toggle-hidden"> Hidden messages</label>
+</div>
+<div class="tree-meta"><span id="tree-count">${total} entries</span>${input.jsonl !== undefined ? html` · <a id="download-jsonl" download="${input.sessionId}.jsonl" rel="noopener" hidden>Download JSONL</a>` : ""}</div>
+<div id="tree" role="tree" tabindex="0"><div id="tree-spacer"></div></div>
+</aside>`;
+}
+
+function contextView(input: SessionHtmlInput): SafeHtml {
+  const parts: SafeHtml[] = [];
+  if (input.systemPrompt) {
+    parts.push(html`<details class="context"><summary>System prompt (${input.systemPrompt.length.toLocaleString("en-US")} chars)</summary><pre>${input.systemPrompt}</pre></details>`);
+  }
+  if (input.tools && input.tools.length > 0) {
+    const list = input.tools.map((t) => html`<dt><code>${t.name}</code></dt><dd>${t.description}</dd>`);
+    parts.push(html`<details class="context"><summary>Tools (${input.tools.length})</summary><dl class="tools">${list}</dl></details>`);
+  }
+  return html`${parts}`;
 }
 
 /** Writes `html` to `outputPath` (parent created 0700 if missing, file 0600) and returns the absolute path. */
@@ -260,8 +322,7 @@ function assistantContent(m: AssistantMessage): SafeHtml {
       const body = block.redacted ? html`<p class="note">(redacted)</p>` : html`<div class="md">${renderMarkdown(block.thinking)}</div>`;
       parts.push(html`<details class="thinking"><summary>Thinking</summary>${body}</details>`);
     } else if (block.type === "toolCall") {
-      parts.push(html`<div class="tool-call"><div class="tool-name">${block.name}<span class="id">${block.id}</span></div>
-${foldable(prettyJson(block.arguments), "Arguments")}</div>`);
+      parts.push(toolCallView(block, (v) => html`<pre>${prettyJson(v)}</pre>`));
     }
   }
   if (m.stopReason === "error") parts.push(html`<div class="error-text">Error: ${m.errorMessage ?? "unknown error"}</div>`);
@@ -276,12 +337,9 @@ ${foldable(prettyJson(block.arguments), "Arguments")}</div>`);
 }
 
 function toolResult(m: ToolResultMessage, timestamp: string, label: string | undefined): SafeHtml {
-  const blocks = blocksOf(m.content);
-  const text = blocks.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n");
-  const images = blocks.flatMap((b) => (b.type === "image" ? [image(b)] : []));
+  const images = blocksOf(m.content).flatMap((b) => (b.type === "image" ? [image(b)] : []));
   const head = html`<div class="result-head">${m.toolName}${m.isError ? " failed" : ""}<span class="note"> · ${m.toolCallId}</span></div>`;
-  const body = text ? foldable(text, m.isError ? "Error output" : "Output", m.isError) : html`<div class="note">(no text output)</div>`;
-  return entryBox(m.isError ? "tool-result error" : "tool-result", "Tool result", timestamp, label, html`${head}${body}${images}`);
+  return entryBox(m.isError ? "tool-result error" : "tool-result", "Tool result", timestamp, label, html`${head}<div class="tool-output">${toolResultBody(m)}${images}</div>`);
 }
 
 function bashExecution(m: BashExecutionMessage, timestamp: string, label: string | undefined): SafeHtml {
@@ -290,7 +348,7 @@ function bashExecution(m: BashExecutionMessage, timestamp: string, label: string
   const flags = [status, m.truncated ? "output truncated" : "", m.excludeFromContext ? "excluded from context" : ""].filter(Boolean).join(" · ");
   const full = m.fullOutputPath ? html` · full output: <code>${m.fullOutputPath}</code>` : "";
   const content = html`<pre class="command">$ ${m.command}</pre>
-${m.output ? foldable(m.output, "Output") : html`<div class="note">(no output)</div>`}
+<div class="tool-output">${m.output ? foldedOutput(m.output) : html`<div class="note">(no output)</div>`}</div>
 <div class="usage">${flags}${full}</div>`;
   return entryBox(failed ? "bash error" : "bash", "Shell", timestamp, label, content);
 }
@@ -308,6 +366,5 @@ function customMessage(
   label: string | undefined,
 ): SafeHtml {
   const body = blocksOf(content).map((b) => (b.type === "image" ? image(b) : html`<div class="md">${renderMarkdown(b.text)}</div>`));
-  const shown = display ? html`${body}` : html`<details><summary>Not shown to the user</summary>${body}</details>`;
-  return entryBox("custom", customType || "Custom", timestamp, label, shown);
+  return entryBox(display ? "custom" : "custom hidden-msg", customType || "Custom", timestamp, label, display ? html`${body}` : html`<div class="note">Not shown to the user</div>${body}`);
 }

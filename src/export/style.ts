@@ -10,6 +10,45 @@ export const PAGE_CSS = `
 body { margin: 0; background: var(--bg); color: var(--fg);
   font: 15px/1.55 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
 main { max-width: 980px; margin: 0 auto; padding: 24px 16px 64px; }
+body.ready main { margin-left: calc(var(--side) + 24px); margin-right: auto; }
+:root { --side: 340px; }
+#sidebar { display: none; }
+body.ready #sidebar { display: flex; flex-direction: column; position: fixed; top: 0; left: 0; bottom: 0; width: var(--side);
+  background: var(--card); border-right: 1px solid var(--line); padding: 10px; gap: 6px; font-size: 13px; }
+#search { width: 100%; padding: 6px 8px; border: 1px solid var(--line); border-radius: 6px; background: var(--bg); color: var(--fg); font: inherit; }
+.filters { display: flex; flex-wrap: wrap; gap: 4px; }
+.filters button { font: inherit; font-size: 12px; padding: 2px 8px; border: 1px solid var(--line); border-radius: 999px; background: var(--bg); color: var(--fg); cursor: pointer; }
+.filters button.active { background: var(--accent); border-color: var(--accent); color: #fff; }
+.toggles { display: flex; flex-wrap: wrap; gap: 10px; color: var(--muted); }
+.tree-meta { color: var(--muted); font-size: 12px; }
+#tree { position: relative; flex: 1; overflow: auto; border-top: 1px solid var(--line); outline: none; }
+#tree-spacer { position: relative; }
+#tree .row { position: absolute; left: 0; right: 0; height: 26px; line-height: 26px; white-space: nowrap; overflow: hidden;
+  text-overflow: ellipsis; cursor: pointer; border-radius: 4px; padding-right: 6px; }
+#tree .row:hover { background: var(--tool); }
+#tree .row.on-path { background: var(--user); }
+#tree .row.selected { outline: 2px solid var(--accent); outline-offset: -2px; }
+#tree .row .kind { display: inline-block; min-width: 62px; color: var(--muted); font-size: 11px; text-transform: uppercase; }
+#tree .row.k-compaction .kind, #tree .row.k-branch .kind { color: var(--accent); }
+#tree .row .badge { margin-left: 6px; font-size: 11px; }
+#tree .row .leaf-mark { border-color: var(--accent); color: var(--accent); }
+mark { background: #ffd54a; color: #000; border-radius: 2px; }
+.ent.picked > * { box-shadow: 0 0 0 2px var(--accent); }
+body.hide-thinking details.thinking { display: none; }
+body.hide-tools .tool-output { display: none; }
+.hidden-msg { display: none; }
+body.show-hidden .hidden-msg { display: block; }
+details.context { background: var(--card); border: 1px solid var(--line); border-radius: 10px; padding: 8px 16px; }
+dl.tools dt { margin-top: 6px; }
+dl.tools dd { margin: 0 0 0 12px; color: var(--muted); white-space: pre-wrap; }
+pre.diff { white-space: pre; }
+pre.diff .dl { display: inline-block; min-width: 100%; }
+pre.diff .add { background: rgba(46, 160, 67, .18); }
+pre.diff .del { background: rgba(248, 81, 73, .18); }
+pre.diff .skip, pre.diff .hunk, pre.diff .file { color: var(--muted); }
+.tool-name .target { font-weight: 400; font-family: ui-monospace, Menlo, monospace; font-size: 13px; }
+details.more > summary { font-size: 12px; }
+@media (max-width: 900px) { body.ready #sidebar { position: static; width: auto; height: 50vh; } body.ready main { margin-left: auto; } }
 code, pre, .mono { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; font-size: 13px; }
 pre { margin: 6px 0; padding: 10px 12px; background: var(--code); border-radius: 6px; overflow-x: auto;
   white-space: pre-wrap; overflow-wrap: anywhere; }

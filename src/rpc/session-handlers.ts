@@ -1,4 +1,6 @@
+import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { syncJsonl } from "../store/jsonl-export.ts";
 import type { CommandOf } from "../protocol/commands.ts";
 import { RawJson } from "../protocol/responses.ts";
 import { locateSession, userEntryText } from "../session/navigation.ts";
@@ -132,7 +134,10 @@ export function sessionHandlers(ctx: SessionHandlerContext) {
         name: session.name,
         cwd: ctx.cwd,
         model: model ? { provider: model.provider, id: model.id } : undefined,
-        entries: session.branchPath(),
+        entries: session.entries(),
+        leafId: session.leaf,
+        jsonl: sessionFileText(ctx.store, session),
+        ...session.modelContext(),
       });
       const target = c.outputPath ? resolve(ctx.cwd, c.outputPath) : join(ctx.cwd, defaultExportName(session.sessionId, session.name));
       return { path: writeHtmlExport(html, target) };
@@ -161,4 +166,11 @@ export function sessionHandlers(ctx: SessionHandlerContext) {
 function page<T>(entries: T[], limit: number | undefined, leafId: string | null) {
   if (limit === undefined) return { entries, leafId };
   return { entries: entries.slice(0, limit), leafId, hasMore: entries.length > limit };
+}
+
+/** The session's JSONL file, completed from the database first, for the page's download link. */
+function sessionFileText(store: SessionStore, session: AgentSession): string | undefined {
+  if (!session.file || !session.isStored) return undefined;
+  syncJsonl(store, session.sessionId);
+  return existsSync(session.file) ? readFileSync(session.file, "utf8") : undefined;
 }

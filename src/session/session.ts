@@ -551,6 +551,12 @@ export class AgentSession extends SessionEntries {
     return this.tree.messageCount();
   }
 
+  /** The system prompt and tools the next request would carry (the session page shows them). */
+  modelContext(): { systemPrompt: string; tools: { name: string; description: string }[] } {
+    const tools = [...this.opts.tools().values()];
+    return { systemPrompt: this.runInfo.systemPrompt ?? this.opts.systemPrompt(tools), tools: tools.map((t) => ({ name: t.name, description: t.description })) };
+  }
+
   /** The outcome of the latest run: its own last reply (never an earlier run's), pion's failure if any, and how it ended. */
   lastRun(): { assistant?: AssistantMessage; failure?: string; outcome?: RunOutcome } {
     return { assistant: this.runInfo.assistant, failure: this.runInfo.failure, outcome: this.runInfo.result };

@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CONTENT_SECURITY_POLICY, renderSessionHtml, writeHtmlExport } from "../../src/export/html.ts";
 import { describeWith } from "../support/requires.ts";
-import { HOSTILE, hostileSession, PAYLOADS, SAFE_LINK, sampleSession, tagsOf, unexpectedMarkup } from "../unit/export/sessions.ts";
+import PAGE_SCRIPT from "../../src/export/page-script.js" with { type: "text" };
+import { HOSTILE, hostileSession, PAYLOADS, SAFE_LINK, sampleSession, tagsOf, unexpectedMarkup, withoutOwnScripts } from "../unit/export/sessions.ts";
 
 /**
  * Opens an exported hostile session in real headless Chromium (no npm dependency: the
@@ -69,8 +70,14 @@ function writePage(html: string, name: string): string {
   return writeHtmlExport(html, join(tempDir("pion-export-page-"), name));
 }
 
-/** Structure only: the serialized DOM keeps quotes unescaped in text, so plain string checks would see the payload text. */
-function expectNothingInjected(dom: string): void {
+/**
+ * Structure only: the serialized DOM keeps quotes unescaped in text, so plain string checks would
+ * see the payload text. The page's own script and data blocks, and the tree rows its script drew
+ * (positioned with inline styles, their text set as text nodes), are set aside first.
+ */
+function expectNothingInjected(full: string): void {
+  const dom = withoutOwnScripts(full, PAGE_SCRIPT).replace(/<div id="tree-spacer"[^>]*>[\s\S]*?<\/div><\/div>\s*<\/aside>/, "<div id=\"tree-spacer\"></div></div></aside>");
+  expect(dom).toContain('<div id="tree-spacer"');
   expect(unexpectedMarkup(dom, [SAFE_LINK])).toEqual([]);
   const tags = tagsOf(dom);
   expect(tags.filter((t) => t.attrs.get("id") === "pwned" || t.name === "script")).toEqual([]);

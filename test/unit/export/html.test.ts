@@ -5,11 +5,14 @@ import { join, relative } from "node:path";
 import { CONTENT_SECURITY_POLICY, defaultExportName, renderSessionHtml, type SessionHtmlInput, writeHtmlExport } from "../../../src/export/html.ts";
 import { escapeHtml } from "../../../src/export/safe-html.ts";
 import type { Entry } from "../../../src/store/entries.ts";
-import { assistant, entry, HOSTILE, hostileSession, JS_LINK, message, PAYLOADS, PNG, SAFE_LINK, unexpectedMarkup, usage } from "./sessions.ts";
+import PAGE_SCRIPT from "../../../src/export/page-script.js" with { type: "text" };
+import { assistant, entry, HOSTILE, hostileSession, JS_LINK, message, PAYLOADS, PNG, SAFE_LINK, unexpectedMarkup, usage, withoutOwnScripts } from "./sessions.ts";
 
-function expectInert(page: string, allowedLinks: readonly string[] = []): void {
+function expectInert(full: string, allowedLinks: readonly string[] = []): void {
+  const page = withoutOwnScripts(full, PAGE_SCRIPT);
   expect(unexpectedMarkup(page, allowedLinks)).toEqual([]);
-  expect(page).not.toMatch(/<(script|svg|iframe|link|object|embed|form|input|base)\b/i);
+  expect(page).not.toMatch(/<(script|svg|iframe|link|object|embed|form|base)\b/i);
+  expect(page.match(/<input\b/g)?.length ?? 0).toBeLessThanOrEqual(4);
   expect(page).not.toMatch(/url\(|@import/i);
 }
 
@@ -90,10 +93,12 @@ describe("renderSessionHtml: hostile content", () => {
 });
 
 describe("renderSessionHtml: page", () => {
-  test("strict CSP, no script, nothing fetched from the network", () => {
+  test("strict CSP: only the page's own script, by hash; nothing fetched from the network", () => {
     const html = renderSessionHtml(hostileSession());
     expect(html).toContain(`<meta http-equiv="Content-Security-Policy" content="${CONTENT_SECURITY_POLICY}">`);
-    expect(CONTENT_SECURITY_POLICY).toStartWith("default-src 'none'; style-src 'unsafe-inline'; img-src data:");
+    const hash = new Bun.CryptoHasher("sha256").update(PAGE_SCRIPT).digest("base64");
+    expect(CONTENT_SECURITY_POLICY).toBe(`default-src 'none'; script-src 'sha256-${hash}'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'`);
+    expect(html.match(/<script>/g)?.length).toBe(1);
     expect(html).not.toMatch(/(src|href)\s*=\s*["']?(https?:)?\/\/(?!example\.com\/docs)/i);
   });
 
@@ -126,19 +131,19 @@ describe("renderSessionHtml: page", () => {
     expect(html).toContain("<dt>Model</dt><dd><code>fake/fake-model</code></dd>");
   });
 
-  test("thinking, long tool results and long arguments are folded; errors are marked", () => {
+  test("thinking and arguments fold, long tool output shows its first lines and folds the rest; errors are marked", () => {
     const html = renderSessionHtml(hostileSession());
     expect(html).toContain('<details class="thinking"><summary>Thinking</summary>');
-    expect(html).toMatch(/<section class="entry tool-result error">[\s\S]*?<details open><summary>Error output \(42 lines/);
+    expect(html).toMatch(/<section class="entry tool-result error">[\s\S]*?<pre class="output error-output">[\s\S]*?<details class="more"><summary>21 more lines<\/summary>/);
     expect(html).toContain('<section class="entry bash error">');
     expect(html).toContain("exit code 1 · output truncated");
     expect(html).toContain('<div class="error-text">Error: error ');
     const short = page({ entries: [message({ role: "toolResult", toolCallId: "c", toolName: "read", content: [{ type: "text", text: "ok" }], isError: false, timestamp: 1 })] });
     expect(short).toContain('<section class="entry tool-result">');
-    expect(short).toContain("<pre>ok</pre>");
-    const args = page({ entries: [message(assistant([{ type: "toolCall", id: "c", name: "write", arguments: { path: "a", content: "x".repeat(3000) } }]))] });
-    expect(args).toContain("<summary>Arguments (");
-    expect(args).toContain("&quot;path&quot;: &quot;a&quot;,");
+    expect(short).toContain('<pre class="output">ok</pre>');
+    const args = page({ entries: [message(assistant([{ type: "toolCall", id: "c", name: "grep", arguments: { pattern: "a", path: "x".repeat(3000) } }]))] });
+    expect(args).toContain("<summary>Arguments</summary>");
+    expect(args).toContain("&quot;pattern&quot;: &quot;a&quot;,");
   });
 });
 

@@ -140,9 +140,26 @@ export function hostileSession(): SessionHtmlInput {
 
 export const ALLOWED_TAGS: ReadonlySet<string> = new Set(
   ("html head meta title style body main header footer section div span p h1 h2 h3 h4 h5 h6 dl dt dd code pre strong em del " +
-    "a ul ol li blockquote hr br details summary img table thead tbody tr th td").split(" "),
+    "a ul ol li blockquote hr br details summary img table thead tbody tr th td aside button label input").split(" "),
 );
-export const ALLOWED_ATTRS: ReadonlySet<string> = new Set("lang charset http-equiv content name class href rel target src alt start open".split(" "));
+export const ALLOWED_ATTRS: ReadonlySet<string> = new Set(
+  ("lang charset http-equiv content name class href rel target src alt start open " +
+    // the page's own controls and entry wrappers (their values are pion's or an escaped entry id)
+    "id data-id hidden type placeholder aria-label autocomplete checked data-filter title role tabindex download").split(" "),
+);
+
+/**
+ * The page without its own script and data blocks: what is left must be inert markup. The data
+ * blocks are JSON with every "<" escaped, so they cannot end early; `ownScript` is the page's
+ * one executable script, which must be exactly pion's.
+ */
+export function withoutOwnScripts(page: string, ownScript: string): string {
+  const data = /<script type="application\/json" id="pion-(rows|jsonl)">([^<]*)<\/script>/g;
+  const stripped = page.replace(data, "");
+  const own = `<script>${ownScript}</script>`;
+  if (stripped.split(own).length !== 2) throw new Error("the page must hold its own script exactly once");
+  return stripped.replace(own, "");
+}
 
 export interface Tag {
   name: string;
