@@ -134,7 +134,7 @@ export type Warn = (message: string) => void;
  */
 export function readModelsFiles(o: { paths: readonly string[]; extra?: readonly ExtraProvider[]; known: (provider: string) => boolean; warn: Warn }): Map<string, FileProvider> {
   const out = new Map<string, FileProvider>();
-  const layers = o.paths.map((path) => parseModelsFile(readFile(path, o.warn), path, o.known, o.warn));
+  const layers = o.paths.map((path) => parseModelsFile(readFile(path, o.warn), path, o.warn));
   for (const e of o.extra ?? []) {
     const { id, models, ...rest } = e;
     layers.push(new Map([[id, { ...rest, models }]]));
@@ -143,6 +143,13 @@ export function readModelsFiles(o: { paths: readonly string[]; extra?: readonly 
     for (const [pid, p] of layer) {
       const have = out.get(pid);
       out.set(pid, have ? mergeProvider(have, p) : p);
+    }
+  }
+  // Checked once the files are merged: another file may give the provider its baseUrl.
+  for (const [pid, p] of out) {
+    if (!p.baseUrl && !o.known(pid) && (p.models ?? []).some((m) => !m.baseUrl)) {
+      o.warn(`models.json: provider "${pid}" skipped: it needs a baseUrl`);
+      out.delete(pid);
     }
   }
   return out;
@@ -159,7 +166,7 @@ function readFile(path: string, warn: Warn): unknown {
 }
 
 /** One file's providers, each validated on its own. */
-export function parseModelsFile(raw: unknown, file: string, known: (provider: string) => boolean, warn: Warn): Map<string, FileProvider> {
+export function parseModelsFile(raw: unknown, file: string, warn: Warn): Map<string, FileProvider> {
   const out = new Map<string, FileProvider>();
   if (raw === undefined) return out;
   const top = v.safeParse(FileSchema, raw);
@@ -174,12 +181,7 @@ export function parseModelsFile(raw: unknown, file: string, known: (provider: st
       continue;
     }
     const p = supportedPart(pid, parsed.output, (msg) => warn(`${file}: ${msg}`));
-    if (!p) continue;
-    if (!p.baseUrl && !known(pid) && (p.models ?? []).some((m) => !m.baseUrl)) {
-      warn(`${file}: provider "${pid}" skipped: it needs a baseUrl`);
-      continue;
-    }
-    out.set(pid, p);
+    if (p) out.set(pid, p);
   }
   return out;
 }
