@@ -231,7 +231,7 @@ function mergeProvider(winner: FileProvider, other: FileProvider): FileProvider 
   return out;
 }
 
-export function definedOnly<T extends object>(o: T): Partial<T> {
+function definedOnly<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, val]) => val !== undefined)) as Partial<T>;
 }
 
