@@ -4,7 +4,7 @@ import { log } from "../util/log.ts";
 import { newestModel } from "./catalog/choose.ts";
 import { Catalog } from "./catalog/load.ts";
 import { createKeyResolver } from "./keys.ts";
-import { applyOverride, readModelsFiles, resolveHeaders, type ExtraProvider, type FileModel, type FileProvider, type Warn } from "./models-file.ts";
+import { applyOverride, headerCredentials, readModelsFiles, resolveHeaders, type ExtraProvider, type FileModel, type FileProvider, type Warn } from "./models-file.ts";
 import { mergeCompat, type Compat } from "./compat.ts";
 import type { Api, Model, ThinkingLevel } from "./types.ts";
 
@@ -28,7 +28,8 @@ export interface ModelRegistry {
   /**
    * Every credential the configured providers read, for the credential guard: the catalog's
    * env names, models.json `$VAR` / bare-name keys, the variables a `!command` key reads,
-   * literal and command-resolved values, and --api-key. Resolves `!command` keys (cached).
+   * literal and command-resolved values, --api-key, and models.json header values read from a
+   * variable or a command. Resolves `!command` keys (cached).
    */
   credentials(): Credential[];
   /** The merged models.json providers (for the credential guard: see headerCredentials). */
@@ -127,7 +128,8 @@ export function loadModels(
     keyOrigin: keys.keyOrigin,
     find: (provider, id) => models(provider).find((m) => m.id === id),
     available: () => providers().filter((p) => apiKey(p) !== undefined).flatMap(models),
-    credentials: keys.credentials,
+    // models.json headers from a variable or a command are secrets too (keys.ts covers the keys).
+    credentials: () => [...keys.credentials(), ...headerCredentials(fileProviders, env)],
     fileProviders: () => fileProviders,
     providerDefaults: (provider) => {
       const fp = fileProviders.get(provider);

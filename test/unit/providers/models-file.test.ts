@@ -149,6 +149,7 @@ describe("models.json fields", () => {
     expect(reg.find("p", "m")!.headers!["x-missing"]).toBeUndefined();
     expect(warnings).toEqual([expect.stringContaining('provider "p": header "x-missing" did not resolve (NOPE_UNSET is not set)')]);
     const creds = headerCredentials(reg.fileProviders!(), env);
+    expect(reg.credentials()).toEqual(expect.arrayContaining(creds));
     expect(creds).toEqual([
       { label: "TEAM_TOKEN", envNames: ["TEAM_TOKEN"], value: "team-secret-123" },
       { label: "p header x-cmd", envNames: [], value: "secret-from-cmd" },
