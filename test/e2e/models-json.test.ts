@@ -129,3 +129,24 @@ describe("models.json end to end", () => {
     }
   });
 });
+
+describe("models.json header secrets and the credential guard", () => {
+  test.concurrent("a header's variable is kept from child processes and a command-resolved value is masked", async () => {
+    await using fake = startFakeProvider();
+    const secret = `cmd-secret-${crypto.randomUUID().slice(0, 8)}`;
+    const dirs = setup(
+      { provider: (url) => ({ baseUrl: url, api: "anthropic-messages", apiKey: "k", headers: { "x-team": "$HEADER_SECRET_VAR", "x-cmd": `!printf ${secret}` }, models: [model("m")] }) },
+      fake.url,
+    );
+    const p = new Pion({ ...dirs, env: { HEADER_SECRET_VAR: "var-secret-123456" }, args: ["--mode", "rpc", "--no-session", "--model", "custom/m"] });
+    try {
+      const r = await p.request({ type: "bash", command: `env; echo ${secret}` });
+      const output = r.data.output as string;
+      expect(output).not.toContain("HEADER_SECRET_VAR");
+      expect(output).not.toContain(secret);
+      expect(output).toContain("[redacted: custom header x-cmd]");
+    } finally {
+      await p.close();
+    }
+  });
+});
