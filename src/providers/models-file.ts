@@ -4,6 +4,7 @@ import { configValueEnvNames, isCommandValue, resolveConfigValue, soleEnvName } 
 import type { Credential } from "../credentials/guard.ts";
 import { errorMessage } from "../util/errors.ts";
 import { describeIssues } from "../util/issues.ts";
+import { parseLooseJson } from "../util/jsonc.ts";
 import { isImplementedApi, type ImplementedApi } from "./apis.ts";
 import type { ModelDef } from "./catalog/data.ts";
 import { CompatSchema, mergeCompat, type Compat } from "./compat.ts";
@@ -97,7 +98,6 @@ const ProviderSchema = v.looseObject({
 });
 const FileSchema = v.looseObject({ $schema: v.optional(v.string()), providers: v.optional(v.record(v.string(), v.unknown()), {}) });
 
-type ParsedModel = v.InferOutput<typeof ModelDefSchema>;
 
 /** The model fields models.json adds to a catalog entry. */
 export type ModelExtras = Pick<Model, "compat" | "thinkingLevelMap" | "samplingParams" | "samplingParamsByThinkingLevel" | "inputLimits" | "promptCache">;
@@ -158,7 +158,7 @@ export function readModelsFiles(o: { paths: readonly string[]; extra?: readonly 
 function readFile(path: string, warn: Warn): unknown {
   if (!existsSync(path)) return undefined;
   try {
-    return JSON.parse(readFileSync(path, "utf8").replace(/^\uFEFF/, ""));
+    return parseLooseJson(readFileSync(path, "utf8"));
   } catch (err) {
     warn(`${path} ignored: it is not valid JSON (${errorMessage(err)})`);
     return undefined;
@@ -201,17 +201,13 @@ function supportedPart(pid: string, p: v.InferOutput<typeof ProviderSchema>, war
   for (const m of models ?? []) {
     const modelApi = m.api ?? (providerOk ? undefined : api);
     if (modelApi !== undefined && !isImplementedApi(modelApi)) unsupported(modelApi);
-    else kept.push(toFileModel(m));
+    else kept.push(m as FileModel); // its api, if any, is one pion implements
   }
   if (!providerOk && kept.length === 0) return undefined;
   const out: FileProvider = { ...rest };
   if (providerOk && api) out.api = api;
   if (models) out.models = kept;
   return out;
-}
-
-function toFileModel(m: ParsedModel): FileModel {
-  return m as FileModel; // api checked by supportedPart
 }
 
 function mergeProvider(winner: FileProvider, other: FileProvider): FileProvider {
