@@ -28,6 +28,7 @@ const SettingsSchema = v.looseObject({
   interruptMode: v.optional(v.picklist(["immediate", "wait"])),
   defaultTools: v.optional(v.union([v.string(), v.array(v.string())])),
   httpIdleTimeoutMs: v.optional(v.number()),
+  thinkingBudgets: v.optional(v.looseObject({ minimal: v.optional(v.number()), low: v.optional(v.number()), medium: v.optional(v.number()), high: v.optional(v.number()) })),
   /** Honoured in PION_HOME's settings only: a project cannot decide whether it is trusted. */
   defaultProjectTrust: v.optional(v.picklist(["ask", "always", "never"])),
   shellEnv: v.optional(

@@ -403,6 +403,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
     compaction: { reserveTokens: settings.compaction?.reserveTokens ?? 16384, keepRecentTokens: settings.compaction?.keepRecentTokens ?? 20000 },
     limits: { maxTurns: o.maxTurns ?? settings.limits?.maxTurns, maxCostUsd: o.maxCostUsd ?? settings.limits?.maxCostUsd },
     idleTimeoutMs: settings.httpIdleTimeoutMs,
+    thinkingBudgets: settings.thinkingBudgets,
     fileFor,
     shellGuard: guard,
   });

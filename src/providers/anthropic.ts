@@ -6,6 +6,7 @@ import type {
   ToolResultBlockParam,
 } from "@anthropic-ai/sdk/resources/messages/messages";
 import { EPHEMERAL, markConversation } from "./cache-points.ts";
+import { requestHeaders } from "./compat.ts";
 import type { PushStream } from "./event-stream.ts";
 import { runProviderStream } from "./lifecycle.ts";
 import { anthropicReasoning } from "./reasoning-params.ts";
@@ -25,7 +26,7 @@ export const streamAnthropic: StreamFn = (req, signal) =>
       maxRetries: 0,
       logger: sdkLogger,
       // x-api-key as well: Anthropic-compatible proxies often read only that header.
-      defaultHeaders: { ...(req.apiKey ? { "x-api-key": req.apiKey } : {}), ...req.model.headers },
+      defaultHeaders: { ...(req.apiKey ? { "x-api-key": req.apiKey } : {}), ...affinity(req), ...requestHeaders(req) },
     });
     // The SDK sends the request and turns HTTP errors into its APIError; the event stream is
     // read in batches by pion's SSE reader, which waits for the loop (backpressure) instead of
@@ -152,6 +153,13 @@ class BlockState {
   }
 }
 
+/** models.json `sendSessionAffinityHeaders`: the session id as `x-session-affinity`, or OpenRouter's `x-session-id`. */
+function affinity(req: LlmRequest): Record<string, string> {
+  const c = req.model.compat;
+  if (!c?.sendSessionAffinityHeaders || !req.sessionId) return {};
+  return { [c.sessionAffinityFormat === "openrouter" ? "x-session-id" : "x-session-affinity"]: req.sessionId };
+}
+
 function mapStop(reason: string): StopReason {
   switch (reason) {
     case "max_tokens":
@@ -171,8 +179,9 @@ function toParams(req: LlmRequest): MessageCreateParamsStreaming {
     model: model.id,
     messages: toMessages(sanitizeHistory(req.messages), model),
     stream: true,
-    ...anthropicReasoning(model, req.thinkingLevel),
+    ...anthropicReasoning(model, req.thinkingLevel, req.thinkingBudgets),
   };
+  const toolMarks = model.compat?.supportsCacheControlOnTools !== false;
   // Breakpoints: the system prompt, the last tool, and where markConversation says (four at most).
   if (req.cacheConversation !== false) markConversation(params.messages, markLastBlock);
   if (req.systemPrompt) params.system = [{ type: "text", text: req.systemPrompt, cache_control: EPHEMERAL }];
@@ -181,7 +190,7 @@ function toParams(req: LlmRequest): MessageCreateParamsStreaming {
       name: t.name,
       description: t.description,
       input_schema: t.parameters as { type: "object" },
-      ...(i === req.tools.length - 1 ? { cache_control: EPHEMERAL } : {}),
+      ...(toolMarks && i === req.tools.length - 1 ? { cache_control: EPHEMERAL } : {}),
     }));
   }
   if (req.sessionId) params.metadata = { user_id: req.sessionId };

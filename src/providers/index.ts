@@ -1,3 +1,4 @@
+import type { ImplementedApi } from "./apis.ts";
 import { failedStream, laterStream } from "./event-stream.ts";
 import type { StreamFn } from "./types.ts";
 import { errorMessage } from "../util/errors.ts";
@@ -7,7 +8,7 @@ const adapters = {
   "anthropic-messages": () => import("./anthropic.ts").then((m) => m.streamAnthropic),
   "openai-completions": () => import("./openai-completions.ts").then((m) => m.streamOpenAICompletions),
   "openai-responses": () => import("./openai-responses.ts").then((m) => m.streamOpenAIResponses),
-} satisfies Record<string, () => Promise<StreamFn>>;
+} satisfies Record<ImplementedApi, () => Promise<StreamFn>>;
 const loaded = new Map<string, StreamFn>();
 
 /** Route a request to the adapter of its model's API. */

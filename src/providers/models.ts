@@ -1,63 +1,12 @@
 import { join } from "node:path";
-import * as v from "valibot";
-import { describeIssues } from "../util/issues.ts";
-import { readJsonFile } from "../util/json-file.ts";
 import type { Credential } from "../credentials/guard.ts";
+import { log } from "../util/log.ts";
 import { newestModel } from "./catalog/choose.ts";
-import type { ModelDef } from "./catalog/data.ts";
-import { Catalog, type SourcedModel } from "./catalog/load.ts";
+import { Catalog } from "./catalog/load.ts";
 import { createKeyResolver } from "./keys.ts";
+import { applyOverride, headerCredentials, readModelsFiles, resolveHeaders, type ExtraProvider, type FileModel, type FileProvider, type Warn } from "./models-file.ts";
+import { mergeCompat, type Compat } from "./compat.ts";
 import type { Api, Model, ThinkingLevel } from "./types.ts";
-
-const ApiSchema = v.picklist(["anthropic-messages", "openai-completions", "openai-responses"]);
-const TierSchema = v.object({
-  contextOver: v.number(),
-  input: v.number(),
-  output: v.number(),
-  cacheRead: v.optional(v.number()),
-  cacheWrite: v.optional(v.number()),
-});
-const CostSchema = v.object({
-  input: v.optional(v.number(), 0),
-  output: v.optional(v.number(), 0),
-  cacheRead: v.optional(v.number(), 0),
-  cacheWrite: v.optional(v.number(), 0),
-  tiers: v.optional(v.array(TierSchema)),
-});
-const ReasoningOptionSchema = v.variant("type", [
-  v.object({ type: v.literal("effort"), values: v.array(v.string()) }),
-  v.object({ type: v.literal("budget_tokens"), min: v.optional(v.number()), max: v.optional(v.number()) }),
-  v.object({ type: v.literal("toggle") }),
-]);
-const ModelDefSchema = v.object({
-  id: v.pipe(v.string(), v.minLength(1)),
-  name: v.optional(v.string()),
-  api: v.optional(ApiSchema),
-  baseUrl: v.optional(v.string()),
-  family: v.optional(v.string()),
-  reasoning: v.optional(v.boolean()),
-  reasoningOptions: v.optional(v.array(ReasoningOptionSchema)),
-  input: v.optional(v.array(v.picklist(["text", "image"]))),
-  contextWindow: v.optional(v.number()),
-  maxTokens: v.optional(v.number()),
-  cost: v.optional(CostSchema),
-  headers: v.optional(v.record(v.string(), v.string())),
-  thinkingLevels: v.optional(v.array(v.picklist(["off", "minimal", "low", "medium", "high", "xhigh", "max"]))),
-  releaseDate: v.optional(v.string()),
-  status: v.optional(v.picklist(["deprecated", "alpha", "beta"])),
-  toolCall: v.optional(v.boolean()),
-});
-const ProviderSchema = v.object({
-  baseUrl: v.optional(v.string()),
-  api: v.optional(ApiSchema),
-  apiKey: v.optional(v.string()),
-  headers: v.optional(v.record(v.string(), v.string())),
-  models: v.optional(v.array(ModelDefSchema)),
-  modelOverrides: v.optional(v.record(v.string(), v.partial(ModelDefSchema))),
-});
-const ModelsFileSchema = v.object({ providers: v.optional(v.record(v.string(), ProviderSchema), {}) });
-
-type FileProvider = v.InferOutput<typeof ProviderSchema>;
 
 /** Providers tried first when nothing names one: the first-party APIs, then the big routers. */
 const PREFERRED = ["anthropic", "openai", "google", "openrouter", "xai", "groq", "mistral", "deepseek", "cerebras"];
@@ -79,39 +28,50 @@ export interface ModelRegistry {
   /**
    * Every credential the configured providers read, for the credential guard: the catalog's
    * env names, models.json `$VAR` / bare-name keys, the variables a `!command` key reads,
-   * literal and command-resolved values, and --api-key. Resolves `!command` keys (cached).
+   * literal and command-resolved values, --api-key, and models.json header values read from a
+   * variable or a command. Resolves `!command` keys (cached).
    */
   credentials(): Credential[];
+  /** The merged models.json providers (for the credential guard: see headerCredentials). */
+  fileProviders?(): ReadonlyMap<string, FileProvider>;
   /** The provider's API and base URL, for a model the catalog does not list yet. */
   providerDefaults(provider: string): { api: Api; baseUrl: string; headers?: Record<string, string> } | undefined;
 }
 
+export interface LoadOptions {
+  catalog?: Catalog;
+  /** models.json files, the first winning on a conflict. Default: `[<home>/models.json]`. */
+  paths?: readonly string[];
+  /** Providers found at run time (a llama.cpp server), below every file. */
+  extraProviders?: readonly ExtraProvider[];
+  /** Where warnings about the files go. Default: stderr. */
+  warn?: Warn;
+}
+
+export { resolveKeySpec } from "./keys.ts";
+export type { ExtraProvider } from "./models-file.ts";
+
 /**
- * The model catalog (built-in, refreshed) merged with `$PION_HOME/models.json` (the reference's
- * schema): models.json sets a provider's baseUrl, api, apiKey and headers, adds or replaces
- * models (`models`) and changes fields of listed ones (`modelOverrides`). Catalog data is read
- * on first use and per provider, so start-up pays only for what it touches.
+ * The model catalog (built-in, refreshed) merged with models.json (the reference's schema, see
+ * models-file.ts): models.json sets a provider's baseUrl, api, apiKey, headers and compat, adds or
+ * replaces models (`models`) and changes fields of listed ones (`modelOverrides`). Catalog data is
+ * read on first use and per provider, so start-up pays only for what it touches.
  * `override.apiKey` (from --api-key) applies to `override.provider`, or to every provider.
  */
-export { resolveKeySpec } from "./keys.ts";
-
 export function loadModels(
   home: string,
   env: Record<string, string | undefined>,
   override?: { provider?: string; apiKey?: string },
-  catalog: Catalog = new Catalog(home),
+  opts: LoadOptions = {},
 ): ModelRegistry {
-  const file = join(home, "models.json");
-  const fileProviders = new Map<string, FileProvider>();
-  const raw = readJsonFile(file);
-  if (raw !== undefined) {
-    const parsed = v.safeParse(ModelsFileSchema, raw);
-    if (!parsed.success) throw new Error(`Invalid models in ${file}: ${describeIssues(parsed.issues)}`);
-    for (const [pid, p] of Object.entries(parsed.output.providers)) {
-      if (!p.baseUrl && !catalog.has(pid)) throw new Error(`Invalid models in ${file}: provider "${pid}" needs a baseUrl`);
-      fileProviders.set(pid, p);
-    }
-  }
+  const catalog = opts.catalog ?? new Catalog(home);
+  const warn = opts.warn ?? ((msg: string) => log("models", msg));
+  const fileProviders: ReadonlyMap<string, FileProvider> = readModelsFiles({
+    paths: opts.paths ?? [join(home, "models.json")],
+    extra: opts.extraProviders,
+    known: (pid) => catalog.has(pid),
+    warn,
+  });
 
   const built = new Map<string, Model[]>();
   const models = (provider: string): Model[] => {
@@ -121,8 +81,16 @@ export function loadModels(
     const cat = catalog.has(provider) ? catalog.provider(provider) : undefined;
     list = [];
     if (fp || cat) {
-      const def = { id: provider, api: fp?.api ?? cat?.api ?? "openai-completions", baseUrl: fp?.baseUrl ?? cat?.baseUrl ?? "", headers: fp?.headers };
-      let defs: SourcedModel[] = cat?.models ?? [];
+      const where = `provider "${provider}"`;
+      const def: ProviderBase = {
+        id: provider,
+        api: fp?.api ?? cat?.api ?? "openai-completions",
+        baseUrl: fp?.baseUrl ?? cat?.baseUrl ?? "",
+        headers: resolveHeaders(fp?.headers, env, where, warn),
+        compat: fp?.compat,
+        authHeader: fp?.authHeader,
+      };
+      let defs: (FileModel & { source?: Model["source"] })[] = cat?.models ?? [];
       // A models.json baseUrl moves the whole provider (a proxy, a test server), including the
       // catalog models that have an endpoint of their own.
       if (fp?.baseUrl) defs = defs.map((m) => (m.baseUrl ? { ...m, baseUrl: undefined } : m));
@@ -132,9 +100,9 @@ export function loadModels(
       }
       const overrides = fp?.modelOverrides;
       if (overrides) {
-        defs = defs.map((m) => (Object.hasOwn(overrides, m.id) ? { ...m, ...stripUndefined(overrides[m.id]!), source: "models.json" as const } : m));
+        defs = defs.map((m) => (Object.hasOwn(overrides, m.id) ? { ...applyOverride(m, overrides[m.id]!), source: "models.json" as const } : m));
       }
-      list = defs.map((m) => toModel(def, m));
+      list = defs.map((m) => toModel(def, { ...m, headers: resolveHeaders(m.headers, env, `model "${provider}/${m.id}"`, warn) }));
     }
     built.set(provider, list);
     return list;
@@ -160,7 +128,9 @@ export function loadModels(
     keyOrigin: keys.keyOrigin,
     find: (provider, id) => models(provider).find((m) => m.id === id),
     available: () => providers().filter((p) => apiKey(p) !== undefined).flatMap(models),
-    credentials: keys.credentials,
+    // models.json headers from a variable or a command are secrets too (keys.ts covers the keys).
+    credentials: () => [...keys.credentials(), ...headerCredentials(fileProviders, env)],
+    fileProviders: () => fileProviders,
     providerDefaults: (provider) => {
       const fp = fileProviders.get(provider);
       const cat = catalog.has(provider) ? catalog.provider(provider) : undefined;
@@ -169,20 +139,17 @@ export function loadModels(
         api: fp?.api ?? cat?.api ?? "openai-completions",
         baseUrl: fp?.baseUrl ?? cat?.baseUrl ?? "",
       };
-      if (fp?.headers) out.headers = fp.headers;
+      const headers = resolveHeaders(fp?.headers, env, `provider "${provider}"`, () => {});
+      if (headers) out.headers = headers;
       return out;
     },
   };
 }
 
-function stripUndefined<T extends object>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, val]) => val !== undefined)) as Partial<T>;
-}
-
-type ProviderBase = { id: string; api: Api; baseUrl: string; headers?: Record<string, string> };
+type ProviderBase = { id: string; api: Api; baseUrl: string; headers?: Record<string, string>; compat?: Compat; authHeader?: boolean };
 
 /** A ModelDef with the provider's defaults filled in; optional fields only where the data has them. */
-export function toModel(p: ProviderBase, m: ModelDef & { source?: Model["source"] }): Model {
+export function toModel(p: ProviderBase, m: FileModel & { source?: Model["source"] }): Model {
   const { tiers, ...prices } = m.cost ?? {};
   const model: Model = {
     id: m.id,
@@ -206,6 +173,14 @@ export function toModel(p: ProviderBase, m: ModelDef & { source?: Model["source"
   if (m.status) model.status = m.status;
   if (m.toolCall === false) model.toolCall = false;
   if (m.source) model.source = m.source;
+  const compat = mergeCompat(p.compat, m.compat);
+  if (compat) model.compat = compat;
+  if (m.thinkingLevelMap) model.thinkingLevelMap = m.thinkingLevelMap;
+  if (m.samplingParams) model.samplingParams = m.samplingParams;
+  if (m.samplingParamsByThinkingLevel) model.samplingParamsByThinkingLevel = m.samplingParamsByThinkingLevel;
+  if (m.inputLimits) model.inputLimits = m.inputLimits;
+  if (m.promptCache) model.promptCache = m.promptCache;
+  if (p.authHeader) model.authHeader = true;
   return model;
 }
 

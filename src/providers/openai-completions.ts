@@ -6,20 +6,25 @@ import type {
   ChatCompletionCreateParamsStreaming,
   ChatCompletionMessageParam,
 } from "openai/resources/chat/completions";
+import { affinityHeaders, completionsCompat, samplingParams, type CompletionsCompat } from "./compat.ts";
 import { completionsCaching, markCompletionsCache, type CompletionsCaching } from "./completions-cache.ts";
+import { completionsBudget, formatReasoning } from "./completions-thinking.ts";
 import { applyReportedCost, isOpenRouter, type ReportedCost } from "./cost.ts";
 import type { PushStream } from "./event-stream.ts";
 import { callIdOf, dataUrl, IMAGE_OMITTED, runOpenAIStream } from "./openai-shared.ts";
 import { completionsReasoning } from "./reasoning-params.ts";
+import { clampThinkingLevel } from "./thinking.ts";
 import { sanitizeHistory, setToolArguments } from "./transform.ts";
-import type { AssistantMessage, ImageContent, LlmRequest, StopReason, StreamFn, TextContent, ToolCall } from "./types.ts";
+import type { AssistantMessage, ImageContent, LlmRequest, Model, StopReason, StreamFn, TextContent, ToolCall } from "./types.ts";
 
 /** Chat Completions, the API every OpenAI-compatible server speaks. */
 export const streamOpenAICompletions: StreamFn = (req, signal) =>
   runOpenAIStream(req, signal, async ({ client, msg, out, signal, touch }) => {
     const caching = completionsCaching(req.model, req.sessionId);
-    const stream = await client.chat.completions.create(toParams(req, caching), { signal, ...(caching.headers ? { headers: caching.headers } : {}) });
-    const state = new ChunkState(msg, out, isOpenRouter(req.model));
+    const compat = completionsCompat(req.model);
+    const headers = sessionHeaders(req, caching, compat);
+    const stream = await client.chat.completions.create(toParams(req, caching, compat), { signal, ...(headers ? { headers } : {}) });
+    const state = new ChunkState(msg, out, isOpenRouter(req.model), compat.supportsFinishReason);
     for await (const chunk of stream) {
       touch();
       state.apply(chunk);
@@ -49,6 +54,8 @@ class ChunkState {
     private out: PushStream,
     /** Believe the usage chunk's `cost` (OpenRouter's billed total). */
     private reportsCost: boolean,
+    /** False (models.json `supportsFinishReason`): a stream that just ends is a finished reply. */
+    private expectsFinishReason = true,
   ) {}
 
   apply(chunk: ChatCompletionChunk): void {
@@ -72,8 +79,8 @@ class ChunkState {
   finish(): void {
     this.close();
     for (const slot of this.tools.values()) setToolArguments(this.toolAt(slot.contentIndex), slot.json);
-    if (!this.finishReason) throw new Error("stream ended before finish_reason");
-    const stop = mapFinish(this.finishReason);
+    if (!this.finishReason && this.expectsFinishReason) throw new Error("stream ended before finish_reason");
+    const stop = this.finishReason ? mapFinish(this.finishReason) : "stop";
     const hasTools = this.tools.size > 0;
     // Some servers (Ollama among them) report "stop" for a turn that calls tools.
     this.msg.stopReason = stop === "stop" && hasTools ? "toolUse" : stop;
@@ -176,47 +183,72 @@ function mapFinish(reason: FinishReason): StopReason {
   }
 }
 
-function toParams(req: LlmRequest, caching: CompletionsCaching): ChatCompletionCreateParamsStreaming {
+type Params = ChatCompletionCreateParamsStreaming & Record<string, unknown>;
+
+function toParams(req: LlmRequest, caching: CompletionsCaching, compat: CompletionsCompat): ChatCompletionCreateParamsStreaming {
   const { model } = req;
-  const params: ChatCompletionCreateParamsStreaming = {
-    model: model.id,
-    messages: toMessages(req),
-    stream: true,
-    stream_options: { include_usage: true },
-    max_completion_tokens: model.maxTokens,
-    ...completionsReasoning(model, req.thinkingLevel),
-  };
+  const level = clampThinkingLevel(model, req.thinkingLevel);
+  const params: Params = { model: model.id, messages: toMessages(req, compat), stream: true };
+  if (compat.supportsUsageInStreaming) params.stream_options = { include_usage: true };
+  if (compat.supportsStore) params.store = false;
+  params[compat.maxTokensField] = model.maxTokens;
+  const budget = completionsBudget(model, level, model.maxTokens, req.thinkingBudgets);
+  const format = compat.thinkingFormat;
+  Object.assign(params, format ? formatReasoning(model, level, { ...compat, thinkingFormat: format }, budget) : completionsReasoning(model, req.thinkingLevel));
+  if (compat.thinkingTokenBudgetField && budget !== undefined) params[compat.thinkingTokenBudgetField] = budget;
   if (req.tools.length > 0) {
     params.tools = req.tools.map((t) => ({
       type: "function",
-      function: { name: t.name, description: t.description, parameters: t.parameters },
+      function: { name: t.name, description: t.description, parameters: t.parameters, ...(compat.supportsStrictMode ? { strict: false } : {}) },
     }));
+    if (compat.zaiToolStream) params.tool_stream = true;
+  } else if (compat.requiresToolsWithToolHistory && req.messages.some((m) => m.role === "toolResult" || (m.role === "assistant" && m.content.some((c) => c.type === "toolCall")))) {
+    params.tools = [];
   }
-  if (caching.promptCacheKey) params.prompt_cache_key = caching.promptCacheKey;
-  if (caching.breakpoints) markCompletionsCache(params.messages, params.tools, req.cacheConversation !== false);
+  const cacheKey = compat.promptCacheKeyMode === "enabled" ? req.sessionId : compat.promptCacheKeyMode === "disabled" ? undefined : caching.promptCacheKey;
+  if (cacheKey) params.prompt_cache_key = cacheKey;
+  if (caching.breakpoints || compat.cacheControlFormat === "anthropic") markCompletionsCache(params.messages, params.tools, req.cacheConversation !== false);
+  if (compat.vllmPriority !== undefined) params.priority = compat.vllmPriority;
+  if (compat.openRouterRouting) params.provider = compat.openRouterRouting;
+  const gateway = compat.vercelGatewayRouting;
+  if (gateway?.only || gateway?.order) params.providerOptions = { gateway: { ...(gateway.only ? { only: gateway.only } : {}), ...(gateway.order ? { order: gateway.order } : {}) } };
+  // Last, so a model's sampling fields win over the named ones, as the reference merges them.
+  Object.assign(params, samplingParams(model, level));
   return params;
 }
 
-function toMessages(req: LlmRequest): ChatCompletionMessageParam[] {
+/** The caching headers (completions-cache.ts), or those models.json `sendSessionAffinityHeaders` asks for. */
+function sessionHeaders(req: LlmRequest, caching: CompletionsCaching, compat: CompletionsCompat): Record<string, string> | undefined {
+  if (compat.sendSessionAffinityHeaders === false) return undefined;
+  if (compat.sendSessionAffinityHeaders && req.sessionId) return { ...caching.headers, ...affinityHeaders(compat.sessionAffinityFormat, req.sessionId, "completions") };
+  return caching.headers;
+}
+
+/** What a server that refuses a user message right after tool results gets in between. */
+const TOOL_RESULTS_SEEN = "(tool results received)";
+
+function toMessages(req: LlmRequest, compat: CompletionsCompat): ChatCompletionMessageParam[] {
   const { model } = req;
   const images = model.input.includes("image");
   const out: ChatCompletionMessageParam[] = [];
-  if (req.systemPrompt) {
-    out.push({ role: model.reasoning && model.provider === "openai" ? "developer" : "system", content: req.systemPrompt });
-  }
+  if (req.systemPrompt) out.push({ role: compat.developerRole ? "developer" : "system", content: req.systemPrompt });
+  const pushUser = (m: ChatCompletionMessageParam) => {
+    if (compat.requiresAssistantAfterToolResult && out.at(-1)?.role === "tool") out.push({ role: "assistant", content: TOOL_RESULTS_SEEN });
+    out.push(m);
+  };
   // Tool messages must directly follow their assistant message: tool-result images go in one user message after them.
   let pendingImages: ChatCompletionContentPartImage[] = [];
   const flushImages = () => {
     if (pendingImages.length === 0) return;
-    out.push({ role: "user", content: [{ type: "text", text: "Images returned by the tool calls above:" }, ...pendingImages] });
+    pushUser({ role: "user", content: [{ type: "text", text: "Images returned by the tool calls above:" }, ...pendingImages] });
     pendingImages = [];
   };
   for (const m of sanitizeHistory(req.messages)) {
     if (m.role !== "toolResult") flushImages();
     if (m.role === "user") {
-      out.push({ role: "user", content: userContent(m.content, images) });
+      pushUser({ role: "user", content: userContent(m.content, images) });
     } else if (m.role === "assistant") {
-      const assistant = assistantParam(m);
+      const assistant = assistantParam(m, model, compat);
       if (assistant) out.push(assistant);
     } else {
       const texts = m.content.filter((c): c is TextContent => c.type === "text").map((c) => c.text);
@@ -225,7 +257,7 @@ function toMessages(req: LlmRequest): ChatCompletionMessageParam[] {
         pendingImages.push(...imgs.map(imagePart));
         texts.push("(image attached in the next message)");
       } else if (imgs.length > 0) texts.push(IMAGE_OMITTED);
-      out.push({ role: "tool", tool_call_id: callIdOf(m.toolCallId), content: texts.join("\n") || "(empty)" });
+      out.push({ role: "tool", tool_call_id: callIdOf(m.toolCallId), content: texts.join("\n") || "(empty)", ...(compat.requiresToolResultName ? { name: m.toolName } : {}) });
     }
   }
   flushImages();
@@ -246,12 +278,23 @@ function userContent(content: string | (TextContent | ImageContent)[], images: b
   return content.map((c) => (c.type === "text" ? { type: "text", text: c.text } : imagePart(c)));
 }
 
-/** Thinking is not replayed: Chat Completions has no field for it that servers agree on. */
-function assistantParam(m: AssistantMessage): ChatCompletionAssistantMessageParam | undefined {
+/**
+ * Thinking is not replayed (Chat Completions has no field for it that servers agree on) unless
+ * models.json asks: `requiresThinkingAsText` sends it as a text part before the answer,
+ * `requiresReasoningContentOnAssistantMessages` as `reasoning_content` ("" when there was none).
+ */
+function assistantParam(m: AssistantMessage, model: Model, compat: CompletionsCompat): ChatCompletionAssistantMessageParam | undefined {
   const text = m.content.map((c) => (c.type === "text" ? c.text : "")).join("");
+  const thinking = m.content.flatMap((c) => (c.type === "thinking" && !c.redacted && c.thinking.trim() ? [c.thinking] : [])).join("\n\n");
   const calls = m.content.filter((c): c is ToolCall => c.type === "toolCall");
-  if (!text && calls.length === 0) return undefined;
-  const param: ChatCompletionAssistantMessageParam = { role: "assistant", content: text || null };
+  const asText = compat.requiresThinkingAsText && thinking !== "";
+  if (!text && !asText && calls.length === 0) return undefined;
+  const empty = compat.requiresNonNullAssistantContent || compat.requiresAssistantAfterToolResult ? "" : null;
+  const param: ChatCompletionAssistantMessageParam & { reasoning_content?: string } = {
+    role: "assistant",
+    content: asText ? [{ type: "text", text: thinking }, ...(text ? [{ type: "text" as const, text }] : [])] : text || empty,
+  };
+  if (compat.requiresReasoningContentOnAssistantMessages && model.reasoning) param.reasoning_content = asText ? "" : thinking;
   if (calls.length > 0) {
     param.tool_calls = calls.map((c) => ({
       id: callIdOf(c.id),

@@ -12,14 +12,18 @@ import type {
 import * as v from "valibot";
 import type { PushStream } from "./event-stream.ts";
 import { callIdOf, dataUrl, IMAGE_OMITTED, runOpenAIStream } from "./openai-shared.ts";
+import { affinityHeaders, samplingParams } from "./compat.ts";
 import { responsesReasoning } from "./reasoning-params.ts";
+import { clampThinkingLevel } from "./thinking.ts";
 import { sanitizeHistory, setToolArguments } from "./transform.ts";
 import type { AssistantMessage, ImageContent, LlmRequest, Model, StreamFn, TextContent, ToolResultMessage } from "./types.ts";
 
 /** The OpenAI Responses API, stateless (`store: false`): reasoning is replayed from encrypted items. */
 export const streamOpenAIResponses: StreamFn = (req, signal) =>
   runOpenAIStream(req, signal, async ({ client, msg, out, signal, touch }) => {
-    const stream = await client.responses.create(toParams(req), { signal });
+    const compat = req.model.compat ?? {};
+    const headers = compat.sessionAffinityFormat && req.sessionId ? affinityHeaders(compat.sessionAffinityFormat, req.sessionId, "responses") : undefined;
+    const stream = await client.responses.create(toParams(req), { signal, ...(headers ? { headers } : {}) });
     const state = new EventState(msg, out);
     for await (const ev of stream) {
       touch();
@@ -173,14 +177,19 @@ function reasoningSignature(item: ResponseReasoningItem): v.InferOutput<typeof R
   return { id: item.id, encrypted_content: item.encrypted_content, summary: item.summary };
 }
 
+/**
+ * models.json compat read here: `supportsMaxOutputTokens: false` leaves out max_output_tokens,
+ * `supportsStrictMode: false` the tools' `strict`, `promptCacheKeyMode: "disabled"` the cache key.
+ */
 function toParams(req: LlmRequest): ResponseCreateParamsStreaming {
   const { model } = req;
+  const compat = model.compat ?? {};
   const params: ResponseCreateParamsStreaming = {
     model: model.id,
     input: toInput(req),
     stream: true,
     store: false,
-    max_output_tokens: model.maxTokens,
+    ...(compat.supportsMaxOutputTokens === false ? {} : { max_output_tokens: model.maxTokens }),
     ...responsesReasoning(model, req.thinkingLevel),
   };
   if (req.systemPrompt) params.instructions = req.systemPrompt;
@@ -190,10 +199,11 @@ function toParams(req: LlmRequest): ResponseCreateParamsStreaming {
       name: t.name,
       description: t.description,
       parameters: t.parameters,
-      strict: false,
-    }));
+      ...(compat.supportsStrictMode === false ? {} : { strict: false }),
+    })) as ResponseCreateParamsStreaming["tools"];
   }
-  if (req.sessionId) params.prompt_cache_key = req.sessionId;
+  if (req.sessionId && compat.promptCacheKeyMode !== "disabled") params.prompt_cache_key = req.sessionId;
+  Object.assign(params, samplingParams(model, clampThinkingLevel(model, req.thinkingLevel)));
   return params;
 }
 

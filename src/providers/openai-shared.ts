@@ -1,4 +1,5 @@
 import type OpenAI from "openai";
+import { requestHeaders } from "./compat.ts";
 import type { PushStream } from "./event-stream.ts";
 import { runProviderStream } from "./lifecycle.ts";
 import { sdkLogger } from "./sdk-warnings.ts";
@@ -33,7 +34,7 @@ export function runOpenAIStream(
       apiKey: req.apiKey || "no-key",
       baseURL: openaiBaseUrl(req.model.baseUrl),
       maxRetries: 0,
-      defaultHeaders: req.model.headers,
+      defaultHeaders: requestHeaders(req),
       // Otherwise the SDK reads OPENAI_ORG_ID / OPENAI_PROJECT_ID and sends them to any compatible server.
       organization: null,
       project: null,

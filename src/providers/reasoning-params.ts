@@ -3,7 +3,7 @@ import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/
 import type { ResponseCreateParamsStreaming } from "openai/resources/responses/responses";
 import type { ReasoningEffort } from "openai/resources/shared";
 import { ANTHROPIC_EFFORTS, clampThinkingLevel, thinkingBudget, thinkingControl, TOGGLE_ON } from "./thinking.ts";
-import type { Model, ThinkingLevel } from "./types.ts";
+import type { Model, ThinkingBudgets, ThinkingLevel } from "./types.ts";
 
 /**
  * The reasoning part of each API's request body, typed by the installed SDK's request types.
@@ -23,16 +23,19 @@ export type AnthropicReasoning = Pick<MessageCreateParamsStreaming, "max_tokens"
  * `output_config.effort`; budget, toggle and fixed → `thinking.type: "enabled"` with a budget below
  * max_tokens; "off" → `thinking.type: "disabled"`; nothing for a model without reasoning.
  */
-export function anthropicReasoning(model: Model, requested: ThinkingLevel): AnthropicReasoning {
+export function anthropicReasoning(model: Model, requested: ThinkingLevel, budgets?: ThinkingBudgets): AnthropicReasoning {
   const control = thinkingControl(model);
   const level = clampThinkingLevel(model, requested);
   if (control.kind === "none") return { max_tokens: model.maxTokens };
   if (level === "off") return { max_tokens: model.maxTokens, thinking: { type: "disabled" } };
-  if (control.kind === "effort" && isAnthropicEffort(level)) {
-    return { max_tokens: model.maxTokens, thinking: { type: "adaptive", display: "summarized" }, output_config: { effort: level } };
+  // models.json `compat.forceAdaptiveThinking` asks for the adaptive form whatever the catalog says.
+  const adaptive = model.compat?.forceAdaptiveThinking ?? control.kind === "effort";
+  const effort = mappedValue(model, level);
+  if (adaptive && isAnthropicEffort(effort)) {
+    return { max_tokens: model.maxTokens, thinking: { type: "adaptive", display: "summarized" }, output_config: { effort } };
   }
   const range = control.kind === "budget" ? { min: control.min, max: control.max } : {};
-  const { budget, maxTokens } = thinkingBudget(control.kind === "toggle" ? TOGGLE_ON : level, range, model.maxTokens);
+  const { budget, maxTokens } = thinkingBudget(control.kind === "toggle" ? TOGGLE_ON : level, range, model.maxTokens, budgets);
   return { max_tokens: maxTokens, thinking: { type: "enabled", budget_tokens: budget } };
 }
 
@@ -47,8 +50,12 @@ export function responsesReasoning(model: Model, requested: ThinkingLevel): Resp
   const level = clampThinkingLevel(model, requested);
   if (control.kind === "none") return {};
   const include: ResponsesReasoning["include"] = ["reasoning.encrypted_content"];
-  if (level === "off") return control.kind === "effort" && control.offIsNone ? { include, reasoning: { effort: "none" } } : { include };
-  return { include, reasoning: { effort: openaiEffort(level), summary: "auto" } };
+  const off = model.thinkingLevelMap?.off;
+  if (level === "off") {
+    if (typeof off === "string") return { include, reasoning: { effort: off as ReasoningEffort } };
+    return control.kind === "effort" && control.offIsNone ? { include, reasoning: { effort: "none" } } : { include };
+  }
+  return { include, reasoning: { effort: mappedValue(model, level) as ReasoningEffort, summary: "auto" } };
 }
 
 /** `thinking: {type}`: how Z.ai, DeepSeek and Moonshot switch a Chat Completions model's thinking on and off. */
@@ -78,6 +85,9 @@ export function completionsReasoning(model: Model, requested: ThinkingLevel): Co
       return level === "off" ? {} : { reasoning_effort: openaiEffort(level) };
   }
 }
+
+/** The provider's value for a level: models.json `thinkingLevelMap`, else the level's own name. */
+export const mappedValue = (model: Model, level: Exclude<ThinkingLevel, "off">): string => model.thinkingLevelMap?.[level] ?? level;
 
 /** pion's levels other than "off" are OpenAI effort names. */
 const openaiEffort = (level: Exclude<ThinkingLevel, "off">): ReasoningEffort => level;

@@ -1,4 +1,4 @@
-import type { Model, ReasoningOption, ThinkingLevel } from "./types.ts";
+import type { Model, ReasoningOption, ThinkingBudgets, ThinkingLevel } from "./types.ts";
 
 /** pion's levels, least reasoning first. */
 export const THINKING_ORDER: readonly ThinkingLevel[] = ["off", "minimal", "low", "medium", "high", "xhigh", "max"];
@@ -93,7 +93,16 @@ export function thinkingControl(model: Model | undefined): ThinkingControl {
  */
 export function thinkingLevelsFor(model: Model | undefined): ThinkingLevel[] {
   if (model?.api === "pi-virtual") return model.thinkingLevels?.length ? [...model.thinkingLevels] : ["off"];
+  if (model?.reasoning && model.thinkingLevelMap) return mappedLevels(model.thinkingLevelMap);
   return thinkingControl(model).levels;
+}
+
+/**
+ * A models.json `thinkingLevelMap` decides the levels, as in the reference: every level through
+ * "high" unless mapped to null, "xhigh" and "max" only when mapped to a value.
+ */
+function mappedLevels(map: NonNullable<Model["thinkingLevelMap"]>): ThinkingLevel[] {
+  return THINKING_ORDER.filter((l) => (l === "xhigh" || l === "max" ? typeof map[l] === "string" : map[l] !== null));
 }
 
 /**
@@ -127,6 +136,17 @@ const BUDGETS: Record<Exclude<ThinkingLevel, "off">, number> = {
   xhigh: 32768,
   max: 63999,
 };
+/** settings.json `thinkingBudgets` replace the defaults of the levels they name. */
+export function levelBudget(level: Exclude<ThinkingLevel, "off">, custom?: ThinkingBudgets): number {
+  return (level !== "xhigh" && level !== "max" ? custom?.[level] : undefined) ?? BUDGETS[level];
+}
+
+/** A budget for a server where reasoning and the answer share max_tokens: at most max_tokens less the answer's room. */
+export function sharedBudget(level: Exclude<ThinkingLevel, "off">, maxTokens: number, custom?: ThinkingBudgets): number | undefined {
+  const budget = Math.min(levelBudget(level, custom), Math.max(0, maxTokens - ANSWER_ROOM));
+  return budget > 0 ? budget : undefined;
+}
+
 /** The Messages API's smallest budget; and what is kept below max_tokens for the answer. */
 const MIN_BUDGET = 1024;
 const ANSWER_ROOM = 1024;
@@ -140,9 +160,10 @@ export function thinkingBudget(
   level: Exclude<ThinkingLevel, "off">,
   range: { min?: number; max?: number },
   maxTokens: number,
+  custom?: ThinkingBudgets,
 ): { budget: number; maxTokens: number } {
   const lo = Math.max(MIN_BUDGET, range.min ?? 0);
   const hi = Math.min(range.max ?? Infinity, maxTokens - ANSWER_ROOM);
-  const budget = Math.max(lo, Math.min(BUDGETS[level], hi));
+  const budget = Math.max(lo, Math.min(levelBudget(level, custom), hi));
   return { budget, maxTokens: Math.max(maxTokens, budget + ANSWER_ROOM) };
 }

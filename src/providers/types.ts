@@ -1,3 +1,5 @@
+import type { Compat } from "./compat.ts";
+
 /**
  * Provider-neutral message and stream types. These are the wire spellings of the
  * spec's message types (role "user" / "assistant" / "toolResult"), so the session can
@@ -165,7 +167,22 @@ export interface Model {
   /** False for catalog models that cannot call tools. */
   toolCall?: boolean;
   source?: ModelSource;
+  /** models.json `compat`, the provider's merged with the model's (compat.ts reads it). */
+  compat?: Compat;
+  /** The value sent for each level (models.json `thinkingLevelMap`); null: the level is not offered. */
+  thinkingLevelMap?: Partial<Record<ThinkingLevel, string | null>>;
+  /** Fields merged into every OpenAI-shaped request body, then those of the effective thinking level. */
+  samplingParams?: Record<string, unknown>;
+  samplingParamsByThinkingLevel?: Partial<Record<ThinkingLevel, Record<string, unknown>>>;
+  /** models.json `inputLimits` and `promptCache`, kept as given (pion does not act on them yet). */
+  inputLimits?: Record<string, unknown>;
+  promptCache?: { short?: number; long?: number };
+  /** Send the key as `Authorization: Bearer` too (models.json `authHeader`). */
+  authHeader?: boolean;
 }
+
+/** settings.json `thinkingBudgets`: token budgets replacing pion's defaults for these levels. */
+export type ThinkingBudgets = Partial<Record<"minimal" | "low" | "medium" | "high", number>>;
 
 export type ThinkingLevel = "off" | "minimal" | "low" | "medium" | "high" | "xhigh" | "max";
 
@@ -192,6 +209,8 @@ export interface LlmRequest {
   cacheConversation?: boolean;
   /** Idle timeout of the HTTP stream in ms (no bytes for this long fails the request). */
   idleTimeoutMs?: number;
+  /** settings.json `thinkingBudgets`. */
+  thinkingBudgets?: ThinkingBudgets;
 }
 
 /** Delta-only events of one assistant message, as they go on the wire in message_update. */

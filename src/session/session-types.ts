@@ -4,7 +4,7 @@ import type { ApprovalRequest } from "../permissions/port.ts";
 import type { ExtensionRunner } from "../extensions/types.ts";
 import type { HostToolFrame } from "../extensions/host-tools.ts";
 import type { ModelRegistry } from "../providers/models.ts";
-import type { Model, StreamFn, ThinkingLevel, Usage } from "../providers/types.ts";
+import type { Model, StreamFn, ThinkingBudgets, ThinkingLevel, Usage } from "../providers/types.ts";
 import type { Entry, SessionHeader } from "../store/entries.ts";
 import type { SessionStore } from "../store/store.ts";
 import type { ShellGuard } from "../tools/shell.ts";
@@ -72,6 +72,8 @@ export interface SessionOptions {
   /** Limits every run gets unless its prompt sets its own. */
   limits?: RunLimits;
   idleTimeoutMs?: number;
+  /** settings.json `thinkingBudgets`, passed with every request. */
+  thinkingBudgets?: ThinkingBudgets;
   /** JSONL path for a new session, or undefined when nothing goes to disk. */
   fileFor: (header: SessionHeader) => string | undefined;
   /** The host shell's environment and output masking (the credential guard). */

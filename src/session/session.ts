@@ -543,6 +543,7 @@ export class AgentSession extends SessionEntries {
       thinkingLevel: this.thinkingLevel,
       sessionId: this.sessionId,
       idleTimeoutMs: this.opts.idleTimeoutMs,
+      thinkingBudgets: this.opts.thinkingBudgets,
     };
     return this.routing ? this.routing.forLoop(req, messages, failed, signal) : req;
   }

@@ -24,7 +24,7 @@ describe("model resolution", () => {
     expect(resolveModel(openrouter, "claude-sonnet-4.5")?.model.id).toBe("anthropic/claude-sonnet-4.5");
   });
 
-  test("models.json adds providers and overrides; errors name the file and field", () => {
+  test("models.json adds providers and overrides; a bad provider or file is skipped with a warning naming the file and field", () => {
     const h = home();
     writeFileSync(
       join(h, "models.json"),
@@ -39,10 +39,17 @@ describe("model resolution", () => {
     expect(r.find("local", "llama")).toMatchObject({ api: "openai-completions", contextWindow: 8000, reasoning: false, input: ["text"] });
     expect(r.find("anthropic", "claude-haiku-4-5")?.maxTokens).toBe(1234);
     expect(r.available().map((m) => m.provider)).toEqual(["local"]);
-    writeFileSync(join(h, "models.json"), JSON.stringify({ providers: { x: { baseUrl: "http://h", models: [{ id: 5 }] } } }));
-    expect(() => loadModels(h, {})).toThrow(/models\.json.*models\.0\.id/);
+    const warnings: string[] = [];
+    const warn = (m: string) => warnings.push(m);
+    writeFileSync(
+      join(h, "models.json"),
+      JSON.stringify({ providers: { x: { baseUrl: "http://h", models: [{ id: 5 }] }, y: { baseUrl: "http://h", apiKey: "k", models: [{ id: "ok" }] } } }),
+    );
+    expect(loadModels(h, {}, undefined, { warn }).find("y", "ok")).toBeDefined();
+    expect(warnings).toEqual([expect.stringMatching(/models\.json: provider "x" skipped: Invalid field "models\.0\.id"/)]);
     writeFileSync(join(h, "models.json"), "{nope");
-    expect(() => loadModels(h, {})).toThrow(/Invalid JSON in .*models\.json/);
+    expect(loadModels(h, {}, undefined, { warn }).find("y", "ok")).toBeUndefined();
+    expect(warnings[1]).toMatch(/models\.json ignored: it is not valid JSON/);
   });
 
   test("a models.json baseUrl moves every model of a catalog provider, those with an endpoint of their own too", () => {
