@@ -6,7 +6,7 @@ import type { Credential } from "../credentials/guard.ts";
 import { newestModel } from "./catalog/choose.ts";
 import type { ModelDef } from "./catalog/data.ts";
 import { Catalog, type SourcedModel } from "./catalog/load.ts";
-import { createKeyResolver } from "./keys.ts";
+import { createKeyResolver, type KeyResolver } from "./keys.ts";
 import type { Api, Model, ThinkingLevel } from "./types.ts";
 
 const ApiSchema = v.picklist(["anthropic-messages", "openai-completions", "openai-responses"]);
@@ -71,8 +71,14 @@ export interface ModelRegistry {
   all(): Model[];
   /** The API key for a provider, or undefined when it has no usable auth. */
   apiKey(provider: string): string | undefined;
-  /** Where the key came from: "--api-key", "models.json" or the environment variable's name. */
+  /** Where the key came from: "--api-key", "auth.json", "models.json" or the environment variable's name. */
   keyOrigin(provider: string): string | undefined;
+  /** The auth for one request (refreshes an expired auth.json login; throws when it cannot). */
+  requestAuth: KeyResolver["requestAuth"];
+  /** Where a provider's key is looked for, in order. */
+  keySources: KeyResolver["keySources"];
+  /** Tokens learned later (a refreshed login), for the credential guard. */
+  onNewCredentials: KeyResolver["onNewCredentials"];
   find(provider: string, id: string): Model | undefined;
   /** Models whose provider has usable auth. */
   available(): Model[];
@@ -149,7 +155,14 @@ export function loadModels(
     return ids;
   };
 
-  const keys = createKeyResolver({ env, override, catalog, fileKey: (pid) => fileProviders.get(pid)?.apiKey, providers });
+  const keys = createKeyResolver({
+    env,
+    override,
+    catalog,
+    fileKey: (pid) => fileProviders.get(pid)?.apiKey,
+    providers,
+    authPaths: [join(home, "auth.json")],
+  });
   const apiKey = keys.apiKey;
 
   return {
@@ -158,6 +171,9 @@ export function loadModels(
     all: () => providers().flatMap(models),
     apiKey,
     keyOrigin: keys.keyOrigin,
+    requestAuth: keys.requestAuth,
+    keySources: keys.keySources,
+    onNewCredentials: keys.onNewCredentials,
     find: (provider, id) => models(provider).find((m) => m.id === id),
     available: () => providers().filter((p) => apiKey(p) !== undefined).flatMap(models),
     credentials: keys.credentials,

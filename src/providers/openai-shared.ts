@@ -33,7 +33,7 @@ export function runOpenAIStream(
       apiKey: req.apiKey || "no-key",
       baseURL: openaiBaseUrl(req.model.baseUrl),
       maxRetries: 0,
-      defaultHeaders: req.model.headers,
+      defaultHeaders: { ...req.model.headers, ...req.authHeaders },
       // Otherwise the SDK reads OPENAI_ORG_ID / OPENAI_PROJECT_ID and sends them to any compatible server.
       organization: null,
       project: null,
