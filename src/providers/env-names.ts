@@ -44,6 +44,9 @@ const REFERENCE_ENV: Record<string, readonly string[]> = {
   "xiaomi-token-plan-sgp": ["XIAOMI_TOKEN_PLAN_SGP_API_KEY"],
 };
 
+/** Every variable name of the table (test set-up scrubs them from the developer's environment). */
+export const referenceEnvNames = (): string[] => [...new Set(Object.values(REFERENCE_ENV).flat())];
+
 /** Catalog names a provider must not be enabled by (see github-copilot above). */
 const REFUSED: Record<string, readonly string[]> = { "github-copilot": ["GITHUB_TOKEN"] };
 
