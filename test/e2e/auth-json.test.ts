@@ -8,7 +8,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeProvider } from "../support/fake-provider.ts";
-import { runPion, tempDirs } from "../support/pion.ts";
+import { Pion, runPion, tempDirs, writeFakeModels } from "../support/pion.ts";
 
 const MODEL = "anthropic/claude-sonnet-4-5";
 const fake = startFakeProvider();
@@ -202,5 +202,36 @@ describe("environment variables", () => {
     expect(c.code).toBe(1);
     expect(c.stderr).toContain("auth.json");
     expect(c.stdout).toBe("");
+  });
+});
+
+describe("masking", () => {
+  test("auth.json keys, command outputs and login tokens are masked in tool output and kept from child processes", async () => {
+    const t = crypto.randomUUID().replaceAll("-", "");
+    const dirs = tempDirs();
+    const model = { id: "m", reasoning: false, input: ["text"], contextWindow: 200000, maxTokens: 8192 };
+    writeFakeModels(dirs.home, fake.url, { fake: { baseUrl: fake.url, api: "anthropic-messages", models: [model] } });
+    const auth = {
+      fake: { type: "api_key", key: `!echo sk-cmd-${t}`, env: { FAKE_SIDE_TOKEN: `side-${t}` } },
+      anthropic: { type: "oauth", access: `sk-ant-oat01-access-${t}`, refresh: `refresh-${t}`, expires: Date.now() + 3_600_000 },
+      openai: { type: "api_key", key: `sk-literal-${t}` },
+    };
+    writeFileSync(join(dirs.home, "auth.json"), JSON.stringify(auth));
+    writeFileSync(join(dirs.cwd, "leak.txt"), `a sk-cmd-${t} b sk-ant-oat01-access-${t} c refresh-${t} d sk-literal-${t} e side-${t}\n`);
+    const p = new Pion({ ...dirs, args: ["--mode", "rpc", "--model", "fake/m"] });
+    try {
+      fake.enqueue({ blocks: [{ type: "toolCall", name: "bash", arguments: { command: "cat leak.txt; env" } }] }, { blocks: [{ type: "text", text: "ok" }] });
+      const from = p.records.length;
+      await p.request({ type: "prompt", message: "leak" });
+      await p.waitFor("agent_settled", from);
+      const end = p.records.slice(from).find((r) => r.type === "tool_execution_end")!;
+      const text = (end.result.content as { text: string }[]).map((c) => c.text).join("");
+      expect(fake.requests.at(-2)!.headers["x-api-key"]).toBe(`sk-cmd-${t}`);
+      expect(text).toContain("a [redacted:");
+      expect(text).not.toContain(t);
+      expect(text).not.toContain("FAKE_SIDE_TOKEN=");
+    } finally {
+      await p.close();
+    }
   });
 });
