@@ -8,7 +8,7 @@ describe("auth.json entries", () => {
   test("api_key with a key and env; oauth with its extras kept", () => {
     expect(parseCredential({ type: "api_key", key: "!pass show x", env: { A: "1" } })).toEqual({ type: "api_key", key: "!pass show x", env: { A: "1" } });
     expect(parseCredential({ type: "api_key" })).toEqual({ type: "api_key" });
-    const login = { type: "oauth", access: "a", refresh: "r", expires: 1, accountId: "acc", enterpriseUrl: "ghe.example" };
+    const login = { type: "oauth" as const, access: "a", refresh: "r", expires: 1, accountId: "acc", enterpriseUrl: "ghe.example" };
     expect(parseCredential(login)).toEqual(login);
   });
 
