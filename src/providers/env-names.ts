@@ -44,6 +44,19 @@ const REFERENCE_ENV: Record<string, readonly string[]> = {
   "xiaomi-token-plan-sgp": ["XIAOMI_TOKEN_PLAN_SGP_API_KEY"],
 };
 
+/** The reference's ids for pion's providers where the two differ (auth.json is keyed by the reference's). */
+const REFERENCE_IDS: Record<string, readonly string[]> = {
+  llama: ["meta"],
+  "fireworks-ai": ["fireworks"],
+  togetherai: ["together"],
+  vercel: ["vercel-ai-gateway"],
+  "kimi-for-coding": ["kimi-coding"],
+  "zhipuai-coding-plan": ["zai-coding-cn"],
+};
+
+/** The auth.json ids a provider's credential may be stored under: its own, then the reference's. */
+export const authIds = (provider: string): string[] => [provider, ...(REFERENCE_IDS[provider] ?? [])];
+
 /** Every variable name of the table (test set-up scrubs them from the developer's environment). */
 export const referenceEnvNames = (): string[] => [...new Set(Object.values(REFERENCE_ENV).flat())];
 

@@ -2,9 +2,9 @@ import { readAuthFiles, type AuthEntry, type OAuthCredential } from "../credenti
 import { isSecretName } from "../credentials/child-env.ts";
 import { configValueEnvNames, resolveConfigValue, soleEnvName } from "../credentials/config-value.ts";
 import type { Credential } from "../credentials/guard.ts";
-import { canRefresh, isExpired, refreshStoredLogin } from "../credentials/oauth-refresh.ts";
+import { canRefresh, COPILOT_HEADERS, isExpired, refreshStoredLogin } from "../credentials/oauth-refresh.ts";
 import type { Catalog } from "./catalog/load.ts";
-import { BEARER_ENV, providerEnvNames } from "./env-names.ts";
+import { authIds, BEARER_ENV, providerEnvNames } from "./env-names.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -34,7 +34,8 @@ interface Hit {
   origin?: string;
   /** Sent as `Authorization: Bearer` rather than as the API key. */
   bearer?: boolean;
-  login?: { credential: OAuthCredential; path: string };
+  /** A stored OAuth login, and the id auth.json keeps it under. */
+  login?: { credential: OAuthCredential; path: string; id: string };
 }
 
 /**
@@ -60,10 +61,18 @@ export function createKeyResolver(o: {
   const warn = o.warn ?? ((line: string) => void process.stderr.write(`${line}\n`));
   let stored: Map<string, AuthEntry> | undefined;
   const auth = () => (stored ??= readAuthFiles(o.authPaths ?? [], warn));
+  /** The provider's auth.json entry, under its own id or the reference's. */
+  const entryOf = (provider: string): (AuthEntry & { id: string }) | undefined => {
+    for (const id of authIds(provider)) {
+      const entry = auth().get(id);
+      if (entry) return { ...entry, id };
+    }
+    return undefined;
+  };
   const envNames = (provider: string) => providerEnvNames(provider, catalog.has(provider) ? (catalog.env(provider) ?? []) : []);
   /** The environment a provider's values read: its auth.json `env` over the process's. */
   const providerEnv = (provider: string): Env => {
-    const c = auth().get(provider)?.credential;
+    const c = entryOf(provider)?.credential;
     return c?.type === "api_key" && c.env ? { ...env, ...c.env } : env;
   };
 
@@ -77,9 +86,11 @@ export function createKeyResolver(o: {
     return hit;
   };
   const findKey = (provider: string): Hit => {
-    const entry = auth().get(provider);
+    const entry = entryOf(provider);
     const penv = providerEnv(provider);
-    if (entry?.credential.type === "oauth") return { key: entry.credential.access, origin: "auth.json", login: { credential: entry.credential, path: entry.path } };
+    if (entry?.credential.type === "oauth") {
+      return { key: entry.credential.access, origin: "auth.json", login: { credential: entry.credential, path: entry.path, id: entry.id } };
+    }
     if (entry?.credential.type === "api_key" && entry.credential.key) {
       const key = resolveConfigValue(entry.credential.key, penv);
       if (key) return { key, origin: "auth.json" };
@@ -101,14 +112,14 @@ export function createKeyResolver(o: {
     let pending = refreshing.get(provider);
     if (pending) return pending;
     pending = (async () => {
-      if (!canRefresh(provider)) throw new Error(loginExpired(provider, login.path, "pion cannot refresh this provider's logins"));
+      if (!canRefresh(login.id)) throw new Error(loginExpired(login.id, login.path, "pion cannot refresh this provider's logins"));
       let fresh: OAuthCredential;
       try {
-        fresh = await refreshStoredLogin(login.path, provider, providerEnv(provider), signal);
+        fresh = await refreshStoredLogin(login.path, login.id, providerEnv(provider), signal);
       } catch (err) {
-        throw new Error(loginExpired(provider, login.path, err instanceof Error ? err.message : String(err)));
+        throw new Error(loginExpired(login.id, login.path, err instanceof Error ? err.message : String(err)));
       }
-      const hit: Hit = { key: fresh.access, origin: "auth.json", login: { credential: fresh, path: login.path } };
+      const hit: Hit = { key: fresh.access, origin: "auth.json", login: { ...login, credential: fresh } };
       keyCache.set(provider, hit);
       for (const l of listeners) l(loginCredentials(provider, fresh));
       return hit;
@@ -121,6 +132,7 @@ export function createKeyResolver(o: {
     let hit = resolveKey(provider);
     if (hit.login && isExpired(hit.login.credential)) hit = await refresh(provider, hit.login, signal);
     if (hit.key === undefined) return {};
+    if (hit.login) return loginAuth(hit.login.id, hit.key);
     return hit.bearer ? { headers: { Authorization: `Bearer ${hit.key}` } } : { apiKey: hit.key };
   };
 
@@ -152,6 +164,13 @@ export function createKeyResolver(o: {
     credentials,
     onNewCredentials: (l) => void listeners.push(l),
   };
+}
+
+/** How a login's access token goes out: as the key, or (Kimi Code) as a Bearer header; Copilot's with its editor headers. */
+function loginAuth(id: string, access: string): RequestAuth {
+  if (id === "kimi-coding") return { headers: { Authorization: `Bearer ${access}` } };
+  if (id === "github-copilot") return { apiKey: access, headers: { ...COPILOT_HEADERS } };
+  return { apiKey: access };
 }
 
 const loginExpired = (provider: string, path: string, why: string) =>

@@ -162,10 +162,43 @@ describe("OAuth logins", () => {
   });
 
   test("a login pion cannot refresh says so and points at the reference", async () => {
-    const dirs = home({ auth: { "github-copilot": login("tid=copilot", Date.now() - 1000) } });
-    const c = await check(dirs, ["--provider", "github-copilot"]);
+    const dirs = home({ auth: { openrouter: login("sk-or-login", Date.now() - 1000) } });
+    const c = await check(dirs, ["--provider", "openrouter"]);
     expect(c.code).toBe(1);
-    expect(c.stderr).toContain("/login github-copilot");
+    expect(c.stderr).toContain("/login openrouter");
+  });
+
+  test("Copilot: the GitHub login is exchanged for a Copilot token, sent with the editor headers", async () => {
+    const seen: Record<string, string>[] = [];
+    const server = Bun.serve({
+      port: 0,
+      fetch: (req) => {
+        seen.push(Object.fromEntries(req.headers));
+        return Response.json({ token: "tid=new-copilot-token;exp=1", expires_at: Math.floor(Date.now() / 1000) + 1800 });
+      },
+    });
+    const dirs = tempDirs();
+    writeFileSync(join(dirs.home, "models.json"), JSON.stringify({ providers: { "github-copilot": { baseUrl: `${fake.url}/v1` } } }));
+    const stored = { type: "oauth", access: "tid=old", refresh: "gho_github-login", expires: Date.now() - 1000, enterpriseUrl: "" };
+    writeFileSync(join(dirs.home, "auth.json"), JSON.stringify({ "github-copilot": stored }));
+    const before = fake.requests.length;
+    fake.enqueue({ blocks: [{ type: "text", text: "ok" }] });
+    const env = { PION_OAUTH_TOKEN_URL_GITHUB_COPILOT: `http://127.0.0.1:${server.port}/token` };
+    const run = await runPion(["-p", "--no-session", "--model", "github-copilot/claude-haiku-4.5", "hi"], { ...dirs, env });
+    server.stop(true);
+    expect(run.code).toBe(0);
+    expect(seen[0]!.authorization).toBe("Bearer gho_github-login");
+    const req = fake.requests[before]!;
+    expect(req.headers.authorization).toBe("Bearer tid=new-copilot-token;exp=1");
+    expect(req.headers["copilot-integration-id"]).toBe("vscode-chat");
+    const file = JSON.parse(readFileSync(join(dirs.home, "auth.json"), "utf8"))["github-copilot"];
+    expect(file).toMatchObject({ access: "tid=new-copilot-token;exp=1", refresh: "gho_github-login", enterpriseUrl: "" });
+  });
+
+  test("an entry under the reference's provider id counts for pion's (meta for llama, kimi-coding for kimi-for-coding)", async () => {
+    const dirs = home({ auth: { meta: { type: "api_key", key: "meta-key" }, "kimi-coding": login("kimi-access", Date.now() + 3_600_000) } });
+    expect((await check(dirs, ["--provider", "llama"])).stdout).toContain("credential from auth.json");
+    expect((await check(dirs, ["--provider", "kimi-for-coding"])).stdout).toContain("credential from auth.json");
   });
 });
 
@@ -208,6 +241,8 @@ describe("environment variables", () => {
 describe("masking", () => {
   test("auth.json keys, command outputs and login tokens are masked in tool output and kept from child processes", async () => {
     const t = crypto.randomUUID().replaceAll("-", "");
+    // Its own fake: replies the other tests left queued would answer the tool turn.
+    await using fake = startFakeProvider();
     const dirs = tempDirs();
     const model = { id: "m", reasoning: false, input: ["text"], contextWindow: 200000, maxTokens: 8192 };
     writeFakeModels(dirs.home, fake.url, { fake: { baseUrl: fake.url, api: "anthropic-messages", models: [model] } });

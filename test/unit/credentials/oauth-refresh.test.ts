@@ -59,6 +59,24 @@ describe("OAuth refresh", () => {
   });
 });
 
+describe("the other endpoints", () => {
+  test("Kimi Code: a form grant at the reference's host override", async () => {
+    answer = () => Response.json({ access_token: "k-new", refresh_token: "k-r", expires_in: 900 });
+    const fresh = await refreshOAuth("kimi-coding", login(), { KIMI_CODE_OAUTH_HOST: `http://127.0.0.1:${server.port}/` });
+    expect(fresh).toMatchObject({ access: "k-new", refresh: "k-r" });
+    expect(new URLSearchParams(seen.at(-1)!.body).get("client_id")).toBeTruthy();
+  });
+
+  test("Copilot: the GitHub login is exchanged, refresh and enterpriseUrl kept, five minutes off", async () => {
+    const expiresAt = Math.floor(Date.now() / 1000) + 1800;
+    answer = () => Response.json({ token: "tid=c", expires_at: expiresAt });
+    const fresh = await refreshOAuth("github-copilot", login({ enterpriseUrl: "ghe.example.com" }), { PION_OAUTH_TOKEN_URL_GITHUB_COPILOT: url });
+    expect(fresh).toMatchObject({ access: "tid=c", refresh: "r-old", enterpriseUrl: "ghe.example.com", expires: expiresAt * 1000 - 300_000 });
+    answer = () => Response.json({ token: 3 });
+    await expect(refreshOAuth("github-copilot", login(), { PION_OAUTH_TOKEN_URL_GITHUB_COPILOT: url })).rejects.toThrow("without token");
+  });
+});
+
 describe("the stored login", () => {
   const dir = mkdtempSync(join(tmpdir(), "oauth-store-"));
 
