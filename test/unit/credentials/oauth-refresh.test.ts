@@ -55,7 +55,7 @@ describe("OAuth refresh", () => {
     expect((await refreshOAuth("xai", login(), { PION_OAUTH_TOKEN_URL_XAI: url })).refresh).toBe("r-old");
     answer = () => new Response("nope", { status: 401 });
     await expect(refreshOAuth("xai", login(), { PION_OAUTH_TOKEN_URL_XAI: url })).rejects.toThrow("HTTP 401");
-    await expect(refreshOAuth("kimi-coding", login(), {})).rejects.toThrow("cannot refresh");
+    await expect(refreshOAuth("openrouter", login(), {})).rejects.toThrow("cannot refresh");
   });
 });
 
