@@ -338,7 +338,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
   const model = choice.model;
   let thinking = choice.thinkingLevel;
   if (model && (o.model || o.provider) && registry.apiKey(model.provider) === undefined) {
-    throw new Error(`No API key for provider "${model.provider}": set its environment variable, models.json apiKey, or --api-key`);
+    throw new Error(`No API key for provider "${model.provider}": set its environment variable, auth.json, models.json apiKey, or --api-key (pion auth check shows where it looks)`);
   }
   if (o.thinking !== undefined) {
     if (!LEVELS.includes(o.thinking)) throw new Error(`Invalid thinking level "${o.thinking}": expected one of ${LEVELS.join(", ")}`);
