@@ -5,7 +5,7 @@
  * (`accountId` for ChatGPT, `enterpriseUrl` for Copilot, kept as written). Several files may be
  * read (pion's folder, then the reference's); the first that has a provider wins.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 
 export interface ApiKeyCredential {
   type: "api_key";
@@ -99,7 +99,12 @@ export function readAuthFiles(paths: readonly string[], warn: (line: string) => 
       continue;
     }
     if (text === undefined) continue;
-    const { credentials, problems } = parseAuthJson(text);
+    let { credentials, problems } = parseAuthJson(text);
+    // The reference rewrites the file in place under its lock: a half-written file is read again once the lock is gone.
+    for (let i = 0; i < 20 && problems.length > 0 && existsSync(`${path}.lock`); i++) {
+      Bun.sleepSync(50);
+      ({ credentials, problems } = parseAuthJson(readIfExists(path) ?? "{}"));
+    }
     if (problems.length > 0) warn(`pion: ignoring ${problems.length === 1 && credentials.size === 0 ? "" : "part of "}${path}: ${problems.join("; ")}`);
     for (const [provider, credential] of credentials) if (!out.has(provider)) out.set(provider, { credential, path });
   }

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseAuthJson, parseCredential, readAuthFiles } from "../../../src/credentials/auth-file.ts";
@@ -46,4 +46,16 @@ describe("reading several files", () => {
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toContain(broken);
   });
+});
+
+test("a file half-written under the reference's lock is read again once the lock is released", () => {
+  const dir = mkdtempSync(join(tmpdir(), "auth-file-"));
+  const file = join(dir, "auth.json");
+  writeFileSync(file, '{"anthropic": {"type": "api_');
+  mkdirSync(`${file}.lock`);
+  const whole = JSON.stringify({ anthropic: { type: "api_key", key: "k" } });
+  Bun.spawn(["sh", "-c", `sleep 0.2; printf '%s' '${whole}' > '${file}'; rmdir '${file}.lock'`]);
+  const warnings: string[] = [];
+  expect(readAuthFiles([file], (l) => void warnings.push(l)).get("anthropic")?.credential).toEqual({ type: "api_key", key: "k" });
+  expect(warnings).toEqual([]);
 });
