@@ -45,6 +45,10 @@ describe("auth.json api_key entries", () => {
     expect(c.code).toBe(0);
     expect(c.stdout).toBe(`${MODEL}: credential from auth.json\n`);
     expect(c.stdout + c.stderr).not.toContain("sk-literal");
+    const json = await check(dirs, ["--model", MODEL, "--json"]);
+    expect(JSON.parse(json.stdout)).toEqual({ ok: true, provider: "anthropic", model: "claude-sonnet-4-5", credential: "auth.json" });
+    const flag = await check(dirs, ["--model", MODEL, "--api-key", "sk-flag"]);
+    expect(flag.stdout).toBe(`${MODEL}: credential from --api-key\n`);
   });
 
   test("$NAME reads the environment; !command runs once and takes its trimmed output", async () => {
