@@ -96,6 +96,10 @@ async function run(argv: string[]): Promise<number> {
     const { runSandboxCli } = await import("./modes/sandbox-cli.ts");
     return runSandboxCli(argv.slice(1), { home: pionHome(), cwd: process.cwd(), out: writeOut, err: writeErr });
   }
+  if (argv[0] === "auth") {
+    const { runAuthCli } = await import("./modes/auth-cli.ts");
+    return runAuthCli(argv.slice(1), { home: pionHome(), cwd: process.cwd(), env: process.env, out: writeOut, err: writeErr });
+  }
   if (argv[0] === "mcp") {
     const [{ runMcpCli }, { decideProjectTrust }, { loadSettings, loadUserSettings }, { createCredentialGuard }, { loadModels }, { log }] = await Promise.all([
       import("./mcp/cli.ts"),

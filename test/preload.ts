@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import catalogIndex from "../src/providers/catalog/builtin-index.json" with { type: "json" };
+import { referenceEnvNames } from "../src/providers/env-names.ts";
 
 const home = mkdtempSync(join(tmpdir(), "pion-test-"));
 process.env.PION_HOME = home;
@@ -12,7 +13,7 @@ const scratch = mkdtempSync(join(tmpdir(), "pion-tmp-"));
 process.env.TMPDIR = scratch;
 // Tests must opt in to a model: no key from the developer's machine, including the catalog's
 // non-*_API_KEY variables (GITHUB_TOKEN, HF_TOKEN, ...), which make their providers available.
-const catalogKeys = new Set(Object.values(catalogIndex.env).flat());
+const catalogKeys = new Set([...Object.values(catalogIndex.env).flat(), ...referenceEnvNames()]);
 for (const key of Object.keys(process.env)) {
   if (/_API_KEY$|_BASE_URL$/.test(key) || catalogKeys.has(key)) delete process.env[key];
 }

@@ -93,7 +93,8 @@ export function runValueCommand(command: string, env: Env, cache = true): string
       stdout: "pipe",
       stderr: "ignore",
       env: env as Record<string, string>,
-      timeout: COMMAND_TIMEOUT_MS,
+      // PION_COMMAND_TIMEOUT_MS shortens it for tests of a hanging command.
+      timeout: Number(env.PION_COMMAND_TIMEOUT_MS) || COMMAND_TIMEOUT_MS,
     });
     const text = out.stdout.toString().trim();
     value = out.exitCode === 0 && text ? text : undefined;

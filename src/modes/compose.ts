@@ -189,6 +189,7 @@ function withModel(base: ModelRegistry, model: Model): ModelRegistry {
     all: () => [...base.all(), model],
     apiKey: (p) => (own(p) ? "none" : base.apiKey(p)),
     keyOrigin: (p) => (own(p) ? "models.json" : base.keyOrigin(p)),
+    requestAuth: async (p, signal) => (own(p) ? { apiKey: "none" } : base.requestAuth(p, signal)),
     find: (p, id) => (own(p) && id === model.id ? model : base.find(p, id)),
     available: () => [...base.available(), model],
     credentials: () => base.credentials(),
@@ -265,6 +266,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
 
   // Resolved on first use (a process that starts nothing and prints no tool output never reads them).
   const guard = createCredentialGuard({ env: o.env, credentials: () => registry.credentials(), shellEnv: settings.shellEnv });
+  registry.onNewCredentials((c) => guard.addCredentials(c));
   const maskTools = toolMasker(guard);
 
   const toolSpec = splitMcpToolSpec(o.tools ?? settings.defaultTools);
@@ -336,7 +338,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
   const model = choice.model;
   let thinking = choice.thinkingLevel;
   if (model && (o.model || o.provider) && registry.apiKey(model.provider) === undefined) {
-    throw new Error(`No API key for provider "${model.provider}": set its environment variable, models.json apiKey, or --api-key`);
+    throw new Error(`No API key for provider "${model.provider}": set its environment variable, auth.json, models.json apiKey, or --api-key (pion auth check shows where it looks)`);
   }
   if (o.thinking !== undefined) {
     if (!LEVELS.includes(o.thinking)) throw new Error(`Invalid thinking level "${o.thinking}": expected one of ${LEVELS.join(", ")}`);

@@ -68,6 +68,7 @@ export function withVirtualModels(base: ModelRegistry, runner: ExtensionRunner):
     },
     apiKey,
     keyOrigin: (p) => base.keyOrigin(p) ?? (apiKey(p) === NO_KEY_NEEDED ? "virtual model" : undefined),
+    requestAuth: async (p, signal) => (base.apiKey(p) === undefined && apiKey(p) !== undefined ? { apiKey: apiKey(p) } : base.requestAuth(p, signal)),
     find: (p, id) => virtual().find((m) => m.provider === p && m.id === id) ?? base.find(p, id),
     available: () => {
       const v = virtual();

@@ -5,6 +5,7 @@ import type {
   RawMessageStreamEvent,
   ToolResultBlockParam,
 } from "@anthropic-ai/sdk/resources/messages/messages";
+import { isAnthropicOAuthToken, oauthHeaders, withClaudeCodeIdentity } from "./anthropic-oauth.ts";
 import { EPHEMERAL, markConversation } from "./cache-points.ts";
 import { requestHeaders } from "./compat.ts";
 import type { PushStream } from "./event-stream.ts";
@@ -20,13 +21,22 @@ export const streamAnthropic: StreamFn = (req, signal) =>
     // Loaded on first use: the SDK costs start-up time that sessions on other APIs never need.
     const { default: Anthropic } = await import("@anthropic-ai/sdk");
     touch();
+    // A subscription's OAuth token goes out as a Bearer token; so does a key in authHeaders.
+    const oauth = isAnthropicOAuthToken(req.apiKey);
+    const apiKey = oauth ? undefined : req.apiKey;
     const client = new Anthropic({
-      apiKey: req.apiKey ?? "",
+      apiKey: apiKey ?? "",
       baseURL: req.model.baseUrl.replace(/\/v1\/?$/, ""),
       maxRetries: 0,
       logger: sdkLogger,
       // x-api-key as well: Anthropic-compatible proxies often read only that header.
-      defaultHeaders: { ...(req.apiKey ? { "x-api-key": req.apiKey } : {}), ...affinity(req), ...requestHeaders(req) },
+      defaultHeaders: {
+        ...(apiKey ? { "x-api-key": apiKey } : {}),
+        ...(oauth ? oauthHeaders(req.apiKey!) : {}),
+        ...affinity(req),
+        ...requestHeaders(req),
+        ...req.authHeaders,
+      },
     });
     // The SDK sends the request and turns HTTP errors into its APIError; the event stream is
     // read in batches by pion's SSE reader, which waits for the loop (backpressure) instead of
@@ -34,7 +44,7 @@ export const streamAnthropic: StreamFn = (req, signal) =>
     // The SDK's own deprecation warning for a model pion already reported as deprecated is dropped.
     const ownNotice = req.model.status === "deprecated" ? `The model '${req.model.id}' is deprecated` : undefined;
     const call = withSdkWarnings(
-      () => client.messages.create(toParams(req), { signal: sig }),
+      () => client.messages.create(oauth ? withClaudeCodeIdentity(toParams(req)) : toParams(req), { signal: sig }),
       (m) => ownNotice !== undefined && m.startsWith(ownNotice),
     );
     const res = await call.asResponse();

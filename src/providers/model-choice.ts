@@ -37,14 +37,16 @@ export function findModel(registry: ModelRegistry, pattern: string, provider?: s
 }
 
 /**
- * A provider to start on when nothing names one: it has a key from models.json, --api-key, or
- * a `*_API_KEY` variable. A generic token that happens to be set (GITHUB_TOKEN, HF_TOKEN) makes
+ * A provider to start on when nothing names one: it has a key from models.json, auth.json,
+ * --api-key, a `*_API_KEY` variable or a token variable of that provider's own. A generic token that happens to be set (GITHUB_TOKEN, HF_TOKEN) makes
  * its provider usable when named, but does not choose it.
  */
+const PROVIDER_TOKENS = ["ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_OAUTH_TOKEN", "COPILOT_GITHUB_TOKEN"];
+
 function autoPickable(registry: ModelRegistry, provider: string): boolean {
   if (registry.apiKey(provider) === undefined) return false;
   const origin = registry.keyOrigin(provider) ?? "";
-  return origin === "models.json" || origin === "--api-key" || origin.endsWith("_API_KEY");
+  return ["models.json", "--api-key", "auth.json"].includes(origin) || origin.endsWith("_API_KEY") || PROVIDER_TOKENS.includes(origin);
 }
 
 /**

@@ -3,7 +3,7 @@ import type { Credential } from "../credentials/guard.ts";
 import { log } from "../util/log.ts";
 import { newestModel } from "./catalog/choose.ts";
 import { Catalog } from "./catalog/load.ts";
-import { createKeyResolver } from "./keys.ts";
+import { createKeyResolver, type KeyResolver } from "./keys.ts";
 import { applyOverride, headerCredentials, readModelsFiles, resolveHeaders, type ExtraProvider, type FileModel, type FileProvider, type Warn } from "./models-file.ts";
 import { mergeCompat, type Compat } from "./compat.ts";
 import type { Api, Model, ThinkingLevel } from "./types.ts";
@@ -20,8 +20,14 @@ export interface ModelRegistry {
   all(): Model[];
   /** The API key for a provider, or undefined when it has no usable auth. */
   apiKey(provider: string): string | undefined;
-  /** Where the key came from: "--api-key", "models.json" or the environment variable's name. */
+  /** Where the key came from: "--api-key", "auth.json", "models.json" or the environment variable's name. */
   keyOrigin(provider: string): string | undefined;
+  /** The auth for one request (refreshes an expired auth.json login; throws when it cannot). */
+  requestAuth: KeyResolver["requestAuth"];
+  /** Where a provider's key is looked for, in order. */
+  keySources: KeyResolver["keySources"];
+  /** Tokens learned later (a refreshed login), for the credential guard. */
+  onNewCredentials: KeyResolver["onNewCredentials"];
   find(provider: string, id: string): Model | undefined;
   /** Models whose provider has usable auth. */
   available(): Model[];
@@ -46,6 +52,8 @@ export interface LoadOptions {
   extraProviders?: readonly ExtraProvider[];
   /** Where warnings about the files go. Default: stderr. */
   warn?: Warn;
+  /** auth.json files, the first winning per provider. Default: `[<home>/auth.json]`. */
+  authPaths?: readonly string[];
 }
 
 export { resolveKeySpec } from "./keys.ts";
@@ -117,7 +125,14 @@ export function loadModels(
     return ids;
   };
 
-  const keys = createKeyResolver({ env, override, catalog, fileKey: (pid) => fileProviders.get(pid)?.apiKey, providers });
+  const keys = createKeyResolver({
+    env,
+    override,
+    catalog,
+    fileKey: (pid) => fileProviders.get(pid)?.apiKey,
+    providers,
+    authPaths: opts.authPaths ?? [join(home, "auth.json")],
+  });
   const apiKey = keys.apiKey;
 
   return {
@@ -126,6 +141,9 @@ export function loadModels(
     all: () => providers().flatMap(models),
     apiKey,
     keyOrigin: keys.keyOrigin,
+    requestAuth: keys.requestAuth,
+    keySources: keys.keySources,
+    onNewCredentials: keys.onNewCredentials,
     find: (provider, id) => models(provider).find((m) => m.id === id),
     available: () => providers().filter((p) => apiKey(p) !== undefined).flatMap(models),
     // models.json headers from a variable or a command are secrets too (keys.ts covers the keys).

@@ -34,7 +34,7 @@ export function runOpenAIStream(
       apiKey: req.apiKey || "no-key",
       baseURL: openaiBaseUrl(req.model.baseUrl),
       maxRetries: 0,
-      defaultHeaders: requestHeaders(req),
+      defaultHeaders: { ...requestHeaders(req), ...req.authHeaders },
       // Otherwise the SDK reads OPENAI_ORG_ID / OPENAI_PROJECT_ID and sends them to any compatible server.
       organization: null,
       project: null,

@@ -196,6 +196,8 @@ export interface ToolSpec {
 export interface LlmRequest {
   model: Model;
   apiKey?: string;
+  /** Headers that authenticate the request instead of (or beside) the key: `Authorization: Bearer …`. */
+  authHeaders?: Record<string, string>;
   systemPrompt: string;
   messages: Message[];
   tools: ToolSpec[];

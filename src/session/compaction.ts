@@ -140,6 +140,7 @@ export function serializeForSummary(messages: readonly AgentMessage[]): string {
 export interface SummaryRequestOptions {
   model: Model;
   apiKey?: string;
+  authHeaders?: Record<string, string>;
   /** The part of the conversation to summarize. */
   messages: readonly AgentMessage[];
   previousSummary?: string;
@@ -162,6 +163,7 @@ export function buildSummaryRequest(opts: SummaryRequestOptions): LlmRequest {
   return {
     model: opts.model,
     ...(opts.apiKey !== undefined ? { apiKey: opts.apiKey } : {}),
+    ...(opts.authHeaders ? { authHeaders: opts.authHeaders } : {}),
     systemPrompt: SUMMARY_SYSTEM_PROMPT,
     messages: [{ role: "user", content: [{ type: "text", text }], timestamp: Date.now() }],
     tools: [],

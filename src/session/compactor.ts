@@ -27,7 +27,7 @@ export type CompactionEvent =
 /** What compaction needs from the session. */
 export interface CompactionHost {
   model: Model;
-  apiKey: string | undefined;
+  auth: { apiKey?: string; headers?: Record<string, string> };
   stream: StreamFn;
   branch(): Entry[];
   messages(): AgentMessage[];
@@ -155,7 +155,8 @@ async function writeSummary(
   const run = async (messages: AgentMessage[], turnPrefix: boolean) => {
     const req = buildSummaryRequest({
       model: host.model,
-      apiKey: host.apiKey,
+      apiKey: host.auth.apiKey,
+      authHeaders: host.auth.headers,
       messages,
       previousSummary: turnPrefix ? undefined : plan.previousSummary,
       customInstructions,

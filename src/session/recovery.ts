@@ -16,7 +16,7 @@ export interface RecoveryHost {
   model(): Model | undefined;
   autoRetry(): boolean;
   autoCompaction(): boolean;
-  apiKey(provider: string): string | undefined;
+  requestAuth(provider: string, signal?: AbortSignal): Promise<{ apiKey?: string; headers?: Record<string, string> }>;
   /** The session's counted stream: summary requests count as the run's model calls. */
   stream: StreamFn;
   branch(): Entry[];
@@ -57,7 +57,7 @@ export class Recovery {
       return await compact(
         {
           model,
-          apiKey: h.apiKey(model.provider),
+          auth: await h.requestAuth(model.provider, signal),
           stream: h.stream,
           branch: () => this.branchWithout(leaveOut),
           messages: () => h.messages(),

@@ -40,7 +40,7 @@ export type ModelRouter = (request: RouteRequest) => Promise<unknown>;
 
 export interface RoutingHost {
   router: ModelRouter;
-  models: Pick<ModelRegistry, "find" | "apiKey">;
+  models: Pick<ModelRegistry, "find" | "apiKey" | "requestAuth">;
   branch(): Entry[];
   /** Commit an entry and announce it (entry_appended). */
   record(entry: EntryInput): Promise<Entry>;
@@ -110,14 +110,15 @@ export class Routing {
     const routed = `${name} routed to ${target.provider}/${target.id}`;
     const model = this.physical(target.provider, target.id);
     if (!model) throw new Error(`${routed}, which is not a physical model.`);
-    const apiKey = this.host.models.apiKey(model.provider);
-    if (apiKey === undefined) throw new Error(`${routed}, which has no credentials.`);
+    if (this.host.models.apiKey(model.provider) === undefined) throw new Error(`${routed}, which has no credentials.`);
+    const auth = await this.host.models.requestAuth(model.provider, signal);
     if (reason !== "direct" && route.state !== undefined && route.state !== state) {
       // Stored before the request goes out, and kept if it then fails.
       await this.host.record({ type: "custom", customType: ROUTE_STATE_ENTRY, data: { provider: virtual.provider, modelId: virtual.id, state: route.state } });
     }
     const level = typeof route.thinkingLevel === "string" ? (route.thinkingLevel as ThinkingLevel) : req.thinkingLevel;
-    return { ...req, model, apiKey, thinkingLevel: clampThinkingLevel(model, level) };
+    const { authHeaders: _, ...rest } = req;
+    return { ...rest, model, apiKey: auth.apiKey, ...(auth.headers ? { authHeaders: auth.headers } : {}), thinkingLevel: clampThinkingLevel(model, level) };
   }
 
   /** The router state last stored on the branch for this virtual model. */

@@ -59,7 +59,7 @@ export class AgentSession extends SessionEntries {
       model: () => this.model,
       autoRetry: () => this.autoRetry,
       autoCompaction: () => this.autoCompaction,
-      apiKey: (provider) => this.opts.models.apiKey(provider),
+      requestAuth: (provider, signal) => this.opts.models.requestAuth(provider, signal),
       stream: this.countedStream,
       branch: () => this.branchPath(),
       messages: () => this.messages(),
@@ -534,9 +534,11 @@ export class AgentSession extends SessionEntries {
     const messages = ext ? ((await ext.onContext([...context])) as AgentMessage[]) : context;
     const failed = this.runInfo.resend;
     this.runInfo.resend = undefined;
+    const auth = await this.opts.models.requestAuth(model.provider, signal);
     const req: LlmRequest = {
       model,
-      apiKey: this.opts.models.apiKey(model.provider),
+      apiKey: auth.apiKey,
+      ...(auth.headers ? { authHeaders: auth.headers } : {}),
       systemPrompt: this.runInfo.systemPrompt ?? this.opts.systemPrompt(tools),
       messages: toLlmMessages(messages),
       tools: tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })),

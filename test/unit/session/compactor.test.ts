@@ -14,7 +14,7 @@ function host(b: Branch, stream: ReturnType<typeof scripted>["stream"], opts: { 
   let usage = emptyUsage();
   const h: CompactionHost = {
     model: opts.model ?? model,
-    apiKey: "k",
+    auth: { apiKey: "k" },
     stream,
     branch: () => b.entries,
     messages: () => buildContext(b.entries),

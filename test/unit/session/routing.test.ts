@@ -18,6 +18,7 @@ function host(answer: (r: RouteRequest) => unknown) {
     models: {
       find: (p: string, id: string) => catalog.find((m) => m.provider === p && m.id === id),
       apiKey: (p: string) => (p === "nokey" ? undefined : "k"),
+      requestAuth: async (p: string) => (p === "nokey" ? {} : { apiKey: "k" }),
     },
     branch: () => branch,
     record: async (e: Partial<Entry>) => {
