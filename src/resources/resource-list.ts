@@ -1,0 +1,55 @@
+/**
+ * A settings resource list (`extensions`, `skills`, `prompts`) as the reference reads it: plain
+ * entries are files or folders to load (relative to their settings file's folder; `~` and
+ * absolute paths too); `!pattern` leaves out what a glob matches, `+path` brings back an exact
+ * path a pattern left out, `-path` leaves out an exact path whatever else says. The overrides
+ * apply to discovered resources as well. `builtin:` names (the reference's built-in extensions)
+ * are accepted and mean nothing to pion, whose MCP client is its own.
+ */
+import { homedir } from "node:os";
+import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
+import type { ListedEntry } from "../settings-files.ts";
+
+export interface ResourceList {
+  /** The plain entries, resolved to absolute paths, in order. */
+  paths: string[];
+  /** Whether a found resource (its file; a skill's folder counts too) may load. */
+  enabled(path: string): boolean;
+}
+
+const expandHome = (p: string): string => (p === "~" ? homedir() : p.startsWith("~/") ? join(homedir(), p.slice(2)) : p);
+const absolute = (p: string, base: string): string => resolve(base, expandHome(p));
+const isBuiltin = (p: string): boolean => p.startsWith("builtin:");
+
+interface Override {
+  kind: "!" | "+" | "-";
+  pattern: string;
+  base: string;
+}
+
+export function resourceList(entries: readonly ListedEntry[] = []): ResourceList {
+  const paths: string[] = [];
+  const overrides: Override[] = [];
+  for (const { entry, base } of entries) {
+    const kind = entry[0];
+    if (kind === "!" || kind === "+" || kind === "-") {
+      const pattern = entry.slice(1);
+      if (!isBuiltin(pattern)) overrides.push({ kind, pattern, base });
+    } else if (!isBuiltin(entry)) paths.push(absolute(entry, base));
+  }
+  const candidates = (path: string) => (basename(path) === "SKILL.md" ? [path, dirname(path)] : [path]);
+  const exact = (o: Override, path: string) => candidates(path).some((p) => p === absolute(o.pattern, o.base));
+  const glob = (o: Override, path: string) => {
+    const g = new Bun.Glob(expandHome(o.pattern));
+    return candidates(path).some((p) => g.match(isAbsolute(o.pattern) ? p : relative(o.base, p)) || g.match(basename(p)) || g.match(p));
+  };
+  return {
+    paths,
+    enabled(path) {
+      let on = !overrides.some((o) => o.kind === "!" && glob(o, path));
+      if (overrides.some((o) => o.kind === "+" && exact(o, path))) on = true;
+      if (overrides.some((o) => o.kind === "-" && exact(o, path))) on = false;
+      return on;
+    },
+  };
+}
