@@ -153,7 +153,7 @@ export function loadSettings(
       warn(`ignoring ${key} in ${file}: only the user's settings can set it`);
       delete own[key];
     }
-    mergeSettingsFile(files, file, own);
+    mergeSettingsFile(files, file, own, "project");
   }
   const project = files.values as Settings;
   const merged: Record<string, unknown> = { ...user };

@@ -14,6 +14,8 @@ export type ResourceListKey = (typeof RESOURCE_LIST_KEYS)[number];
 export interface ListedEntry {
   entry: string;
   base: string;
+  /** Whether a user's or a project's settings file listed it. */
+  level: "user" | "project";
 }
 
 export interface MergedSettings {
@@ -28,12 +30,12 @@ export const emptyMerge = (): MergedSettings => ({ values: {}, sources: {}, list
 const isObject = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
 
 /** Adds one file's (already validated) settings on top of `into`. */
-export function mergeSettingsFile(into: MergedSettings, file: string, settings: Record<string, unknown>): MergedSettings {
+export function mergeSettingsFile(into: MergedSettings, file: string, settings: Record<string, unknown>, level: ListedEntry["level"] = "user"): MergedSettings {
   for (const [key, value] of Object.entries(settings)) {
     into.sources[key] = file;
     if ((RESOURCE_LIST_KEYS as readonly string[]).includes(key) && Array.isArray(value)) {
       const base = dirname(file);
-      into.lists[key as ResourceListKey].push(...value.filter((e): e is string => typeof e === "string").map((entry) => ({ entry, base })));
+      into.lists[key as ResourceListKey].push(...value.filter((e): e is string => typeof e === "string").map((entry) => ({ entry, base, level })));
       continue;
     }
     const prev = into.values[key];

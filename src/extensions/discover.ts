@@ -32,7 +32,7 @@ export function discoverExtensions(opts: DiscoverOptions): string[] {
   if (!opts.noDiscovery) {
     const user = (opts.userDirs ?? [opts.home]).map((dir) => join(dir, "extensions"));
     const levels = [user, opts.project ? projectPaths(opts.cwd).extensions : []];
-    const configured = [...levels.flatMap(scanLevel), ...(opts.listed?.paths ?? []).flatMap((p) => (isDir(p) ? folderEntries(p) : [p]))];
+    const configured = [...levels.flatMap(scanLevel), ...(opts.listed?.paths ?? []).flatMap(({ path }) => (isDir(path) ? folderEntries(path) : [path]))];
     found.push(...configured.filter((p) => opts.listed?.enabled(p) !== false && opts.listed?.enabled(dirname(p)) !== false));
   }
   for (const raw of opts.extra) {

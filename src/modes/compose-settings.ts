@@ -14,14 +14,14 @@ import { log } from "../util/log.ts";
 
 /**
  * The user's `httpProxy` as `HTTP_PROXY` / `HTTPS_PROXY` of `env` (pion's process environment,
- * which Bun's fetch and so every provider SDK reads per request); a variable already set wins.
+ * which Bun's fetch and so every provider SDK reads per request); a variable already set (not
+ * empty) wins.
  * Only the user's settings count: loadSettings drops a project's value.
  */
 export function applyHttpProxy(user: Settings, env: Record<string, string | undefined>): void {
   const proxy = user.httpProxy?.trim();
   if (!proxy) return;
-  env.HTTP_PROXY ??= proxy;
-  env.HTTPS_PROXY ??= proxy;
+  for (const name of ["HTTP_PROXY", "HTTPS_PROXY"]) if (!env[name]) env[name] = proxy;
 }
 
 /** The stream, with images kept from the model when `images.blockImages` is set. */

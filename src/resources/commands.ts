@@ -43,6 +43,6 @@ function entry(
     source,
     location,
     path,
-    sourceInfo: { path, source: "local", scope: location === "path" ? "temporary" : location === "settings" ? "user" : location, origin: "top-level" },
+    sourceInfo: { path, source: "local", scope: location === "path" ? "temporary" : location, origin: "top-level" },
   };
 }

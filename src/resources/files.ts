@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import type { ResourceList } from "./resource-list.ts";
 
-/** Where a resource was found: in a user folder, in the project (the cwd), at a path the settings list, or one the command line named. */
-export type ResourceLocation = "user" | "project" | "settings" | "path";
+/** Where a resource was found: in a user folder or the user's settings, in the project (the cwd) or its settings, or at a path the command line named. */
+export type ResourceLocation = "user" | "project" | "path";
 
 const isAbsent = (err: unknown): boolean =>
   err instanceof Error && "code" in err && (err.code === "ENOENT" || err.code === "ENOTDIR");

@@ -68,7 +68,7 @@ export function loadPromptTemplates(roots: ResourceScope, explicit: ExplicitReso
     else warnings.push(kind === "file" ? `Skipping prompt template ${path}: not a .md file` : `Prompt template path not found: ${path}`);
   };
   // The settings' paths count as configured (their overrides apply); the command line's always load.
-  for (const path of explicit.listed?.paths ?? []) addPath(path, "settings");
+  for (const { path, location } of explicit.listed?.paths ?? []) addPath(path, location);
   for (const raw of explicit.paths ?? []) addPath(resolve(roots.cwd, raw), "path");
   const templates = [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return { templates, warnings };

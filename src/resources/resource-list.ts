@@ -11,8 +11,8 @@ import { basename, dirname, isAbsolute, join, relative, resolve } from "node:pat
 import type { ListedEntry } from "../settings-files.ts";
 
 export interface ResourceList {
-  /** The plain entries, resolved to absolute paths, in order. */
-  paths: string[];
+  /** The plain entries, resolved to absolute paths, in order, each with the level of the settings that listed it. */
+  paths: { path: string; location: "user" | "project" }[];
   /** Whether a found resource (its file; a skill's folder counts too) may load. */
   enabled(path: string): boolean;
 }
@@ -28,14 +28,14 @@ interface Override {
 }
 
 export function resourceList(entries: readonly ListedEntry[] = []): ResourceList {
-  const paths: string[] = [];
+  const paths: ResourceList["paths"] = [];
   const overrides: Override[] = [];
-  for (const { entry, base } of entries) {
+  for (const { entry, base, level } of entries) {
     const kind = entry[0];
     if (kind === "!" || kind === "+" || kind === "-") {
       const pattern = entry.slice(1);
       if (!isBuiltin(pattern)) overrides.push({ kind, pattern, base });
-    } else if (!isBuiltin(entry)) paths.push(absolute(entry, base));
+    } else if (!isBuiltin(entry)) paths.push({ path: absolute(entry, base), location: level });
   }
   const candidates = (path: string) => (basename(path) === "SKILL.md" ? [path, dirname(path)] : [path]);
   const exact = (o: Override, path: string) => candidates(path).some((p) => p === absolute(o.pattern, o.base));

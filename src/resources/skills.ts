@@ -78,7 +78,7 @@ export function loadSkills(roots: ResourceScope, explicit: ExplicitResources = {
     else warnings.push(`Skill path not found: ${path}`);
   };
   // The settings' paths count as configured (their overrides apply); the command line's always load.
-  for (const path of explicit.listed?.paths ?? []) addPath(path, "settings");
+  for (const { path, location } of explicit.listed?.paths ?? []) addPath(path, location);
   for (const raw of explicit.paths ?? []) addPath(resolve(roots.cwd, raw), "path");
   const skills = [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return { skills, warnings };
