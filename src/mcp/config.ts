@@ -4,10 +4,10 @@
  * Pure apart from reading the files; a bad entry becomes an error for that server, never for the others.
  */
 import { join, resolve } from "node:path";
-import { homedir } from "node:os";
 import * as v from "valibot";
 import { CORE_ENV, nameMatcher } from "../credentials/child-env.ts";
 import { mcpConfigFiles } from "./config-files.ts";
+import { expandHome } from "../util/home-path.ts";
 import type { Credential } from "../credentials/guard.ts";
 import { describeIssues } from "../util/issues.ts";
 import { readJsonFile } from "../util/json-file.ts";
@@ -247,7 +247,6 @@ export function serverCredentials(servers: readonly McpServerConfig[]): Credenti
   return [...new Set(servers.flatMap((s) => s.credentialVars))].map((name) => ({ label: name, envNames: [name] }));
 }
 
-const expandHome = (p: string) => (p === "~" ? homedir() : p.startsWith("~/") ? join(homedir(), p.slice(2)) : p);
 
 function mapValues(obj: Record<string, string>, f: (v: string, k: string) => string): Record<string, string> {
   const out: Record<string, string> = {};

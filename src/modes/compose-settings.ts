@@ -4,12 +4,11 @@
  * about where settings came from.
  */
 import { existsSync } from "node:fs";
-import { homedir } from "node:os";
-import { join } from "node:path";
 import type { Settings } from "../config.ts";
 import { blockImages } from "../providers/block-images.ts";
 import type { StreamFn } from "../providers/types.ts";
 import type { LocalShell } from "../tools/index.ts";
+import { expandHome } from "../util/home-path.ts";
 import { log } from "../util/log.ts";
 
 /**
@@ -30,7 +29,7 @@ export const imagePolicy = (stream: StreamFn, settings: Settings): StreamFn => (
 /** The bash tool's and host shell's program (a leading `~` expanded) and command prefix. */
 export function localShell(settings: Settings): LocalShell {
   const raw = settings.shellPath?.trim();
-  const path = raw === "~" ? homedir() : raw?.startsWith("~/") ? join(homedir(), raw.slice(2)) : raw || undefined;
+  const path = raw ? expandHome(raw) : undefined;
   return { ...(path ? { path } : {}), ...(settings.shellCommandPrefix ? { commandPrefix: settings.shellCommandPrefix } : {}) };
 }
 

@@ -240,7 +240,8 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
   const settings = loadSettings(o.home, o.cwd, projectTrust.trusted, (msg) => log("settings", msg), userSettings);
   applyHttpProxy(userSettings, o.env);
   noteUnsupported(settings);
-  o = withSettingsSessionDir(o, settings);
+  // A shared store (ACP) was opened in its folder already; the session's files go beside it.
+  if (!hooks.store) o = withSettingsSessionDir(o, settings);
   const sandbox = o.sandbox !== undefined || settings.sandbox?.mode !== undefined || settings.projectSandbox?.mode !== undefined ? await composeSandbox(o, settings) : undefined;
   let registry = loadModels(o.home, o.env, { provider: o.provider, apiKey: o.apiKey });
   let stream: StreamFn = imagePolicy(streamByApi, settings);

@@ -1,7 +1,7 @@
-import { homedir } from "node:os";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { loadSettings, loadUserSettings, type Settings } from "../config.ts";
 import { decideProjectTrust } from "../trust/project-trust.ts";
+import { expandHome } from "../util/home-path.ts";
 
 interface SessionDirOptions {
   home: string;
@@ -22,8 +22,7 @@ export function withSettingsSessionDir<T extends SessionDirOptions>(o: T, settin
   if (o.sessionDir !== undefined) return o;
   const value = (settings ?? settingsFor(o)).sessionDir;
   if (!value) return o;
-  const expanded = value === "~" ? homedir() : value.startsWith("~/") ? join(homedir(), value.slice(2)) : value;
-  return { ...o, sessionDir: resolve(o.cwd, expanded) };
+  return { ...o, sessionDir: resolve(o.cwd, expandHome(value)) };
 }
 
 function settingsFor(o: SessionDirOptions): Settings {

@@ -6,8 +6,8 @@
  * apply to discovered resources as well. `builtin:` names (the reference's built-in extensions)
  * are accepted and mean nothing to pion, whose MCP client is its own.
  */
-import { homedir } from "node:os";
-import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { basename, dirname, isAbsolute, relative, resolve } from "node:path";
+import { expandHome } from "../util/home-path.ts";
 import type { ListedEntry } from "../settings-files.ts";
 
 export interface ResourceList {
@@ -17,7 +17,6 @@ export interface ResourceList {
   enabled(path: string): boolean;
 }
 
-const expandHome = (p: string): string => (p === "~" ? homedir() : p.startsWith("~/") ? join(homedir(), p.slice(2)) : p);
 const absolute = (p: string, base: string): string => resolve(base, expandHome(p));
 const isBuiltin = (p: string): boolean => p.startsWith("builtin:");
 
