@@ -1,5 +1,6 @@
 import type { Settings } from "../config.ts";
 import { userConfigDirs } from "../config-dirs.ts";
+import { discoverExtensions } from "../extensions/discover.ts";
 import { loadContextFiles } from "../resources/context-files.ts";
 import type { ResourceScope } from "../resources/files.ts";
 import { loadPromptTemplates } from "../resources/prompt-templates.ts";
@@ -12,6 +13,26 @@ import type { CliOptions } from "./compose.ts";
 
 /** Where a session's resources are read from: the user folders (config-dirs.ts), the cwd, and whether the project is trusted. */
 export const resourceScope = (o: CliOptions, project: boolean): ResourceScope => ({ home: o.home, cwd: o.cwd, project, userDirs: userConfigDirs(o.home, o.env) });
+
+/**
+ * The extensions a session loads: the user folders' and (trusted) the project's, the settings'
+ * `extensions` list, then `-e` paths; `--no-extensions` keeps only the `-e` paths.
+ */
+export function extensionsToLoad(
+  o: Pick<CliOptions, "home" | "cwd" | "env" | "extensions" | "noExtensions">,
+  project: boolean,
+  settings: Settings,
+): string[] {
+  return discoverExtensions({
+    home: o.home,
+    userDirs: userConfigDirs(o.home, o.env),
+    listed: resourceList(settings.listedResources?.extensions),
+    cwd: o.cwd,
+    extra: o.extensions ?? [],
+    noDiscovery: o.noExtensions === true,
+    project,
+  });
+}
 
 /**
  * Skills, prompt templates, context files and the system prompt's own text; invalid resources

@@ -11,10 +11,9 @@ import type { Model, StreamFn } from "../providers/types.ts";
 import { listCommands } from "../resources/commands.ts";
 import { expandPromptTemplate } from "../resources/prompt-templates.ts";
 import { expandSkillCommand } from "../resources/skills.ts";
-import { loadResources, resourceScope } from "./compose-resources.ts";
+import { extensionsToLoad, loadResources, resourceScope } from "./compose-resources.ts";
 import { applyHttpProxy, imagePolicy, localShell, noteUnsupported, settingsReport } from "./compose-settings.ts";
 import { withSettingsSessionDir } from "./session-dir.ts";
-import { resourceList } from "../resources/resource-list.ts";
 import { projectConfigDirs } from "../config-dirs.ts";
 import { buildSystemPrompt } from "../resources/system-prompt.ts";
 import { errorMessage } from "../util/errors.ts";
@@ -28,7 +27,6 @@ import { databasePath, ensurePrivateDir, sessionFilePath } from "../store/paths.
 import { LazyStore } from "../store/lazy-store.ts";
 import { openSqliteStore } from "../store/sqlite-store.ts";
 import type { SessionStore } from "../store/store.ts";
-import { discoverExtensions } from "../extensions/discover.ts";
 import { HostTools } from "../extensions/host-tools.ts";
 import type { ExtensionRunner, RegisteredFlag } from "../extensions/types.ts";
 import type { DialogHost } from "../extensions/ui-bridge.ts";
@@ -301,15 +299,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
   // Extensions load before the session exists; what they write meanwhile waits in `early`.
   const ref: SessionRef = { early: [] };
   const shutdown = new AbortController();
-  const extensionPaths = discoverExtensions({
-    home: o.home,
-    userDirs: resourceScope(o, false).userDirs,
-    listed: resourceList(settings.listedResources?.extensions),
-    cwd: o.cwd,
-    extra: o.extensions ?? [],
-    noDiscovery: o.noExtensions === true,
-    project: projectTrust.trusted,
-  });
+  const extensionPaths = extensionsToLoad(o, projectTrust.trusted, settings);
   // The loader (and its virtual modules) is only imported when there is something to load;
   // from then on stdout is pion's alone (what extensions print goes to stderr).
   if (extensionPaths.length > 0) divertStdout();
