@@ -231,7 +231,7 @@ function usableDir(dir: string): void {
 export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {}): Promise<Composed> {
   let o = opts;
   // Trust first, from the command line and the user's own files: nothing of the project is read before it.
-  const userSettings = loadUserSettings(o.home);
+  const userSettings = loadUserSettings(o.home, o.env);
   const projectTrust = decideProjectTrust({ home: o.home, cwd: o.cwd, approve: o.approve, defaultProjectTrust: userSettings.defaultProjectTrust });
   const notice = skippedNotice(projectTrust, o.home);
   if (notice) log("trust", notice);
