@@ -43,7 +43,9 @@ async function runSessions(argv: string[]): Promise<number> {
   }
   const { runSessionsCli } = await import("./modes/sessions-cli.ts");
   try {
-    return runSessionsCli(sub, args, { home: pionHome(), cwd: process.cwd(), ...opts, sessionDir: opts.sessionDir ?? sessionDirFromEnv(process.env) });
+    const { withSettingsSessionDir } = await import("./modes/session-dir.ts");
+    const where = withSettingsSessionDir({ home: pionHome(), cwd: process.cwd(), env: process.env, sessionDir: opts.sessionDir ?? sessionDirFromEnv(process.env) });
+    return runSessionsCli(sub, args, { ...where, ...opts, sessionDir: where.sessionDir });
   } catch (err) {
     writeErr(`pion: ${errorMessage(err)}\n`);
     return 1;

@@ -2,7 +2,9 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import * as v from "valibot";
 import pkg from "../package.json" with { type: "json" };
+import { filesIn, userConfigDirs } from "./config-dirs.ts";
 import { projectPaths } from "./resources/project-paths.ts";
+import { emptyMerge, mergeSettingsFile, RESOURCE_LIST_KEYS, type ListedEntry, type MergedSettings, type ResourceListKey } from "./settings-files.ts";
 import type { ShellEnvSettings } from "./credentials/child-env.ts";
 import { describeIssues } from "./util/issues.ts";
 import { readJsonFile } from "./util/json-file.ts";
@@ -19,7 +21,24 @@ export const TARGET =
 export const pionHome = (env: Record<string, string | undefined> = process.env): string =>
   env.PION_HOME || env.PI_CODING_AGENT_DIR || join(homedir(), ".pion");
 
+/** Keys of the reference's settings.json that pion honours (README: "Coming from the reference"). */
+const ReferenceKeys = {
+  enabledModels: v.optional(v.array(v.string())),
+  modelThinkingLevels: v.optional(v.record(v.string(), v.picklist(["off", "minimal", "low", "medium", "high", "xhigh", "max"]))),
+  sessionDir: v.optional(v.string()),
+  shellPath: v.optional(v.string()),
+  shellCommandPrefix: v.optional(v.string()),
+  images: v.optional(v.looseObject({ autoResize: v.optional(v.boolean()), blockImages: v.optional(v.boolean()) })),
+  extensions: v.optional(v.array(v.string())),
+  skills: v.optional(v.array(v.string())),
+  prompts: v.optional(v.array(v.string())),
+  packages: v.optional(v.array(v.unknown())),
+  /** Honoured in the user's settings only. */
+  httpProxy: v.optional(v.string()),
+};
+
 const SettingsSchema = v.looseObject({
+  ...ReferenceKeys,
   defaultProvider: v.optional(v.string()),
   defaultModel: v.optional(v.string()),
   defaultThinkingLevel: v.optional(v.picklist(["off", "minimal", "low", "medium", "high", "xhigh", "max"])),
@@ -83,6 +102,10 @@ export type Settings = v.InferOutput<typeof SettingsSchema> & {
   projectDeny?: string[];
   /** The project's `sandbox` settings: they may only narrow the user's (src/sandbox/config.ts). */
   projectSandbox?: { mode?: "off" | "read-only" | "workspace-write"; network?: boolean };
+  /** Top-level key → the settings file its value came from (for --verbose). */
+  settingSources?: Record<string, string>;
+  /** The `extensions`, `skills` and `prompts` lists of every file read, combined, each entry with its base folder. */
+  listedResources?: Record<ResourceListKey, ListedEntry[]>;
 };
 
 function readSettingsFile(path: string): Settings {
@@ -93,13 +116,26 @@ function readSettingsFile(path: string): Settings {
   return parsed.output;
 }
 
-/** `$PION_HOME/settings.json` alone: what decides project trust, before any project file is read. */
-export const loadUserSettings = (home: string): Settings => readSettingsFile(join(home, "settings.json"));
+/** The merged files as Settings: the values, plus where each came from and the combined resource lists. */
+const asSettings = (m: MergedSettings): Settings => ({ ...m.values, settingSources: m.sources, listedResources: m.lists }) as Settings;
 
 /**
- * User settings, overridden key by key (nested objects merged) by the project's
- * `.pion/settings.json` when the folder is trusted. The project's `defaultProjectTrust` is
- * dropped (with a note on stderr): trust is decided from the user's settings alone.
+ * The user's settings: the reference's `~/.pi/agent/settings.json`, then `$PION_HOME/settings.json`
+ * over it (config-dirs.ts). What decides project trust, before any project file is read.
+ */
+export function loadUserSettings(home: string, env: Record<string, string | undefined> = process.env): Settings {
+  const merged = emptyMerge();
+  for (const file of filesIn(userConfigDirs(home, env), "settings.json")) mergeSettingsFile(merged, file, readSettingsFile(file));
+  return asSettings(merged);
+}
+
+/** Keys only the user's own settings may set: a project cannot decide its own trust or where pion's requests go. */
+const USER_ONLY_KEYS = ["defaultProjectTrust", "httpProxy"] as const;
+
+/**
+ * User settings, overridden key by key (nested objects merged) by the project's `.pi/settings.json`
+ * and then `.pion/settings.json` when the folder is trusted; resource lists are combined. The
+ * project's `defaultProjectTrust` and `httpProxy` are dropped (with a note on stderr).
  */
 export function loadSettings(
   home: string,
@@ -110,9 +146,17 @@ export function loadSettings(
   user: Settings = loadUserSettings(home),
 ): Settings {
   if (!projectTrusted) return user;
-  const file = projectPaths(cwd).settings;
-  const { defaultProjectTrust, ...project } = readSettingsFile(file);
-  if (defaultProjectTrust !== undefined) warn(`ignoring defaultProjectTrust in ${file}: only ${join(home, "settings.json")} can set it`);
+  const files = emptyMerge();
+  for (const file of projectPaths(cwd).settings) {
+    const own: Record<string, unknown> = { ...readSettingsFile(file) };
+    for (const key of USER_ONLY_KEYS) {
+      if (own[key] === undefined) continue;
+      warn(`ignoring ${key} in ${file}: only the user's settings can set it`);
+      delete own[key];
+    }
+    mergeSettingsFile(files, file, own, "project");
+  }
+  const project = files.values as Settings;
   const merged: Record<string, unknown> = { ...user };
   for (const [k, val] of Object.entries(project)) {
     if (k === "permissions" || k === "sandbox") continue;
@@ -122,6 +166,9 @@ export function loadSettings(
         ? { ...prev, ...val }
         : val;
   }
+  merged.settingSources = { ...user.settingSources, ...files.sources };
+  const lists = user.listedResources ?? emptyMerge().lists;
+  merged.listedResources = Object.fromEntries(RESOURCE_LIST_KEYS.map((k) => [k, [...lists[k], ...files.lists[k]]]));
   const shellEnv = projectShellEnv(user.shellEnv, project.shellEnv);
   if (shellEnv) merged.shellEnv = shellEnv;
   // A folder may tighten what runs, never loosen it: only its deny rules count.
@@ -161,7 +208,7 @@ export const sessionDirFromEnv = (env: Record<string, string | undefined>): stri
  */
 function projectShellEnv(user: ShellEnvSettings | undefined, project: ShellEnvSettings | undefined): ShellEnvSettings | undefined {
   if (!project) return user;
-  if (project.include?.length) log("settings", "ignoring shellEnv.include from the project's .pion/settings.json: only the user's settings may pass credentials to commands");
+  if (project.include?.length) log("settings", "ignoring shellEnv.include from the project's settings: only the user's settings may pass credentials to commands");
   const out: ShellEnvSettings = { ...user };
   if (project.exclude?.length) out.exclude = [...(user?.exclude ?? []), ...project.exclude];
   if (project.inherit === "core") out.inherit = "core";

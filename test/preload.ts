@@ -7,6 +7,10 @@ import { referenceEnvNames } from "../src/providers/env-names.ts";
 
 const home = mkdtempSync(join(tmpdir(), "pion-test-"));
 process.env.PION_HOME = home;
+// The reference's agent folder (read beside PION_HOME) is an empty temp folder too: no test, and
+// no pion a test spawns, reads the machine's ~/.pi/agent. A test that wants one sets its own.
+const piAgentDir = mkdtempSync(join(tmpdir(), "pion-test-pi-"));
+process.env.PI_CODING_AGENT_DIR = piAgentDir;
 // Everything a test run leaves in the temp folder (pion's full-output files of long bash runs,
 // the tests' own temp dirs) goes in one folder that is removed at the end.
 const scratch = mkdtempSync(join(tmpdir(), "pion-tmp-"));
@@ -19,5 +23,6 @@ for (const key of Object.keys(process.env)) {
 }
 afterAll(() => {
   rmSync(home, { recursive: true, force: true });
+  rmSync(piAgentDir, { recursive: true, force: true });
   rmSync(scratch, { recursive: true, force: true });
 });

@@ -1,12 +1,13 @@
 /**
  * MCP server configuration in the format other MCP clients use: `{"mcpServers": {name: {...}}}`
- * in `$PION_HOME/mcp.json` and, for a trusted folder only, `<cwd>/.pion/mcp.json`. Pure apart
- * from reading the two files; a bad entry becomes an error for that server, never for the others.
+ * in the user's folders and, for a trusted folder only, its `.pi/` and `.pion/` (config-files.ts).
+ * Pure apart from reading the files; a bad entry becomes an error for that server, never for the others.
  */
 import { join, resolve } from "node:path";
-import { homedir } from "node:os";
 import * as v from "valibot";
 import { CORE_ENV, nameMatcher } from "../credentials/child-env.ts";
+import { mcpConfigFiles } from "./config-files.ts";
+import { expandHome } from "../util/home-path.ts";
 import type { Credential } from "../credentials/guard.ts";
 import { describeIssues } from "../util/issues.ts";
 import { readJsonFile } from "../util/json-file.ts";
@@ -99,7 +100,7 @@ export function readServers(path: string): Record<string, unknown> {
 export function loadMcpConfig(o: { home: string; cwd: string; env: Record<string, string | undefined>; projectTrusted: boolean }): McpConfig {
   const out: McpConfig = { servers: [], errors: [] };
   const entries = new Map<string, { entry: unknown; source: string }>();
-  const files = [userConfigPath(o.home), ...(o.projectTrusted ? [projectConfigPath(o.cwd)] : [])];
+  const files = mcpConfigFiles(o);
   for (const file of files) {
     let servers: Record<string, unknown>;
     try {
@@ -246,7 +247,6 @@ export function serverCredentials(servers: readonly McpServerConfig[]): Credenti
   return [...new Set(servers.flatMap((s) => s.credentialVars))].map((name) => ({ label: name, envNames: [name] }));
 }
 
-const expandHome = (p: string) => (p === "~" ? homedir() : p.startsWith("~/") ? join(homedir(), p.slice(2)) : p);
 
 function mapValues(obj: Record<string, string>, f: (v: string, k: string) => string): Record<string, string> {
   const out: Record<string, string> = {};

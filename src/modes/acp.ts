@@ -2,6 +2,7 @@ import { toServerConfig, type McpServerConfig } from "../mcp/config.ts";
 import { loadModels } from "../providers/models.ts";
 import type { Composed } from "./compose.ts";
 import { composeSession, sessionStorage, type CliOptions } from "./compose.ts";
+import { withSettingsSessionDir } from "./session-dir.ts";
 
 /**
  * ACP mode: the Agent Client Protocol (JSON-RPC 2.0, newline-delimited) on stdin/stdout, with the
@@ -9,7 +10,9 @@ import { composeSession, sessionStorage, type CliOptions } from "./compose.ts";
  * cwd the editor names, around one shared store. Ends when stdin closes and what was asked
  * before then is answered.
  */
-export async function runAcpMode(opts: CliOptions): Promise<number> {
+export async function runAcpMode(given: CliOptions): Promise<number> {
+  // One store for every session: its folder is the process cwd's (a session's own cwd may differ).
+  const opts = withSettingsSessionDir(given);
   const acp = await import("@agentclientprotocol/sdk");
   const [{ createAcpAgent }, { orderInput }] = await Promise.all([import("../acp/agent.ts"), import("../acp/input-order.ts")]);
   const { store } = sessionStorage(opts);

@@ -1,5 +1,6 @@
 import { homedir } from "node:os";
 import type { Settings } from "../config.ts";
+import { userConfigDirs } from "../config-dirs.ts";
 import type { Sandbox } from "../sandbox/sandbox.ts";
 
 /**
@@ -7,7 +8,10 @@ import type { Sandbox } from "../sandbox/sandbox.ts";
  * host's additional directories (writable beside the cwd in workspace-write mode); its
  * code loads only when it is on. Throws a one-line message for a mode that does not exist.
  */
-export async function composeSandbox(o: { cwd: string; home: string; sandbox?: string; additionalDirectories?: string[] }, settings: Settings): Promise<Sandbox | undefined> {
+export async function composeSandbox(
+  o: { cwd: string; home: string; env: Record<string, string | undefined>; sandbox?: string; additionalDirectories?: string[] },
+  settings: Settings,
+): Promise<Sandbox | undefined> {
   const { sandboxPolicy } = await import("../sandbox/config.ts");
   const policy = sandboxPolicy({
     user: settings.sandbox,
@@ -15,6 +19,7 @@ export async function composeSandbox(o: { cwd: string; home: string; sandbox?: s
     cliMode: o.sandbox,
     cwd: o.cwd,
     pionHome: o.home,
+    configDirs: userConfigDirs(o.home, o.env),
     userHome: homedir(),
     extraRoots: o.additionalDirectories,
   });

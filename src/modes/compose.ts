@@ -1,17 +1,20 @@
-import { accessSync, constants, existsSync } from "node:fs";
+import { accessSync, constants } from "node:fs";
 import { join, resolve } from "node:path";
 import { loadSettings, loadUserSettings, type Settings } from "../config.ts";
 import { createCredentialGuard, type CredentialGuard } from "../credentials/guard.ts";
 import { toolMasker } from "../credentials/mask-tools.ts";
-import { chooseModel, findModel } from "../providers/model-choice.ts";
+import { chooseStartupModel } from "./compose-model.ts";
 import { loadModels, type ModelRegistry } from "../providers/models.ts";
 import { createScriptedStream, loadScript, scriptedModel } from "../providers/scripted.ts";
 import { streamByApi } from "../providers/index.ts";
-import type { Model, StreamFn, ThinkingLevel } from "../providers/types.ts";
+import type { Model, StreamFn } from "../providers/types.ts";
 import { listCommands } from "../resources/commands.ts";
-import { loadContextFiles } from "../resources/context-files.ts";
-import { expandPromptTemplate, loadPromptTemplates } from "../resources/prompt-templates.ts";
-import { expandSkillCommand, loadSkills } from "../resources/skills.ts";
+import { expandPromptTemplate } from "../resources/prompt-templates.ts";
+import { expandSkillCommand } from "../resources/skills.ts";
+import { extensionsToLoad, loadResources, resourceScope } from "./compose-resources.ts";
+import { applyHttpProxy, imagePolicy, localShell, noteUnsupported, settingsReport } from "./compose-settings.ts";
+import { withSettingsSessionDir } from "./session-dir.ts";
+import { projectConfigDirs } from "../config-dirs.ts";
 import { buildSystemPrompt } from "../resources/system-prompt.ts";
 import { errorMessage } from "../util/errors.ts";
 import { log } from "../util/log.ts";
@@ -24,20 +27,18 @@ import { databasePath, ensurePrivateDir, sessionFilePath } from "../store/paths.
 import { LazyStore } from "../store/lazy-store.ts";
 import { openSqliteStore } from "../store/sqlite-store.ts";
 import type { SessionStore } from "../store/store.ts";
-import { discoverExtensions } from "../extensions/discover.ts";
 import { HostTools } from "../extensions/host-tools.ts";
 import type { ExtensionRunner, RegisteredFlag } from "../extensions/types.ts";
 import type { DialogHost } from "../extensions/ui-bridge.ts";
 import { BUILTIN_TOOL_NAMES, startingTools, toolMatcher } from "../tools/select.ts";
-import { textOrFile } from "../resources/text-or-file.ts";
 import { extensionPort, type SessionRef } from "./extension-port.ts";
 import { openStartupSession } from "./startup-session.ts";
 import { extensionRouter, withVirtualModels } from "./virtual-models.ts";
 import { createTodoTool } from "../tools/todo.ts";
-import type { McpConfig, McpServerConfig } from "../mcp/config.ts";
+import type { McpServerConfig } from "../mcp/config.ts";
 import type { McpServerStatus } from "../mcp/connection.ts";
-import type { McpManager } from "../mcp/manager.ts";
 import { splitMcpToolSpec } from "../mcp/select.ts";
+import { MCP_STARTUP_WAIT_MS, startMcp } from "./compose-mcp.ts";
 import type { TextFileOps } from "../tools/file-ops.ts";
 import type { ShellExec } from "../tools/shell.ts";
 import type { Tool } from "../tools/tool.ts";
@@ -197,18 +198,6 @@ function withModel(base: ModelRegistry, model: Model): ModelRegistry {
   };
 }
 
-/**
- * Skills, prompt templates and context files; invalid ones are reported on stderr and skipped.
- * The project's skills and templates load only when `project` (trusted); context files always.
- */
-function loadResources(o: CliOptions, project: boolean) {
-  const scope = { home: o.home, cwd: o.cwd, project };
-  const skills = loadSkills(scope, { paths: o.skills, noDiscovery: o.noSkills });
-  const templates = loadPromptTemplates(scope, { paths: o.promptTemplates, noDiscovery: o.noPromptTemplates });
-  for (const w of [...skills.warnings, ...templates.warnings]) log("resources", w);
-  return { skills: skills.skills, templates: templates.templates, contextFiles: o.noContextFiles ? [] : loadContextFiles(scope) };
-}
-
 /** Where a session's JSONL export goes (nothing with --no-session). */
 function sessionFiles(o: CliOptions): (h: SessionHeader) => string | undefined {
   const base = sessionsDir(o);
@@ -239,20 +228,22 @@ function usableDir(dir: string): void {
   }
 }
 
-const LEVELS = ["off", "minimal", "low", "medium", "high", "xhigh", "max"];
-
 /** Build everything a mode needs from the CLI options. Throws with a one-line message. */
 export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {}): Promise<Composed> {
   let o = opts;
   // Trust first, from the command line and the user's own files: nothing of the project is read before it.
-  const userSettings = loadUserSettings(o.home);
+  const userSettings = loadUserSettings(o.home, o.env);
   const projectTrust = decideProjectTrust({ home: o.home, cwd: o.cwd, approve: o.approve, defaultProjectTrust: userSettings.defaultProjectTrust });
   const notice = skippedNotice(projectTrust, o.home);
   if (notice) log("trust", notice);
   const settings = loadSettings(o.home, o.cwd, projectTrust.trusted, (msg) => log("settings", msg), userSettings);
+  applyHttpProxy(userSettings, o.env);
+  noteUnsupported(settings);
+  // A shared store (ACP) was opened in its folder already; the session's files go beside it.
+  if (!hooks.store) o = withSettingsSessionDir(o, settings);
   const sandbox = o.sandbox !== undefined || settings.sandbox?.mode !== undefined || settings.projectSandbox?.mode !== undefined ? await composeSandbox(o, settings) : undefined;
   let registry = loadModels(o.home, o.env, { provider: o.provider, apiKey: o.apiKey });
-  let stream: StreamFn = streamByApi;
+  let stream: StreamFn = imagePolicy(streamByApi, settings);
   if (o.provider === "scripted") {
     // --provider scripted --model <replies.json>: canned replies, no network.
     if (!o.model) throw new Error("--provider scripted needs --model <path to a JSON file of replies>");
@@ -260,7 +251,8 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
     const scripted = createScriptedStream(loadScript(file));
     const sm = scriptedModel(file);
     registry = withModel(registry, sm);
-    stream = (req, signal) => (req.model.api === "scripted" ? scripted(req, signal) : streamByApi(req, signal));
+    const real = stream;
+    stream = (req, signal) => (req.model.api === "scripted" ? scripted(req, signal) : real(req, signal));
     o = { ...o, model: sm.id };
   }
 
@@ -269,6 +261,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
   registry.onNewCredentials((c) => guard.addCredentials(c));
   const maskTools = toolMasker(guard);
 
+  const shell = localShell(settings);
   const toolSpec = splitMcpToolSpec(o.tools ?? settings.defaultTools);
   const selectedNames = startingTools({ ...o, tools: toolSpec.rest }, undefined, [...BUILTIN_TOOL_NAMES, "todo"]);
   const excluded = o.excludeTools ? toolMatcher(o.excludeTools) : undefined;
@@ -297,7 +290,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
       // A runner elsewhere cannot be sandboxed (the editor runs what it is given): with pion's
       // sandbox on, bash keeps pion's own sandboxed shell.
       const exec = sandbox ? undefined : hooks.shellExec;
-      const builtin = toolModule.createBuiltinTools({ images: true, guard, files: hooks.files, ...(exec ? { exec } : {}), ...(sandbox ? { sandbox } : {}) });
+      const builtin = toolModule.createBuiltinTools({ images: true, guard, files: hooks.files, shell, ...(exec ? { exec } : {}), ...(sandbox ? { sandbox } : {}) });
       todoTool = createTodoTool({ get: () => session.todos, set: (phases) => void session.setTodos(phases) });
       builtin.set("todo", todoTool);
       selected = new Map(selectedNames.map((name) => [name, builtin.get(name)!]));
@@ -308,13 +301,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
   // Extensions load before the session exists; what they write meanwhile waits in `early`.
   const ref: SessionRef = { early: [] };
   const shutdown = new AbortController();
-  const extensionPaths = discoverExtensions({
-    home: o.home,
-    cwd: o.cwd,
-    extra: o.extensions ?? [],
-    noDiscovery: o.noExtensions === true,
-    project: projectTrust.trusted,
-  });
+  const extensionPaths = extensionsToLoad(o, projectTrust.trusted, settings);
   // The loader (and its virtual modules) is only imported when there is something to load;
   // from then on stdout is pion's alone (what extensions print goes to stderr).
   if (extensionPaths.length > 0) divertStdout();
@@ -332,25 +319,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
   if (extensions) registry = withVirtualModels(registry, extensions);
   ref.models = registry;
 
-  const pattern = o.model ?? (o.provider ? undefined : settings.defaultModel);
-  const provider = o.provider ?? (o.model ? undefined : settings.defaultProvider);
-  const choice = chooseModel(registry, { pattern, provider });
-  const model = choice.model;
-  let thinking = choice.thinkingLevel;
-  if (model && (o.model || o.provider) && registry.apiKey(model.provider) === undefined) {
-    throw new Error(`No API key for provider "${model.provider}": set its environment variable, auth.json, models.json apiKey, or --api-key (pion auth check shows where it looks)`);
-  }
-  if (o.thinking !== undefined) {
-    if (!LEVELS.includes(o.thinking)) throw new Error(`Invalid thinking level "${o.thinking}": expected one of ${LEVELS.join(", ")}`);
-    thinking = o.thinking as ThinkingLevel;
-  }
-
-  const scopedModels: Model[] = [];
-  for (const pat of (o.models ?? "").split(",").map((p) => p.trim()).filter(Boolean)) {
-    const found = findModel(registry, pat);
-    if (!found?.model) throw new Error(`Model not found in --models: ${pat}`);
-    if (!scopedModels.includes(found.model)) scopedModels.push(found.model);
-  }
+  const { model, thinking, scopedModels } = chooseStartupModel(registry, o, settings);
 
   // Host tools join from the next model call; the todo tool once the host set a plan.
   const tools = () => {
@@ -363,9 +332,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
     if (excluded) for (const name of [...all.keys()]) if (excluded(name)) all.delete(name);
     return maskTools(all);
   };
-  const resources = loadResources(o, projectTrust.trusted);
-  const systemPrompt = o.systemPrompt === undefined ? undefined : textOrFile(o.systemPrompt, o.cwd);
-  const append = o.appendSystemPrompt?.length ? o.appendSystemPrompt.map((t) => textOrFile(t, o.cwd)).join("\n\n") : undefined;
+  const resources = loadResources(o, projectTrust.trusted, settings);
   const { store, fileFor } = hooks.store ? { store: hooks.store, fileFor: sessionFiles(o) } : sessionStorage(o);
 
   const permissions = await composePermissions(o, settings, () => session, hooks.permissionGate === true || sandbox !== undefined, sandbox);
@@ -385,8 +352,8 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
       buildSystemPrompt({
         cwd: o.cwd,
         tools: active,
-        custom: systemPrompt,
-        append,
+        custom: resources.systemPrompt,
+        append: resources.append,
         skills: resources.skills,
         contextFiles: resources.contextFiles,
       }),
@@ -408,6 +375,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
     thinkingBudgets: settings.thinkingBudgets,
     fileFor,
     shellGuard: guard,
+    shell,
   });
   if (openStartupSession(session, store, o, fileFor)) {
     const restored = session.model;
@@ -436,6 +404,9 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
       `extensions: ${names(extensions?.loaded.map((e) => e.path) ?? [])}`,
       `network: ${o.offline ? "offline" : "on"}`,
     ];
+    const scope = resourceScope(o, projectTrust.trusted);
+    lines.push(...settingsReport(settings, { user: scope.userDirs ?? [], project: projectTrust.trusted ? projectConfigDirs(o.cwd) : [] }));
+    if (resources.promptFiles.length > 0) lines.push(`system prompt files: ${resources.promptFiles.join(", ")}`);
     for (const line of lines) log("startup", line);
   }
   const commands = () => [
@@ -468,73 +439,6 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
     close: async () => void (await mcp.manager?.stop()),
   };
 }
-
-/** How long the first model call of a run waits for MCP servers still connecting. */
-const MCP_STARTUP_WAIT_MS = 5000;
-/** Servers start this long after start-up (or with the first run, if sooner). */
-const MCP_START_DELAY_MS = 100;
-
-/**
- * MCP servers from mcp.json (the project's only when the folder is trusted). The client code
- * loads only when a server is configured; servers start once the session can report on them.
- */
-async function startMcp(o: CliOptions, projectTrusted: boolean, guard: CredentialGuard, publish: (e: Record<string, unknown>) => void) {
-  let config: McpConfig | undefined;
-  const trusted = projectTrusted;
-  // Most folders have no MCP configuration: the config module loads only when a file exists.
-  const files = [join(o.home, "mcp.json"), ...(trusted ? [join(o.cwd, ".pion", "mcp.json")] : [])];
-  if (!o.noMcp && files.some((f) => existsSync(f))) {
-    const { loadMcpConfig, serverCredentials } = await import("../mcp/config.ts");
-    config = loadMcpConfig({ home: o.home, cwd: o.cwd, env: o.env, projectTrusted: trusted });
-    // Known from now on, not only once the servers start: the host's first bash command must not get them either.
-    guard.addCredentials(serverCredentials(config.servers));
-    if (config.servers.length === 0 && config.errors.length === 0) config = undefined;
-  }
-  /** Servers given at run time, on top of the configured ones. */
-  let runtime: McpServerConfig[] = [];
-  const state = {
-    manager: undefined as McpManager | undefined,
-    config,
-    async ensure() {
-      if (state.manager) return;
-      const { McpManager } = await import("../mcp/manager.ts");
-      state.manager = new McpManager({ guard, onStatus: (s) => publish({ type: "mcp_status", ...s }) });
-    },
-    started: false,
-    /**
-     * Starts the configured servers, once. Loading the SDK takes the main thread for 100+ ms,
-     * so it waits until the host's first commands (a get_state at spawn) had their answers, or
-     * until a run needs the tools.
-     */
-    start() {
-      const c = state.config;
-      if (state.started || !c || !state.manager) return;
-      state.started = true;
-      logConfigErrors(c);
-      void state.manager.setServers(c.servers, c.errors);
-    },
-    /** Adds run-time servers and starts everything now (configured servers included, once). */
-    async add(servers: McpServerConfig[]) {
-      const { withRuntimeServers } = await import("../mcp/config.ts");
-      runtime = withRuntimeServers({ servers: runtime, errors: [] }, servers).servers;
-      await state.ensure();
-      if (!state.started && state.config) logConfigErrors(state.config);
-      state.started = true;
-      const all = withRuntimeServers(state.config, runtime);
-      await state.manager!.setServers(all.servers, all.errors);
-    },
-    /** Called once the session exists to report on the servers. */
-    ready() {
-      if (state.config) setTimeout(() => state.start(), MCP_START_DELAY_MS).unref();
-    },
-  };
-  if (config) await state.ensure();
-  return state;
-}
-
-const logConfigErrors = (c: McpConfig) => {
-  for (const e of c.errors) log("mcp", `${e.name === "*" ? e.source : `server "${e.name}"`}: ${e.error}`);
-};
 
 /** The permission gate, loaded only when a mode other than auto or a rule is configured. */
 async function composePermissions(

@@ -1,5 +1,5 @@
-import { loadUserSettings } from "../config.ts";
-import { discoverExtensions } from "../extensions/discover.ts";
+import { loadSettings, loadUserSettings } from "../config.ts";
+import { extensionsToLoad } from "./compose-resources.ts";
 import { decideProjectTrust } from "../trust/project-trust.ts";
 import type { ExtensionSessionPort, RegisteredFlag } from "../extensions/types.ts";
 
@@ -16,8 +16,10 @@ export async function extensionFlagsForHelp(o: {
   approve?: boolean;
 }): Promise<RegisteredFlag[]> {
   // The folder's own extensions count only when a run would load them (a trusted folder).
-  const trust = decideProjectTrust({ home: o.home, cwd: o.cwd, approve: o.approve, defaultProjectTrust: loadUserSettings(o.home).defaultProjectTrust });
-  const paths = discoverExtensions({ home: o.home, cwd: o.cwd, extra: o.extensions, noDiscovery: o.noExtensions, project: trust.trusted });
+  const user = loadUserSettings(o.home);
+  const trust = decideProjectTrust({ home: o.home, cwd: o.cwd, approve: o.approve, defaultProjectTrust: user.defaultProjectTrust });
+  const settings = loadSettings(o.home, o.cwd, trust.trusted, () => {}, user);
+  const paths = extensionsToLoad({ ...o, env: process.env }, trust.trusted, settings);
   if (paths.length === 0) return [];
   const { loadExtensions } = await import("../extensions/loader.ts");
   return (await loadExtensions(paths, helpPort(o.cwd, trust.trusted))).registeredFlags();

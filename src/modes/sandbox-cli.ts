@@ -1,5 +1,6 @@
 import { homedir } from "node:os";
 import { loadSettings, loadUserSettings } from "../config.ts";
+import { userConfigDirs } from "../config-dirs.ts";
 import { decideProjectTrust } from "../trust/project-trust.ts";
 import { errorMessage } from "../util/errors.ts";
 
@@ -33,7 +34,7 @@ export async function runSandboxCli(
     const settings = loadSettings(o.home, o.cwd, trust.trusted, () => {}, user);
     const { sandboxPolicy } = await import("../sandbox/config.ts");
     const wanted = mode ?? (settings.sandbox?.mode && settings.sandbox.mode !== "off" ? settings.sandbox.mode : "workspace-write");
-    const policy = sandboxPolicy({ user: settings.sandbox, project: settings.projectSandbox, cliMode: wanted, cwd: o.cwd, pionHome: o.home, userHome: homedir() });
+    const policy = sandboxPolicy({ user: settings.sandbox, project: settings.projectSandbox, cliMode: wanted, cwd: o.cwd, pionHome: o.home, configDirs: userConfigDirs(o.home), userHome: homedir() });
     if (!policy) throw new Error("the sandbox mode to check must be read-only or workspace-write");
     const { Sandbox } = await import("../sandbox/sandbox.ts");
     const probe = await new Sandbox(policy).probe();

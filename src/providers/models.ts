@@ -1,4 +1,4 @@
-import { join } from "node:path";
+import { filesIn, userConfigDirs } from "../config-dirs.ts";
 import type { Credential } from "../credentials/guard.ts";
 import { log } from "../util/log.ts";
 import { newestModel } from "./catalog/choose.ts";
@@ -46,17 +46,20 @@ export interface ModelRegistry {
 
 export interface LoadOptions {
   catalog?: Catalog;
-  /** models.json files, the first winning on a conflict. Default: `[<home>/models.json]`. */
+  /** models.json files, the first winning on a conflict. Default: pion's home's, then the reference's agent folder's. */
   paths?: readonly string[];
   /** Providers found at run time (a llama.cpp server), below every file. */
   extraProviders?: readonly ExtraProvider[];
   /** Where warnings about the files go. Default: stderr. */
   warn?: Warn;
-  /** auth.json files, the first winning per provider. Default: `[<home>/auth.json]`. */
+  /** auth.json files, the first winning per provider. Default: pion's home's, then the reference's agent folder's. */
   authPaths?: readonly string[];
 }
 
 export { resolveKeySpec } from "./keys.ts";
+
+/** `name` in pion's home and then in the reference's agent folder (config-dirs.ts lists them the other way round). */
+const userFiles = (home: string, env: Record<string, string | undefined>, name: string): string[] => filesIn(userConfigDirs(home, env), name).reverse();
 export type { ExtraProvider } from "./models-file.ts";
 
 /**
@@ -75,7 +78,7 @@ export function loadModels(
   const catalog = opts.catalog ?? new Catalog(home);
   const warn = opts.warn ?? ((msg: string) => log("models", msg));
   const fileProviders: ReadonlyMap<string, FileProvider> = readModelsFiles({
-    paths: opts.paths ?? [join(home, "models.json")],
+    paths: opts.paths ?? userFiles(home, env, "models.json"),
     extra: opts.extraProviders,
     known: (pid) => catalog.has(pid),
     warn,
@@ -131,7 +134,7 @@ export function loadModels(
     catalog,
     fileKey: (pid) => fileProviders.get(pid)?.apiKey,
     providers,
-    authPaths: opts.authPaths ?? [join(home, "auth.json")],
+    authPaths: opts.authPaths ?? userFiles(home, env, "auth.json"),
   });
   const apiKey = keys.apiKey;
 

@@ -1,5 +1,5 @@
 import { dirname, join, resolve } from "node:path";
-import { readTextIfFile, type ResourceRoots } from "./files.ts";
+import { readTextIfFile, userDirsOf, type ResourceRoots } from "./files.ts";
 
 export interface ContextFile {
   path: string;
@@ -10,12 +10,13 @@ export interface ContextFile {
 export const CONTEXT_FILE_NAMES = ["AGENTS.md", "CLAUDE.md"] as const;
 
 /**
- * Instruction files the model should see: the one in PION_HOME first, then one per folder from the
- * filesystem root down to `cwd`, so the most specific comes last. A folder is read once even when
- * PION_HOME lies on that path. Unreadable files (other than missing ones) throw.
+ * Instruction files the model should see: the user folders' first (the reference's agent folder,
+ * then PION_HOME), then one per folder from the filesystem root down to `cwd`, so the most
+ * specific comes last. A folder is read once even when a user folder lies on that path.
+ * Unreadable files (other than missing ones) throw.
  */
-export function loadContextFiles({ home, cwd }: ResourceRoots): ContextFile[] {
-  const folders = [resolve(home), ...ancestors(resolve(cwd))];
+export function loadContextFiles(roots: ResourceRoots): ContextFile[] {
+  const folders = [...userDirsOf(roots).map((dir) => resolve(dir)), ...ancestors(resolve(roots.cwd))];
   const seen = new Set<string>();
   const files: ContextFile[] = [];
   for (const folder of folders) {

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
+import type { ResourceList } from "./resource-list.ts";
 
-/** Where a resource was found: under PION_HOME, in the project (the cwd), or at a path the command line named. */
+/** Where a resource was found: in a user folder or the user's settings, in the project (the cwd) or its settings, or at a path the command line named. */
 export type ResourceLocation = "user" | "project" | "path";
 
 const isAbsent = (err: unknown): boolean =>
@@ -37,11 +38,16 @@ export function isDirectory(path: string): boolean {
   }
 }
 
-/** The two roots resources are read from: PION_HOME and the session's working directory. */
+/** The roots resources are read from: PION_HOME and the session's working directory. */
 export interface ResourceRoots {
   home: string;
   cwd: string;
+  /** The user-level folders, lowest precedence first (config-dirs.ts `userConfigDirs`); default: `[home]`. */
+  userDirs?: readonly string[];
 }
+
+/** The user-level folders of `roots`, lowest precedence first. */
+export const userDirsOf = (roots: ResourceRoots): readonly string[] => roots.userDirs ?? [roots.home];
 
 /** Roots plus whether the cwd's own resources (`projectPaths`) may load: project trust decides. */
 export interface ResourceScope extends ResourceRoots {
@@ -52,6 +58,8 @@ export interface ResourceScope extends ResourceRoots {
 export interface ExplicitResources {
   paths?: readonly string[];
   noDiscovery?: boolean;
+  /** The settings' list for this kind: more paths to load, and which found resources may (resource-list.ts). */
+  listed?: ResourceList;
 }
 
 /** What is at `path`, following symlinks; anything unreadable counts as missing. */

@@ -1,6 +1,6 @@
 import { basename, join, resolve } from "node:path";
 import { errorMessage } from "../util/errors.ts";
-import { listDir, pathKind, readTextIfFile, type ExplicitResources, type ResourceLocation, type ResourceScope } from "./files.ts";
+import { listDir, pathKind, readTextIfFile, userDirsOf, type ExplicitResources, type ResourceLocation, type ResourceScope } from "./files.ts";
 import { parseFrontmatter } from "./frontmatter.ts";
 import { projectPaths } from "./project-paths.ts";
 
@@ -22,9 +22,9 @@ export interface LoadedPromptTemplates {
 }
 
 /** Template folders in precedence order (a later one replaces an earlier template of the same name); the project's only when trusted. */
-export function promptTemplateSources({ home, cwd, project }: ResourceScope): { dir: string; location: ResourceLocation }[] {
-  const user = { dir: join(home, "prompts"), location: "user" as const };
-  return project ? [user, { dir: projectPaths(cwd).prompts, location: "project" }] : [user];
+export function promptTemplateSources(scope: ResourceScope): { dir: string; location: ResourceLocation }[] {
+  const user = userDirsOf(scope).map((home) => ({ dir: join(home, "prompts"), location: "user" as const }));
+  return scope.project ? [...user, ...projectPaths(scope.cwd).prompts.map((dir) => ({ dir, location: "project" as const }))] : user;
 }
 
 /**
@@ -37,6 +37,7 @@ export function loadPromptTemplates(roots: ResourceScope, explicit: ExplicitReso
   const byName = new Map<string, PromptTemplate>();
   const warnings: string[] = [];
   const addFile = (filePath: string, location: ResourceLocation) => {
+    if (location !== "path" && explicit.listed?.enabled(filePath) === false) return;
     try {
       const text = readTextIfFile(filePath);
       if (text === undefined) return;
@@ -60,13 +61,15 @@ export function loadPromptTemplates(roots: ResourceScope, explicit: ExplicitReso
     for (const entry of entries) addFile(resolve(dir, entry), location);
   };
   if (!explicit.noDiscovery) for (const { dir, location } of promptTemplateSources(roots)) addFolder(dir, location);
-  for (const raw of explicit.paths ?? []) {
-    const path = resolve(roots.cwd, raw);
+  const addPath = (path: string, location: ResourceLocation) => {
     const kind = pathKind(path);
-    if (kind === "folder") addFolder(path, "path");
-    else if (kind === "file" && path.endsWith(".md")) addFile(path, "path");
+    if (kind === "folder") addFolder(path, location);
+    else if (kind === "file" && path.endsWith(".md")) addFile(path, location);
     else warnings.push(kind === "file" ? `Skipping prompt template ${path}: not a .md file` : `Prompt template path not found: ${path}`);
-  }
+  };
+  // The settings' paths count as configured (their overrides apply); the command line's always load.
+  for (const { path, location } of explicit.listed?.paths ?? []) addPath(path, location);
+  for (const raw of explicit.paths ?? []) addPath(resolve(roots.cwd, raw), "path");
   const templates = [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return { templates, warnings };
 }

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { errorMessage } from "../util/errors.ts";
-import { isDirectory, listDir, pathKind, readTextIfFile, type ExplicitResources, type ResourceLocation, type ResourceScope } from "./files.ts";
+import { isDirectory, listDir, pathKind, readTextIfFile, userDirsOf, type ExplicitResources, type ResourceLocation, type ResourceScope } from "./files.ts";
 import { parseFrontmatter } from "./frontmatter.ts";
 import { projectPaths } from "./project-paths.ts";
 
@@ -31,12 +31,13 @@ const MAX_DESCRIPTION = 1024;
 
 /**
  * Skill folders in precedence order (a later source replaces an earlier skill of the same name):
- * the user's, then, for a trusted project, `.pion/skills` and the `.agents/skills` folders.
+ * the user's (the reference's agent folder, then PION_HOME), then, for a trusted project, `.pi/skills`,
+ * `.pion/skills` and the `.agents/skills` folders.
  */
-export function skillSources({ home, cwd, project }: ResourceScope): { dir: string; location: ResourceLocation }[] {
-  const user = { dir: join(home, "skills"), location: "user" as const };
-  if (!project) return [user];
-  return [user, ...projectPaths(cwd).skills.map((dir) => ({ dir, location: "project" as const }))];
+export function skillSources(scope: ResourceScope): { dir: string; location: ResourceLocation }[] {
+  const user = userDirsOf(scope).map((home) => ({ dir: join(home, "skills"), location: "user" as const }));
+  if (!scope.project) return user;
+  return [...user, ...projectPaths(scope.cwd).skills.map((dir) => ({ dir, location: "project" as const }))];
 }
 
 /**
@@ -51,6 +52,7 @@ export function loadSkills(roots: ResourceScope, explicit: ExplicitResources = {
   const add = (skill: Skill | string | undefined) => {
     if (skill === undefined) return;
     if (typeof skill === "string") return void warnings.push(skill);
+    if (skill.location !== "path" && explicit.listed?.enabled(skill.filePath) === false) return;
     const previous = byName.get(skill.name);
     if (previous?.location === skill.location) {
       warnings.push(`Skill "${skill.name}" at ${skill.filePath} replaces the one at ${previous.filePath}`);
@@ -68,14 +70,16 @@ export function loadSkills(roots: ResourceScope, explicit: ExplicitResources = {
     for (const entry of entries) if (!entry.startsWith(".")) add(readSkill(resolve(dir, entry), entry, location));
   };
   if (!explicit.noDiscovery) for (const { dir, location } of skillSources(roots)) addFolder(dir, location);
-  for (const raw of explicit.paths ?? []) {
-    const path = resolve(roots.cwd, raw);
+  const addPath = (path: string, location: ResourceLocation) => {
     const kind = pathKind(path);
-    if (kind === "file") add(readSkill(dirname(path), basename(dirname(path)), "path", basename(path)));
-    else if (kind === "folder" && pathKind(join(path, SKILL_FILE)) === "file") add(readSkill(path, basename(path), "path"));
-    else if (kind === "folder") addFolder(path, "path");
+    if (kind === "file") add(readSkill(dirname(path), basename(dirname(path)), location, basename(path)));
+    else if (kind === "folder" && pathKind(join(path, SKILL_FILE)) === "file") add(readSkill(path, basename(path), location));
+    else if (kind === "folder") addFolder(path, location);
     else warnings.push(`Skill path not found: ${path}`);
-  }
+  };
+  // The settings' paths count as configured (their overrides apply); the command line's always load.
+  for (const { path, location } of explicit.listed?.paths ?? []) addPath(path, location);
+  for (const raw of explicit.paths ?? []) addPath(resolve(roots.cwd, raw), "path");
   const skills = [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return { skills, warnings };
 }

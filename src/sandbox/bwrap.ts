@@ -25,7 +25,7 @@ export interface Protected {
 const SEALED_WHEN_MISSING = [".pion", ".pi", ".git/hooks"];
 
 export function protectedPaths(p: SandboxPolicy): Protected {
-  const hiddenDirs = [p.pionHome, ...HIDDEN_DIRS.map((d) => join(p.userHome, d))].filter(isDir);
+  const hiddenDirs = [...new Set([p.pionHome, ...(p.configDirs ?? []), ...HIDDEN_DIRS.map((d) => join(p.userHome, d))])].filter(isDir);
   const hiddenFiles = HIDDEN_FILES.map((f) => join(p.userHome, f)).filter(exists);
   const readOnly: string[] = [];
   const sealed: string[] = [];

@@ -25,6 +25,8 @@ export interface SandboxPolicy {
   bwrapPath?: string;
   /** pion's home (its keys, trust and sessions): hidden from commands. */
   pionHome: string;
+  /** The other user-level config folders pion reads (the reference's agent folder, with its auth.json): hidden too. */
+  configDirs?: string[];
   /** The user's home folder, whose credential folders are hidden. */
   userHome: string;
 }
@@ -40,7 +42,7 @@ const rank: Record<SandboxMode, number> = { off: 0, "workspace-write": 1, "read-
  * value that is not a mode.
  */
 export function sandboxPolicy(
-  o: { user?: SandboxSettings; project?: SandboxSettings; cliMode?: string; cwd: string; pionHome: string; userHome: string; extraRoots?: readonly string[] },
+  o: { user?: SandboxSettings; project?: SandboxSettings; cliMode?: string; cwd: string; pionHome: string; configDirs?: readonly string[]; userHome: string; extraRoots?: readonly string[] },
 ): SandboxPolicy | undefined {
   const check = (m: unknown, where: string): SandboxMode | undefined => {
     if (m === undefined) return undefined;
@@ -64,6 +66,7 @@ export function sandboxPolicy(
     writable: mode === "workspace-write" ? [...new Set([cwd, ...roots])] : [],
     network,
     pionHome: real(o.pionHome),
+    ...(o.configDirs?.length ? { configDirs: o.configDirs.map(real) } : {}),
     userHome: real(o.userHome),
   };
   if (o.user?.bwrapPath) policy.bwrapPath = o.user.bwrapPath;

@@ -29,6 +29,8 @@ export class HostShell {
   constructor(
     private cwd: string,
     private guard?: ShellGuard,
+    /** The shell and the line put before each command (settings `shellPath`, `shellCommandPrefix`), as for the bash tool. */
+    private shell: { path?: string; commandPrefix?: string } = {},
   ) {}
 
   /**
@@ -46,7 +48,8 @@ export class HostShell {
     const controller = new AbortController();
     this.running = controller;
     try {
-      const r = await runShell(command, { cwd: this.cwd, signal: controller.signal, onBytes, guard: this.guard, exec });
+      const full = this.shell.commandPrefix ? `${this.shell.commandPrefix}\n${command}` : command;
+      const r = await runShell(full, { cwd: this.cwd, signal: controller.signal, onBytes, guard: this.guard, exec, shellPath: this.shell.path });
       return bashExecutionMessage(command, excludeFromContext, { ...r, exitCode: r.exitCode ?? undefined, truncated: r.truncation.truncated });
     } finally {
       this.running = undefined;

@@ -78,6 +78,8 @@ export interface SessionOptions {
   fileFor: (header: SessionHeader) => string | undefined;
   /** The host shell's environment and output masking (the credential guard). */
   shellGuard?: ShellGuard;
+  /** The host shell's program and the line put before each command (settings `shellPath`, `shellCommandPrefix`). */
+  shell?: { path?: string; commandPrefix?: string };
   /** Picks the physical model of each request made with a virtual model (see routing.ts). */
   router?: ModelRouter;
 }

@@ -46,7 +46,7 @@ export class AgentSession extends SessionEntries {
 
   constructor(private opts: SessionOptions) {
     super(opts.store, opts.cwd, opts.fileFor);
-    this.shell = new HostShell(opts.cwd, opts.shellGuard);
+    this.shell = new HostShell(opts.cwd, opts.shellGuard, opts.shell);
     this.model = opts.model;
     this.thinkingLevel = clampThinkingLevel(opts.model, opts.thinkingLevel);
     this.interruptMode = opts.interruptMode;

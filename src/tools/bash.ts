@@ -24,8 +24,10 @@ export interface BashToolOptions {
   cwd?: string;
   /** The commands' environment and output masking (pion's credential guard). */
   guard?: ShellGuard;
-  /** Put before every command, on its own line (shell set-up). */
+  /** Put before every command, on its own line (shell set-up; settings `shellCommandPrefix`). */
   commandPrefix?: string;
+  /** The local shell (settings `shellPath`); default `bash`. */
+  shellPath?: string;
   /** Adjusts the command, its folder and its environment just before it starts. */
   spawnHook?: (spawn: BashSpawn) => BashSpawn;
   /** Runs the commands elsewhere (e.g. over ssh) instead of a local bash. */
@@ -189,6 +191,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashArgs> {
         exec: options.exec,
         callId: ctx.callId,
         sandbox: box,
+        shellPath: options.shellPath,
         signal: ctx.signal,
         guard: options.guard,
         timeoutMs: args.timeout !== undefined ? args.timeout * 1000 : undefined,

@@ -25,14 +25,21 @@ export interface BuiltinToolOptions {
   exec?: ShellExec;
   /** pion's sandbox: bash runs inside it, and read, write and edit keep its boundary. */
   sandbox?: BashSandbox & FileBoundary;
+  /** bash's shell and the line put before each of its commands (settings `shellPath`, `shellCommandPrefix`). */
+  shell?: LocalShell;
+}
+
+export interface LocalShell {
+  path?: string;
+  commandPrefix?: string;
 }
 
 export function createBuiltinTools(options: BuiltinToolOptions): Map<string, Tool> {
-  const { cwd, images, guard, files, exec, sandbox } = options;
+  const { cwd, images, guard, files, exec, sandbox, shell } = options;
   const boundary = sandbox;
   return new Map<string, Tool>([
     ["read", createReadTool({ cwd, images, files, boundary })],
-    ["bash", createBashTool({ cwd, guard, exec, sandbox })],
+    ["bash", createBashTool({ cwd, guard, exec, sandbox, shellPath: shell?.path, commandPrefix: shell?.commandPrefix })],
     ["edit", createEditTool({ cwd, files, boundary })],
     ["write", createWriteTool({ cwd, files, boundary })],
     ["grep", createGrepTool({ cwd })],

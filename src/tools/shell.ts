@@ -28,6 +28,8 @@ export interface ShellOptions {
   callId?: string;
   /** Runs the local bash inside a sandbox (src/sandbox/); its group is killed as without one. */
   sandbox?: ShellSandbox;
+  /** The local shell to run `command` with (`-c`); default `bash` from PATH (settings `shellPath`). */
+  shellPath?: string;
 }
 
 /**
@@ -104,7 +106,7 @@ export async function runShell(command: string, o: ShellOptions): Promise<ShellR
   const interval = o.updateIntervalMs ?? 100;
   const path = join(tmpdir(), `pion-bash-${Buffer.from(crypto.getRandomValues(new Uint8Array(8))).toString("hex")}.log`);
   const env = o.env ?? o.guard?.childEnv();
-  const proc = o.exec ? startElsewhere(o.exec, command, o.cwd, env ?? definedEnv(), path, o.callId) : startLocalShell(command, o.cwd, env, { path }, o.sandbox);
+  const proc = o.exec ? startElsewhere(o.exec, command, o.cwd, env ?? definedEnv(), path, o.callId) : startLocalShell(command, o.cwd, env, { path }, o.sandbox, o.shellPath);
   let input: number;
   try {
     input = openSync(path, "r");
@@ -270,8 +272,9 @@ interface Started {
 }
 
 /**
- * `bash -c command` in its own process group, writing stdout and stderr into the file at
- * `path`; kill SIGKILLs the whole group. Also what extensions get as local bash operations.
+ * `bash -c command` (or `shellPath -c command`) in its own process group, writing stdout and
+ * stderr into the file at `path`; kill SIGKILLs the whole group. Also what extensions get as
+ * local bash operations.
  */
 export function startLocalShell(
   command: string,
@@ -279,13 +282,15 @@ export function startLocalShell(
   env: Record<string, string> | undefined,
   output: { path: string } | "pipe",
   sandbox?: ShellSandbox,
+  shellPath = "bash",
 ): Started & { stdout?: ReadableStream<Uint8Array>; stderr?: ReadableStream<Uint8Array> } {
   const fd = output === "pipe" ? undefined : openSync(output.path, "wx", 0o600);
   let proc: ReturnType<typeof Bun.spawn>;
-  const wrapped = sandbox?.wrap(["bash", "-c", command], env ?? definedEnv());
+  const argv = [shellPath, "-c", command];
+  const wrapped = sandbox?.wrap(argv, env ?? definedEnv());
   try {
     const stdio = fd ?? "pipe";
-    proc = Bun.spawn(wrapped?.argv ?? ["bash", "-c", command], {
+    proc = Bun.spawn(wrapped?.argv ?? argv, {
       cwd,
       env: wrapped?.env ?? env,
       stdio: ["ignore", stdio, stdio, ...(wrapped?.fds ?? [])],

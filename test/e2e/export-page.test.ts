@@ -95,7 +95,7 @@ describeWith("the session page in headless Chromium (playwright-core)", MISSING,
     await page.waitForSelector("body.drawn");
     return { page, errors };
   };
-  const shown = (page: Page) => page.$$eval(".ent:not([hidden])", (els) => els.map((e) => (e as HTMLElement).dataset.id));
+  const shown = (page: Page) => page.$$eval(".ent:not([hidden])", (els) => els.map((e) => (e as unknown as { dataset: Record<string, string> }).dataset.id));
   const shot = async (page: Page, name: string) => {
     mkdirSync(ARTIFACTS, { recursive: true });
     const path = join(ARTIFACTS, name);
@@ -106,7 +106,7 @@ describeWith("the session page in headless Chromium (playwright-core)", MISSING,
   test("the tree lists every entry of both branches; the current branch is shown", async () => {
     const { page, errors } = await open();
     await page.click('button[data-filter="all"]');
-    const ids = await page.$$eval("#tree .row", (els) => els.map((e) => (e as HTMLElement).dataset.id));
+    const ids = await page.$$eval("#tree .row", (els) => els.map((e) => (e as unknown as { dataset: Record<string, string> }).dataset.id));
     expect(new Set(ids)).toEqual(new Set(made.entries.map((e) => e.id)));
     expect(await page.textContent("#tree-count")).toBe(`${made.entries.length} of ${made.entries.length} entries`);
     expect(await page.$eval("#tree .row.leaf", (e) => e.textContent)).toContain("Second branch answer.");
@@ -122,7 +122,7 @@ describeWith("the session page in headless Chromium (playwright-core)", MISSING,
     const { page } = await open();
     const before = await page.$$eval("#tree .row", (els) => els.length);
     await page.keyboard.press("/");
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe("search");
+    expect(await page.evaluate(() => (globalThis as unknown as { document: { activeElement?: { id: string } } }).document.activeElement?.id)).toBe("search");
     await page.keyboard.type("tidy");
     const rows = await page.$$eval("#tree .row", (els) => els.map((e) => e.textContent));
     expect(rows.length).toBeLessThan(before);
@@ -133,7 +133,7 @@ describeWith("the session page in headless Chromium (playwright-core)", MISSING,
     await page.dispatchEvent("#search", "input");
     await page.click(`#tree .row[data-id="${made.secondUserId}"]`);
     await page.keyboard.press("ArrowUp");
-    expect(await page.$eval("#tree .row.selected", (e) => (e as HTMLElement).dataset.id)).not.toBe(made.secondUserId);
+    expect(await page.$eval("#tree .row.selected", (e) => (e as unknown as { dataset: Record<string, string> }).dataset.id)).not.toBe(made.secondUserId);
     await page.close();
   });
 

@@ -1,7 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { loadSettings } from "../../../src/config.ts";
+import { loadSettings, type Settings } from "../../../src/config.ts";
+
+/** The settings' values without where they came from. */
+const values = ({ settingSources: _s, listedResources: _l, ...rest }: Settings) => rest;
 import { projectPaths } from "../../../src/resources/project-paths.ts";
 import { loadPromptTemplates } from "../../../src/resources/prompt-templates.ts";
 import { loadSkills } from "../../../src/resources/skills.ts";
@@ -82,7 +85,7 @@ describe("decideProjectTrust", () => {
     writeTree(repo, { ".git/HEAD": "ref", ".agents/skills/s/SKILL.md": skillMd("s", "d"), "sub/deeper/file.txt": "" });
     expect(decideProjectTrust({ home, cwd: join(repo, "sub", "deeper") }).found).toEqual(["../../.agents/skills"]);
     writeTree(cwd, { "inner/.git/HEAD": "ref", "inner/x.txt": "" });
-    expect(projectPaths(join(cwd, "inner")).skills).toEqual([join(cwd, "inner", ".pion", "skills"), join(cwd, "inner", ".agents", "skills")]);
+    expect(projectPaths(join(cwd, "inner")).skills).toEqual([join(cwd, "inner", ".pi", "skills"), join(cwd, "inner", ".pion", "skills"), join(cwd, "inner", ".agents", "skills")]);
   });
 
   test("the stderr notice names what was skipped, why, and how to trust the folder", () => {
@@ -111,9 +114,9 @@ describe("loaders honour the decision", () => {
     expect(loadSkills({ home, cwd, project: true }).skills.map((s) => s.name)).toEqual(["agents", "mine", "proj"]);
     expect(loadPromptTemplates({ home, cwd, project: false }).templates.map((t) => t.name)).toEqual(["u"]);
     expect(loadPromptTemplates({ home, cwd, project: true }).templates.map((t) => t.name)).toEqual(["p", "u"]);
-    expect(loadSettings(home, cwd, false)).toEqual({ defaultModel: "a" });
+    expect(values(loadSettings(home, cwd, false))).toEqual({ defaultModel: "a" });
     const warnings: string[] = [];
-    expect(loadSettings(home, cwd, true, (w) => warnings.push(w))).toEqual({ defaultModel: "b" });
-    expect(warnings).toEqual([`ignoring defaultProjectTrust in ${join(cwd, ".pion", "settings.json")}: only ${join(home, "settings.json")} can set it`]);
+    expect(values(loadSettings(home, cwd, true, (w) => warnings.push(w)))).toEqual({ defaultModel: "b" });
+    expect(warnings).toEqual([`ignoring defaultProjectTrust in ${join(cwd, ".pion", "settings.json")}: only the user's settings can set it`]);
   });
 });

@@ -1,0 +1,73 @@
+import { existsSync } from "node:fs";
+import type { CredentialGuard } from "../credentials/guard.ts";
+import type { McpConfig, McpServerConfig } from "../mcp/config.ts";
+import { mcpConfigFiles } from "../mcp/config-files.ts";
+import type { McpManager } from "../mcp/manager.ts";
+import { log } from "../util/log.ts";
+import type { CliOptions } from "./compose.ts";
+
+/** How long the first model call of a run waits for MCP servers still connecting. */
+export const MCP_STARTUP_WAIT_MS = 5000;
+/** Servers start this long after start-up (or with the first run, if sooner). */
+const MCP_START_DELAY_MS = 100;
+
+/**
+ * MCP servers from mcp.json (the project's only when the folder is trusted). The client code
+ * loads only when a server is configured; servers start once the session can report on them.
+ */
+export async function startMcp(o: CliOptions, projectTrusted: boolean, guard: CredentialGuard, publish: (e: Record<string, unknown>) => void) {
+  let config: McpConfig | undefined;
+  const trusted = projectTrusted;
+  // Most folders have no MCP configuration: the config module loads only when a file exists.
+  if (!o.noMcp && mcpConfigFiles({ ...o, projectTrusted: trusted }).some((f) => existsSync(f))) {
+    const { loadMcpConfig, serverCredentials } = await import("../mcp/config.ts");
+    config = loadMcpConfig({ home: o.home, cwd: o.cwd, env: o.env, projectTrusted: trusted });
+    // Known from now on, not only once the servers start: the host's first bash command must not get them either.
+    guard.addCredentials(serverCredentials(config.servers));
+    if (config.servers.length === 0 && config.errors.length === 0) config = undefined;
+  }
+  /** Servers given at run time, on top of the configured ones. */
+  let runtime: McpServerConfig[] = [];
+  const state = {
+    manager: undefined as McpManager | undefined,
+    config,
+    async ensure() {
+      if (state.manager) return;
+      const { McpManager } = await import("../mcp/manager.ts");
+      state.manager = new McpManager({ guard, onStatus: (s) => publish({ type: "mcp_status", ...s }) });
+    },
+    started: false,
+    /**
+     * Starts the configured servers, once. Loading the SDK takes the main thread for 100+ ms,
+     * so it waits until the host's first commands (a get_state at spawn) had their answers, or
+     * until a run needs the tools.
+     */
+    start() {
+      const c = state.config;
+      if (state.started || !c || !state.manager) return;
+      state.started = true;
+      logConfigErrors(c);
+      void state.manager.setServers(c.servers, c.errors);
+    },
+    /** Adds run-time servers and starts everything now (configured servers included, once). */
+    async add(servers: McpServerConfig[]) {
+      const { withRuntimeServers } = await import("../mcp/config.ts");
+      runtime = withRuntimeServers({ servers: runtime, errors: [] }, servers).servers;
+      await state.ensure();
+      if (!state.started && state.config) logConfigErrors(state.config);
+      state.started = true;
+      const all = withRuntimeServers(state.config, runtime);
+      await state.manager!.setServers(all.servers, all.errors);
+    },
+    /** Called once the session exists to report on the servers. */
+    ready() {
+      if (state.config) setTimeout(() => state.start(), MCP_START_DELAY_MS).unref();
+    },
+  };
+  if (config) await state.ensure();
+  return state;
+}
+
+const logConfigErrors = (c: McpConfig) => {
+  for (const e of c.errors) log("mcp", `${e.name === "*" ? e.source : `server "${e.name}"`}: ${e.error}`);
+};

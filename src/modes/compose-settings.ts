@@ -1,0 +1,47 @@
+/**
+ * Settings that change how start-up wires things, kept out of compose.ts: the user's
+ * `httpProxy`, `images.blockImages`, `packages`, the bash shell, and what `--verbose` says
+ * about where settings came from.
+ */
+import { existsSync } from "node:fs";
+import type { Settings } from "../config.ts";
+import { blockImages } from "../providers/block-images.ts";
+import type { StreamFn } from "../providers/types.ts";
+import type { LocalShell } from "../tools/index.ts";
+import { expandHome } from "../util/home-path.ts";
+import { log } from "../util/log.ts";
+
+/**
+ * The user's `httpProxy` as `HTTP_PROXY` / `HTTPS_PROXY` of `env` (pion's process environment,
+ * which Bun's fetch and so every provider SDK reads per request); a variable already set (not
+ * empty) wins.
+ * Only the user's settings count: loadSettings drops a project's value.
+ */
+export function applyHttpProxy(user: Settings, env: Record<string, string | undefined>): void {
+  const proxy = user.httpProxy?.trim();
+  if (!proxy) return;
+  for (const name of ["HTTP_PROXY", "HTTPS_PROXY"]) if (!env[name]) env[name] = proxy;
+}
+
+/** The stream, with images kept from the model when `images.blockImages` is set. */
+export const imagePolicy = (stream: StreamFn, settings: Settings): StreamFn => (settings.images?.blockImages === true ? blockImages(stream) : stream);
+
+/** The bash tool's and host shell's program (a leading `~` expanded) and command prefix. */
+export function localShell(settings: Settings): LocalShell {
+  const raw = settings.shellPath?.trim();
+  const path = raw ? expandHome(raw) : undefined;
+  return { ...(path ? { path } : {}), ...(settings.shellCommandPrefix ? { commandPrefix: settings.shellCommandPrefix } : {}) };
+}
+
+/** Settings pion accepts but cannot act on yet: said once per run on stderr. */
+export function noteUnsupported(settings: Settings): void {
+  if (settings.packages?.length) log("settings", `packages is not supported yet: the ${settings.packages.length} package(s) listed in ${settings.settingSources?.packages ?? "settings"} are not loaded`);
+}
+
+/** `--verbose` lines: the folders read and, per setting, the file its value came from. */
+export function settingsReport(settings: Settings, folders: { user: readonly string[]; project: readonly string[] }): string[] {
+  const read = [...folders.user, ...folders.project].filter((dir) => existsSync(dir));
+  const lines = [`config folders: ${read.join(", ") || "none"}`];
+  for (const [key, file] of Object.entries(settings.settingSources ?? {}).sort(([a], [b]) => (a < b ? -1 : 1))) lines.push(`settings: ${key} from ${file}`);
+  return lines;
+}
