@@ -270,6 +270,7 @@ function renderMessage(m: AgentMessage, timestamp: string, label: string | undef
     case "compactionSummary":
       return summary("compaction", "Compaction summary", timestamp, label, m.summary, `${tokens(m.tokensBefore)} tokens before`);
     default:
+      if (role === "system") return systemMessage(m as unknown as { content?: unknown; sections?: unknown }, timestamp, label);
       return note(html`Message with unknown role <code>${role}</code> not shown`);
   }
 }
@@ -367,4 +368,13 @@ function customMessage(
 ): SafeHtml {
   const body = blocksOf(content).map((b) => (b.type === "image" ? image(b) : html`<div class="md">${renderMarkdown(b.text)}</div>`));
   return entryBox(display ? "custom" : "custom hidden-msg", customType || "Custom", timestamp, label, display ? html`${body}` : html`<div class="note">Not shown to the user</div>${body}`);
+}
+
+/** The system prompt as the reference records it in a session (a `system` message, maybe in named sections), folded. */
+function systemMessage(m: { content?: unknown; sections?: unknown }, timestamp: string, label: string | undefined): SafeHtml {
+  const sections = m.sections && typeof m.sections === "object" ? Object.entries(m.sections as Record<string, unknown>) : [];
+  const text = typeof m.content === "string" ? m.content : "";
+  const parts = sections.map(([name, body]) => html`<details><summary>${name}</summary><pre>${typeof body === "string" ? body : prettyJson(body)}</pre></details>`);
+  const body = html`${text ? html`<pre>${text}</pre>` : ""}${parts}`;
+  return entryBox("system", "System prompt", timestamp, label, html`<details class="context"><summary>System prompt</summary>${body}</details>`);
 }

@@ -63,7 +63,7 @@ function describe(e: Entry): { k: string; t: string; quiet?: boolean } {
         case "custom":
           return { k: "custom", t: `${m.customType}: ${firstLine(contentText(m.content))}` };
         default:
-          return { k: "info", t: "message" };
+          return (m as { role: string }).role === "system" ? { k: "setting", t: "System prompt", quiet: true } : { k: "info", t: `message (${(m as { role: string }).role})` };
       }
     }
     case "compaction":

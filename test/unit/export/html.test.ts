@@ -147,6 +147,38 @@ describe("renderSessionHtml: page", () => {
   });
 });
 
+describe("renderSessionHtml: the session browser", () => {
+  test("every entry of every branch is in the tree rows; only the current branch is shown without the script", () => {
+    const root = entry({ type: "model_change", provider: "p", modelId: "m" });
+    const a = { ...message({ role: "user", content: "branch A", timestamp: 1 }), parentId: root.id };
+    const b = { ...message({ role: "user", content: "branch B", timestamp: 2 }), parentId: root.id, timestamp: "2030-01-01T00:00:00.000Z" };
+    const html = page({ entries: [root, a, b], leafId: b.id });
+    const rows = JSON.parse(html.match(/<script type="application\/json" id="pion-rows">([^<]*)<\/script>/)![1]!);
+    expect(rows.map((r: { id: string; d: number }) => [r.id, r.d])).toEqual([[root.id, 0], [a.id, 1], [b.id, 1]]);
+    expect(rows.find((r: { id: string }) => r.id === b.id).leaf).toBe(1);
+    expect(html).toContain(`<div class="ent" id="e-${a.id}" data-id="${a.id}" hidden>`);
+    expect(html).toContain(`<div class="ent" id="e-${b.id}" data-id="${b.id}">`);
+  });
+
+  test("the reference's recorded system prompt is folded, its sections too; the tree calls it a setting", () => {
+    const sys = message({ role: "system", content: "", sections: { preamble: "You are helpful.", rules: "Be brief." }, timestamp: 1 } as never);
+    const html = page({ entries: [sys] });
+    expect(html).toContain('<details class="context"><summary>System prompt</summary>');
+    expect(html).toContain("<summary>rules</summary><pre>Be brief.</pre>");
+    expect(html).toContain('"k":"setting","t":"System prompt"');
+  });
+
+  test("an old unified diff in edit details still renders with its marks; the numbered form too", () => {
+    const result = (diff: string) => message({ role: "toolResult", toolCallId: "c", toolName: "edit", content: [{ type: "text", text: "ok" }], details: { diff }, isError: false, timestamp: 1 } as never);
+    const old = page({ entries: [result("--- a/f\n+++ b/f\n@@ -1,1 +1,1 @@\n-x\n+y\n")] });
+    expect(old).toContain('<span class="dl hunk">@@ -1,1 +1,1 @@</span>');
+    expect(old).toContain('<span class="dl del">-x</span>');
+    const now = page({ entries: [result(" 1 a\n-2 b\n+2 B")] });
+    expect(now).toContain('<span class="dl ctx"> 1 a</span>');
+    expect(now).toContain('<span class="dl add">+2 B</span>');
+  });
+});
+
 describe("writeHtmlExport and defaultExportName", () => {
   test("creates the folder 0700, writes 0600, returns the absolute path", () => {
     const root = mkdtempSync(join(tmpdir(), "pion-export-"));
