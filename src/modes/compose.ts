@@ -5,6 +5,8 @@ import { createCredentialGuard, type CredentialGuard } from "../credentials/guar
 import { toolMasker } from "../credentials/mask-tools.ts";
 import { chooseModel, findModel } from "../providers/model-choice.ts";
 import { loadModels, type ModelRegistry } from "../providers/models.ts";
+import { namesLlamaCpp } from "../providers/llama-cpp.ts";
+import { liveRegistry, type LiveRegistry } from "./llama-models.ts";
 import { createScriptedStream, loadScript, scriptedModel } from "../providers/scripted.ts";
 import { streamByApi } from "../providers/index.ts";
 import type { Model, StreamFn, ThinkingLevel } from "../providers/types.ts";
@@ -139,6 +141,8 @@ export interface ComposeHooks {
 export interface Composed {
   session: AgentSession;
   scopedModels: Model[];
+  /** Re-reads run-time providers' models (llama.cpp) before a listing or a switch to one. */
+  refreshModels: LiveRegistry["refresh"];
   store: SessionStore;
   cwd: string;
   fileFor: (h: SessionHeader) => string | undefined;
@@ -250,7 +254,9 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
   if (notice) log("trust", notice);
   const settings = loadSettings(o.home, o.cwd, projectTrust.trusted, (msg) => log("settings", msg), userSettings);
   const sandbox = o.sandbox !== undefined || settings.sandbox?.mode !== undefined || settings.projectSandbox?.mode !== undefined ? await composeSandbox(o, settings) : undefined;
-  let registry = loadModels(o.home, o.env, { provider: o.provider, apiKey: o.apiKey });
+  const live = liveRegistry((extraProviders) => loadModels(o.home, o.env, { provider: o.provider, apiKey: o.apiKey }, undefined, { extraProviders }), o.env);
+  await live.refresh(namesLlamaCpp({ provider: o.provider ?? settings.defaultProvider, model: o.model ?? settings.defaultModel }));
+  let registry = live.registry;
   let stream: StreamFn = streamByApi;
   if (o.provider === "scripted") {
     // --provider scripted --model <replies.json>: canned replies, no network.
@@ -449,6 +455,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
   return {
     session,
     scopedModels,
+    refreshModels: live.refresh,
     store,
     cwd: o.cwd,
     fileFor,

@@ -95,12 +95,27 @@ export interface ModelRegistry {
  */
 export { resolveKeySpec } from "./keys.ts";
 
+/**
+ * A provider found at run time (a llama.cpp server's model list): it stands where a catalog
+ * provider would, so models.json can still move it or change its models. `apiKey` is literal.
+ */
+export interface ExtraProvider {
+  id: string;
+  api: Exclude<Api, "scripted" | "pi-virtual">;
+  baseUrl: string;
+  apiKey?: string;
+  headers?: Record<string, string>;
+  models: ModelDef[];
+}
+
 export function loadModels(
   home: string,
   env: Record<string, string | undefined>,
   override?: { provider?: string; apiKey?: string },
   catalog: Catalog = new Catalog(home),
+  opts: { extraProviders?: readonly ExtraProvider[] } = {},
 ): ModelRegistry {
+  const extras = new Map((opts.extraProviders ?? []).map((x) => [x.id, x]));
   const file = join(home, "models.json");
   const fileProviders = new Map<string, FileProvider>();
   const raw = readJsonFile(file);
@@ -108,7 +123,8 @@ export function loadModels(
     const parsed = v.safeParse(ModelsFileSchema, raw);
     if (!parsed.success) throw new Error(`Invalid models in ${file}: ${describeIssues(parsed.issues)}`);
     for (const [pid, p] of Object.entries(parsed.output.providers)) {
-      if (!p.baseUrl && !catalog.has(pid)) throw new Error(`Invalid models in ${file}: provider "${pid}" needs a baseUrl`);
+      // Overrides alone may name a provider found at run time (llama.cpp), present or not.
+      if (!p.baseUrl && !catalog.has(pid) && !extras.has(pid) && p.models?.length) throw new Error(`Invalid models in ${file}: provider "${pid}" needs a baseUrl`);
       fileProviders.set(pid, p);
     }
   }
@@ -118,10 +134,10 @@ export function loadModels(
     let list = built.get(provider);
     if (list) return list;
     const fp = fileProviders.get(provider);
-    const cat = catalog.has(provider) ? catalog.provider(provider) : undefined;
+    const cat = providerSource(provider);
     list = [];
     if (fp || cat) {
-      const def = { id: provider, api: fp?.api ?? cat?.api ?? "openai-completions", baseUrl: fp?.baseUrl ?? cat?.baseUrl ?? "", headers: fp?.headers };
+      const def = { id: provider, api: fp?.api ?? cat?.api ?? "openai-completions", baseUrl: fp?.baseUrl ?? cat?.baseUrl ?? "", headers: fp?.headers ?? cat?.headers };
       let defs: SourcedModel[] = cat?.models ?? [];
       // A models.json baseUrl moves the whole provider (a proxy, a test server), including the
       // catalog models that have an endpoint of their own.
@@ -145,34 +161,46 @@ export function loadModels(
     if (ids) return ids;
     const fromCatalog = catalog.ids();
     const preferred = PREFERRED.filter((p) => fromCatalog.includes(p));
-    ids = [...new Set([...preferred, ...fileProviders.keys(), ...fromCatalog])];
+    ids = [...new Set([...preferred, ...fileProviders.keys(), ...extras.keys(), ...fromCatalog])];
     return ids;
   };
 
   const keys = createKeyResolver({ env, override, catalog, fileKey: (pid) => fileProviders.get(pid)?.apiKey, providers });
-  const apiKey = keys.apiKey;
+  const extraKey = (p: string) => (fileProviders.get(p)?.apiKey || override?.apiKey ? undefined : extras.get(p)?.apiKey);
+  const apiKey = (p: string) => extraKey(p) ?? keys.apiKey(p);
 
   return {
     providers,
     models,
     all: () => providers().flatMap(models),
     apiKey,
-    keyOrigin: keys.keyOrigin,
+    keyOrigin: (p) => (extraKey(p) !== undefined ? "discovered" : keys.keyOrigin(p)),
     find: (provider, id) => models(provider).find((m) => m.id === id),
     available: () => providers().filter((p) => apiKey(p) !== undefined).flatMap(models),
-    credentials: keys.credentials,
+    credentials: () => [
+      ...keys.credentials(),
+      ...[...extras.values()].flatMap((x) => (x.apiKey ? [{ label: `${x.id} apiKey`, envNames: [], value: x.apiKey }] : [])),
+    ],
     providerDefaults: (provider) => {
       const fp = fileProviders.get(provider);
-      const cat = catalog.has(provider) ? catalog.provider(provider) : undefined;
+      const cat = providerSource(provider);
       if (!fp && !cat) return undefined;
       const out: { api: Api; baseUrl: string; headers?: Record<string, string> } = {
         api: fp?.api ?? cat?.api ?? "openai-completions",
         baseUrl: fp?.baseUrl ?? cat?.baseUrl ?? "",
       };
-      if (fp?.headers) out.headers = fp.headers;
+      const headers = fp?.headers ?? cat?.headers;
+      if (headers) out.headers = headers;
       return out;
     },
   };
+
+  /** A run-time provider, else the catalog's. */
+  function providerSource(provider: string): { api: Api; baseUrl: string; headers?: Record<string, string>; models: SourcedModel[] } | undefined {
+    const x = extras.get(provider);
+    if (x) return { ...x, models: x.models.map((m) => ({ ...m, source: "built-in" as const })) };
+    return catalog.has(provider) ? catalog.provider(provider) : undefined;
+  }
 }
 
 function stripUndefined<T extends object>(o: T): Partial<T> {
