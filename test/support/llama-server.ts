@@ -34,8 +34,8 @@ function freePort(): number {
 }
 
 /**
- * Starts llama-server on 127.0.0.1 with `args` (the tiny model and a 2048-token context unless
- * args give a model source) and resolves once /health answers 200.
+ * Starts llama-server on 127.0.0.1 with a 2048-token context and `args`: the tiny model as
+ * "tiny", unless args give `--models-dir` (router mode). Resolves once /health answers 200.
  */
 export async function startLlamaServer(o: { bin: string; vocab: string }, args: string[] = [], timeoutMs = 60_000): Promise<LlamaServer> {
   const port = freePort();
@@ -56,9 +56,12 @@ export async function startLlamaServer(o: { bin: string; vocab: string }, args: 
     url,
     port,
     output: () => log,
+    // SIGTERM first: a router stops the model servers it started.
     stop: async () => {
-      proc.kill("SIGKILL");
+      proc.kill("SIGTERM");
+      const timer = setTimeout(() => proc.kill("SIGKILL"), 3000);
       await proc.exited;
+      clearTimeout(timer);
     },
   };
   const deadline = Date.now() + timeoutMs;
