@@ -71,14 +71,14 @@ export async function discoverLlamaCpp(env: Env, signal?: AbortSignal): Promise<
     const nCtx = positive((props as { default_generation_settings?: { n_ctx?: unknown } } | null)?.default_generation_settings?.n_ctx);
     for (const m of entries) models.push(toModelDef(m, nCtx ?? positive(m.meta?.n_ctx) ?? positive(m.meta?.n_ctx_train)));
   }
-  // The server accepts any key when it was started without --api-key; the SDK wants one.
-  return { id: LLAMA_PROVIDER, api: "openai-completions", baseUrl: `${root}/v1`, apiKey: apiKey ?? "llama.cpp", models };
+  const provider: ExtraProvider = { id: LLAMA_PROVIDER, api: "openai-completions", baseUrl: `${root}/v1`, models };
+  if (apiKey) provider.apiKey = apiKey;
+  return provider;
 }
 
 function toModelDef(m: ServerModel & { id: string }, contextWindow: number | undefined): ModelDef {
   const image = Array.isArray(m.architecture?.input_modalities) && m.architecture.input_modalities.includes("image");
-  const def: ModelDef = { id: m.id, name: m.id, reasoning: false, input: image ? ["text", "image"] : ["text"] };
-  def.cost = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
+  const def: ModelDef = { id: m.id, name: m.id, reasoning: false, input: image ? ["text", "image"] : ["text"], cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } };
   if (contextWindow) {
     def.contextWindow = contextWindow;
     // The server stops at the end of its context; any output size up to it is allowed.

@@ -97,7 +97,8 @@ export { resolveKeySpec } from "./keys.ts";
 
 /**
  * A provider found at run time (a llama.cpp server's model list): it stands where a catalog
- * provider would, so models.json can still move it or change its models. `apiKey` is literal.
+ * provider would, so models.json can still move it or change its models. `apiKey` is literal;
+ * without one the provider needs no key.
  */
 export interface ExtraProvider {
   id: string;
@@ -166,7 +167,8 @@ export function loadModels(
   };
 
   const keys = createKeyResolver({ env, override, catalog, fileKey: (pid) => fileProviders.get(pid)?.apiKey, providers });
-  const extraKey = (p: string) => (fileProviders.get(p)?.apiKey || override?.apiKey ? undefined : extras.get(p)?.apiKey);
+  // A run-time provider without a key needs none: it is usable all the same (the SDK sends the placeholder).
+  const extraKey = (p: string) => (fileProviders.get(p)?.apiKey || override?.apiKey || !extras.has(p) ? undefined : (extras.get(p)!.apiKey ?? "none"));
   const apiKey = (p: string) => extraKey(p) ?? keys.apiKey(p);
 
   return {

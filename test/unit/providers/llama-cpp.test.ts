@@ -50,6 +50,11 @@ describe("llama.cpp discovery", () => {
     expect(p).toMatchObject({ id: "llama.cpp", api: "openai-completions", baseUrl: `${s.url}/v1` });
     expect(p.models).toEqual([expect.objectContaining({ id: "qwen", contextWindow: 8192, maxTokens: 8192, input: ["text"] })]);
     expect(s.auth).toEqual([null, null]);
+    expect(p.apiKey).toBeUndefined();
+    const reg = loadModels(mkdtempSync(join(tmpdir(), "pion-llama-")), {}, undefined, undefined, { extraProviders: [p] });
+    expect(reg.available().map((m) => m.id)).toContain("qwen");
+    // No key: nothing for the credential guard to hide.
+    expect(reg.credentials().some((c) => c.label.startsWith("llama.cpp"))).toBe(false);
   });
 
   test("router: loaded, sleeping and (with autoload) unloaded models; failed and decision-only ones left out", async () => {
