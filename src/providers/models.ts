@@ -139,7 +139,7 @@ export function loadModels(
     list = [];
     if (fp || cat) {
       const def = { id: provider, api: fp?.api ?? cat?.api ?? "openai-completions", baseUrl: fp?.baseUrl ?? cat?.baseUrl ?? "", headers: fp?.headers ?? cat?.headers };
-      let defs: SourcedModel[] = cat?.models ?? [];
+      let defs: MaybeSourced[] = cat?.models ?? [];
       // A models.json baseUrl moves the whole provider (a proxy, a test server), including the
       // catalog models that have an endpoint of their own.
       if (fp?.baseUrl) defs = defs.map((m) => (m.baseUrl ? { ...m, baseUrl: undefined } : m));
@@ -168,7 +168,7 @@ export function loadModels(
 
   const keys = createKeyResolver({ env, override, catalog, fileKey: (pid) => fileProviders.get(pid)?.apiKey, providers });
   // A run-time provider without a key needs none: it is usable all the same (the SDK sends the placeholder).
-  const extraKey = (p: string) => (fileProviders.get(p)?.apiKey || override?.apiKey || !extras.has(p) ? undefined : (extras.get(p)!.apiKey ?? "none"));
+  const extraKey = (p: string) => (fileProviders.get(p)?.apiKey || (override?.apiKey && (!override.provider || override.provider === p)) || !extras.has(p) ? undefined : (extras.get(p)!.apiKey ?? "none"));
   const apiKey = (p: string) => extraKey(p) ?? keys.apiKey(p);
 
   return {
@@ -198,12 +198,15 @@ export function loadModels(
   };
 
   /** A run-time provider, else the catalog's. */
-  function providerSource(provider: string): { api: Api; baseUrl: string; headers?: Record<string, string>; models: SourcedModel[] } | undefined {
+  function providerSource(provider: string): { api: Api; baseUrl: string; headers?: Record<string, string>; models: MaybeSourced[] } | undefined {
     const x = extras.get(provider);
-    if (x) return { ...x, models: x.models.map((m) => ({ ...m, source: "built-in" as const })) };
+    if (x) return x;
     return catalog.has(provider) ? catalog.provider(provider) : undefined;
   }
 }
+
+/** A discovered model has no catalog source. */
+type MaybeSourced = ModelDef & { source?: SourcedModel["source"] };
 
 function stripUndefined<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, val]) => val !== undefined)) as Partial<T>;

@@ -114,6 +114,12 @@ describe("loadModels extraProviders", () => {
     expect(reg.available().some((m) => m.provider === "llama.cpp")).toBe(true);
     expect(reg.apiKey("llama.cpp")).toBe("secret-key");
     expect(reg.credentials()).toContainEqual({ label: "llama.cpp apiKey", envNames: [], value: "secret-key" });
+    expect(reg.find("llama.cpp", "qwen")!.source).toBe("models.json");
+    expect(loadModels(home, {}, { provider: "openai", apiKey: "k-openai" }, undefined, { extraProviders: [extra] }).apiKey("llama.cpp")).toBe("secret-key");
+    expect(loadModels(home, {}, { apiKey: "k-all" }, undefined, { extraProviders: [extra] }).apiKey("llama.cpp")).toBe("k-all");
+    // Without an override a discovered model has no catalog source.
+    const bare = loadModels(mkdtempSync(join(tmpdir(), "pion-llama-")), {}, undefined, undefined, { extraProviders: [extra] });
+    expect(bare.find("llama.cpp", "qwen")!.source).toBeUndefined();
   });
 
   test("models.json overrides alone do not need the provider to be there", () => {
