@@ -5,7 +5,7 @@ import { createCredentialGuard, type CredentialGuard } from "../credentials/guar
 import { toolMasker } from "../credentials/mask-tools.ts";
 import { chooseModel, findModel } from "../providers/model-choice.ts";
 import { loadModels, type ModelRegistry } from "../providers/models.ts";
-import { namesLlamaCpp } from "../providers/llama-cpp.ts";
+import { llamaConfigured, namesLlamaCpp } from "../providers/llama-cpp.ts";
 import { liveRegistry, type LiveRegistry } from "./llama-models.ts";
 import { createScriptedStream, loadScript, scriptedModel } from "../providers/scripted.ts";
 import { streamByApi } from "../providers/index.ts";
@@ -338,7 +338,9 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
 
   const pattern = o.model ?? (o.provider ? undefined : settings.defaultModel);
   const provider = o.provider ?? (o.model ? undefined : settings.defaultProvider);
-  const choice = chooseModel(registry, { pattern, provider });
+  let choice = chooseModel(registry, { pattern, provider });
+  // Nothing else to start on: a llama.cpp server at LLAMA_BASE_URL may be the model there is.
+  if (!choice.model && !pattern && !provider && llamaConfigured(o.env)) choice = await live.refresh(false).then(() => chooseModel(registry, {}));
   const model = choice.model;
   let thinking = choice.thinkingLevel;
   if (model && (o.model || o.provider) && registry.apiKey(model.provider) === undefined) {

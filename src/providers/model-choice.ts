@@ -38,13 +38,13 @@ export function findModel(registry: ModelRegistry, pattern: string, provider?: s
 
 /**
  * A provider to start on when nothing names one: it has a key from models.json, --api-key, or
- * a `*_API_KEY` variable. A generic token that happens to be set (GITHUB_TOKEN, HF_TOKEN) makes
+ * a `*_API_KEY` variable, or pion found it at run time (a llama.cpp server). A generic token that happens to be set (GITHUB_TOKEN, HF_TOKEN) makes
  * its provider usable when named, but does not choose it.
  */
 function autoPickable(registry: ModelRegistry, provider: string): boolean {
   if (registry.apiKey(provider) === undefined) return false;
   const origin = registry.keyOrigin(provider) ?? "";
-  return origin === "models.json" || origin === "--api-key" || origin.endsWith("_API_KEY");
+  return origin === "models.json" || origin === "--api-key" || origin === "discovered" || origin.endsWith("_API_KEY");
 }
 
 /**

@@ -125,6 +125,14 @@ describeWith("llama.cpp provider against a real llama-server", missing, () => {
     }
   });
 
+  test("LLAMA_BASE_URL and no other provider: pion starts on the server's model", async () => {
+    const { dirs, env } = setup(server);
+    const r = await runPion(["--no-session", "-p", "hi"], { ...dirs, env });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim()).toBe(REPLY);
+  });
+
   test("--list-models asks the server named by LLAMA_BASE_URL", async () => {
     const { dirs, env } = setup(server);
     const r = await runPion(["--list-models", "tiny"], { ...dirs, env });
