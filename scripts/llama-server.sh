@@ -4,10 +4,11 @@
 # Nothing of node-llama-cpp runs: npm only fetches the tarball.
 #
 # Cache: ${PION_LLAMA_CACHE:-$HOME/.cache/pion/llama.cpp}/<node-llama-cpp version>/bin/llama-server
-# (outside the repository, shared by every worktree of the machine). The build happens in a temp
-# folder beside it and is renamed into place, so two runs racing each other both end with a whole
-# binary. CPU only, no network during the build (no curl, no OpenSSL, no prebuilt web UI).
-# Build log: <cache>/<version>/build.log. Progress goes to stderr; stdout is the path only.
+# (outside the repository, shared by every worktree of the machine). Concurrent runs wait on a
+# lock; the build happens in a temp folder beside the cache and is renamed into place, binary last,
+# so a binary that is there is a finished build. CPU only; the one download is the npm tarball
+# (no curl, no OpenSSL, no prebuilt web UI). Build log: <cache>/<version>/build.log.
+# Progress goes to stderr; stdout is the path only.
 set -euo pipefail
 
 NLC_VERSION=3.21.1
@@ -25,6 +26,16 @@ for tool in npm git cmake tar c++; do
 done
 
 mkdir -p "$dest"
+# One build at a time per cache: a second run waits for the first and then finds its binary.
+# Without flock both build, and the renames below still leave one whole binary.
+if command -v flock >/dev/null 2>&1; then
+  exec 9>"$dest/.lock"
+  flock 9
+  if [ -x "$bin" ]; then
+    echo "$bin"
+    exit 0
+  fi
+fi
 work=$(mktemp -d "$dest/.build-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 log="$work/build.log"
