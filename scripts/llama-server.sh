@@ -48,7 +48,8 @@ echo "llama-server.sh: building llama-server from node-llama-cpp@$NLC_VERSION in
   git clone --quiet "$work/package/llama/gitRelease.bundle" "$work/src"
   # GGML_NATIVE=OFF: the binary may run on another machine sharing the cache (a CI image). It is
   # no slower for the tests' tiny model: measured on a 2-core x86-64 box, 460 s to build and ~40k
-  # prompt tokens/s, against 561 s and ~2k tokens/s with GGML_NATIVE=ON.
+  # prompt tokens/s, against 561 s (at low priority beside other jobs) and ~2k tokens/s with
+  # GGML_NATIVE=ON.
   cmake -S "$work/src" -B "$work/build" -G "Unix Makefiles" \
     -DCMAKE_BUILD_TYPE=Release \
     -DBUILD_SHARED_LIBS=OFF \
