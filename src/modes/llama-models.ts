@@ -1,4 +1,4 @@
-import { discoverLlamaCpp, llamaConfigured } from "../providers/llama-cpp.ts";
+import { discoverLlamaCpp, llamaConfigured, llamaServerUrl } from "../providers/llama-cpp.ts";
 import type { ExtraProvider, ModelRegistry } from "../providers/models.ts";
 import { errorMessage } from "../util/errors.ts";
 import { log } from "../util/log.ts";
@@ -34,7 +34,11 @@ export function liveRegistry(load: (extra: ExtraProvider[]) => ModelRegistry, en
   const refresh = async (required: boolean) => {
     if (!required && !llamaConfigured(env)) return;
     try {
-      current = load([await discoverLlamaCpp(env)]);
+      const found = await discoverLlamaCpp(env);
+      current = load([found]);
+      if (required && found.models.length === 0) {
+        throw new Error(`The llama.cpp server at ${llamaServerUrl(env)} has no model ready (a router started with --no-models-autoload loads one on request)`);
+      }
     } catch (err) {
       if (required) throw err;
       log("models", errorMessage(err));

@@ -180,6 +180,21 @@ describeWith("llama.cpp provider: other servers", missing, () => {
       await server.stop();
     }
   });
+
+  test("a router that loads nothing on demand: naming the provider says it has no model ready", async () => {
+    const kit = found as { bin: string; vocab: string };
+    const dir = mkdtempSync(join(tmpdir(), "llama-models-"));
+    symlinkSync(tinyModel(kit.vocab), join(dir, "tiny-a.gguf"));
+    const server = await startLlamaServer(kit, ["--models-dir", dir, "--no-models-autoload"]);
+    try {
+      const { dirs, env } = setup(server);
+      const r = await runPion(["--no-session", "--provider", "llama.cpp", "-p", "hi"], { ...dirs, env });
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toContain(`The llama.cpp server at ${server.url} has no model ready`);
+    } finally {
+      await server.stop();
+    }
+  });
 });
 
 describe("llama.cpp provider: no server", () => {
