@@ -297,10 +297,16 @@ async function runExport(input: string, output: string | undefined): Promise<num
 }
 
 async function runListModels(a: ParsedArgs["values"], search: string | undefined): Promise<number> {
-  const [{ loadModels }, { formatModelList }] = await Promise.all([import("./providers/models.ts"), import("./modes/list-models.ts")]);
+  const [{ loadModels }, { formatModelList }, { liveRegistry }] = await Promise.all([
+    import("./providers/models.ts"),
+    import("./modes/list-models.ts"),
+    import("./modes/llama-models.ts"),
+  ]);
   try {
-    const registry = loadModels(pionHome(), process.env, { provider: a.provider, apiKey: a["api-key"] });
-    writeOut(formatModelList(registry.available(), search));
+    const override = { provider: a.provider, apiKey: a["api-key"] };
+    const live = liveRegistry((extraProviders) => loadModels(pionHome(), process.env, override, { extraProviders }), process.env);
+    await live.refresh(a.provider === "llama.cpp");
+    writeOut(formatModelList(live.registry.available(), search));
     return 0;
   } catch (err) {
     writeErr(`pion: ${errorMessage(err)}\n`);

@@ -91,6 +91,8 @@ export function createAcpAgent(deps: AcpAgentDeps): acp.AgentApp {
         `No model with an API key is configured: set ${deps.keyHint}, or configure a provider in $PION_HOME/models.json`,
       );
     }
+    // The editor's model picker lists a llama.cpp server's models when LLAMA_BASE_URL is set.
+    await composed.refreshModels(false);
     sessionId = composed.session.sessionId;
     if (composed.permissions) composed.permissions.port = acpApprovals(client, () => sessionId);
     const link = new SessionLink(composed, (update) => client.notify("session/update", { sessionId, update }), files, terminals);

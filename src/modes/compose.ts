@@ -5,6 +5,8 @@ import { createCredentialGuard, type CredentialGuard } from "../credentials/guar
 import { toolMasker } from "../credentials/mask-tools.ts";
 import { chooseStartupModel } from "./compose-model.ts";
 import { loadModels, type ModelRegistry } from "../providers/models.ts";
+import { llamaConfigured, namesLlamaCpp } from "../providers/llama-cpp.ts";
+import { liveRegistry, type LiveRegistry } from "./llama-models.ts";
 import { createScriptedStream, loadScript, scriptedModel } from "../providers/scripted.ts";
 import { streamByApi } from "../providers/index.ts";
 import type { Model, StreamFn } from "../providers/types.ts";
@@ -140,6 +142,8 @@ export interface ComposeHooks {
 export interface Composed {
   session: AgentSession;
   scopedModels: Model[];
+  /** Re-reads run-time providers' models (llama.cpp) before a listing or a switch to one. */
+  refreshModels: LiveRegistry["refresh"];
   store: SessionStore;
   cwd: string;
   fileFor: (h: SessionHeader) => string | undefined;
@@ -242,7 +246,9 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
   // A shared store (ACP) was opened in its folder already; the session's files go beside it.
   if (!hooks.store) o = withSettingsSessionDir(o, settings);
   const sandbox = o.sandbox !== undefined || settings.sandbox?.mode !== undefined || settings.projectSandbox?.mode !== undefined ? await composeSandbox(o, settings) : undefined;
-  let registry = loadModels(o.home, o.env, { provider: o.provider, apiKey: o.apiKey });
+  const live = liveRegistry((extraProviders) => loadModels(o.home, o.env, { provider: o.provider, apiKey: o.apiKey }, { extraProviders }), o.env);
+  await live.refresh(namesLlamaCpp({ provider: o.provider ?? settings.defaultProvider, model: o.model ?? settings.defaultModel }));
+  let registry = live.registry;
   let stream: StreamFn = imagePolicy(streamByApi, settings);
   if (o.provider === "scripted") {
     // --provider scripted --model <replies.json>: canned replies, no network.
@@ -319,7 +325,12 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
   if (extensions) registry = withVirtualModels(registry, extensions);
   ref.models = registry;
 
-  const { model, thinking, scopedModels } = chooseStartupModel(registry, o, settings);
+  let { model, thinking, scopedModels } = chooseStartupModel(registry, o, settings);
+  // Nothing else to start on: a llama.cpp server at LLAMA_BASE_URL may be the model there is.
+  if (!model && !o.model && !o.provider && !settings.defaultModel && !settings.defaultProvider && llamaConfigured(o.env)) {
+    await live.refresh(false);
+    ({ model, thinking, scopedModels } = chooseStartupModel(registry, o, settings));
+  }
 
   // Host tools join from the next model call; the todo tool once the host set a plan.
   const tools = () => {
@@ -423,6 +434,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
   return {
     session,
     scopedModels,
+    refreshModels: live.refresh,
     store,
     cwd: o.cwd,
     fileFor,

@@ -14,3 +14,13 @@ export function errorStatus(err: unknown): number | undefined {
   const s = (err as { status?: unknown } | null)?.status;
   return typeof s === "number" ? s : undefined;
 }
+
+/**
+ * describeProviderError, plus the endpoint when the request never reached it (the SDKs'
+ * "Connection error." names no server).
+ */
+export function describeRequestError(err: unknown, baseUrl: string): string {
+  const text = describeProviderError(err);
+  const unreached = errorStatus(err) === undefined && /connection error|ECONNREFUSED|unable to connect|fetch failed/i.test(text);
+  return unreached && baseUrl && !text.includes(baseUrl) ? `${text} (${baseUrl})` : text;
+}

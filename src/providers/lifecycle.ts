@@ -1,6 +1,6 @@
 import { priceUsage } from "./cost.ts";
 import { emptyAssistant, PushStream } from "./event-stream.ts";
-import { describeProviderError } from "./errors.ts";
+import { describeRequestError } from "./errors.ts";
 import { idleWatchdog, linkedController } from "./transform.ts";
 import type { AssistantMessage, AssistantStream, LlmRequest } from "./types.ts";
 
@@ -30,7 +30,7 @@ export function runProviderStream(req: LlmRequest, signal: AbortSignal, run: (ct
     } catch (err) {
       msg.stopReason = signal.aborted ? "aborted" : "error";
       if (signal.aborted) msg.errorMessage = "The operation was aborted.";
-      else msg.errorMessage = watchdog.fired() ? String(controller.signal.reason?.message) : describeProviderError(err);
+      else msg.errorMessage = watchdog.fired() ? String(controller.signal.reason?.message) : describeRequestError(err, req.model.baseUrl);
     } finally {
       watchdog.stop();
       priceUsage(msg.usage, req.model);

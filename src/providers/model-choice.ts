@@ -38,7 +38,8 @@ export function findModel(registry: ModelRegistry, pattern: string, provider?: s
 
 /**
  * A provider to start on when nothing names one: it has a key from models.json, auth.json,
- * --api-key, a `*_API_KEY` variable or a token variable of that provider's own. A generic token that happens to be set (GITHUB_TOKEN, HF_TOKEN) makes
+ * --api-key, a `*_API_KEY` variable or a token variable of that provider's own, or pion found it
+ * at run time (a llama.cpp server). A generic token that happens to be set (GITHUB_TOKEN, HF_TOKEN) makes
  * its provider usable when named, but does not choose it.
  */
 const PROVIDER_TOKENS = ["ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_OAUTH_TOKEN", "COPILOT_GITHUB_TOKEN"];
@@ -46,7 +47,7 @@ const PROVIDER_TOKENS = ["ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_OAUTH_TOKEN", "COPIL
 function autoPickable(registry: ModelRegistry, provider: string): boolean {
   if (registry.apiKey(provider) === undefined) return false;
   const origin = registry.keyOrigin(provider) ?? "";
-  return ["models.json", "--api-key", "auth.json"].includes(origin) || origin.endsWith("_API_KEY") || PROVIDER_TOKENS.includes(origin);
+  return ["models.json", "--api-key", "auth.json", "discovered"].includes(origin) || origin.endsWith("_API_KEY") || PROVIDER_TOKENS.includes(origin);
 }
 
 /**

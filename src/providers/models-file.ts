@@ -115,7 +115,7 @@ export interface FileProvider {
   modelOverrides?: Record<string, Partial<FileModel>>;
 }
 
-/** A provider found at run time (a llama.cpp server), merged below every models.json file. */
+/** A provider found at run time (a llama.cpp server): it stands where a catalog provider would. */
 export interface ExtraProvider {
   id: string;
   api: ImplementedApi;
@@ -130,15 +130,12 @@ export type Warn = (message: string) => void;
 /**
  * Every models.json in `paths`, the first winning: within a provider its fields win one by one
  * (headers and compat merge key by key), models are the union by id with the first file's entry
- * winning, and so are modelOverrides. `extra` providers come last.
+ * winning, and so are modelOverrides. (Providers found at run time stand beside the catalog's:
+ * models.ts.)
  */
-export function readModelsFiles(o: { paths: readonly string[]; extra?: readonly ExtraProvider[]; known: (provider: string) => boolean; warn: Warn }): Map<string, FileProvider> {
+export function readModelsFiles(o: { paths: readonly string[]; known: (provider: string) => boolean; warn: Warn }): Map<string, FileProvider> {
   const out = new Map<string, FileProvider>();
   const layers = o.paths.map((path) => parseModelsFile(readFile(path, o.warn), path, o.warn));
-  for (const e of o.extra ?? []) {
-    const { id, models, ...rest } = e;
-    layers.push(new Map([[id, { ...rest, models }]]));
-  }
   for (const layer of layers) {
     for (const [pid, p] of layer) {
       const have = out.get(pid);

@@ -77,19 +77,24 @@ export function loadModels(
 ): ModelRegistry {
   const catalog = opts.catalog ?? new Catalog(home);
   const warn = opts.warn ?? ((msg: string) => log("models", msg));
+  // Providers found at run time stand where a catalog provider would: models.json can still move
+  // them or change their models, and one without a key needs none.
+  const extras = new Map((opts.extraProviders ?? []).map((x) => [x.id, x]));
   const fileProviders: ReadonlyMap<string, FileProvider> = readModelsFiles({
     paths: opts.paths ?? userFiles(home, env, "models.json"),
-    extra: opts.extraProviders,
-    known: (pid) => catalog.has(pid),
+    known: (pid) => catalog.has(pid) || extras.has(pid),
     warn,
   });
+  /** A run-time provider, else the catalog's. */
+  const providerSource = (provider: string): { api: Api; baseUrl: string; headers?: Record<string, string>; models: (FileModel & { source?: Model["source"] })[] } | undefined =>
+    extras.get(provider) ?? (catalog.has(provider) ? catalog.provider(provider) : undefined);
 
   const built = new Map<string, Model[]>();
   const models = (provider: string): Model[] => {
     let list = built.get(provider);
     if (list) return list;
     const fp = fileProviders.get(provider);
-    const cat = catalog.has(provider) ? catalog.provider(provider) : undefined;
+    const cat = providerSource(provider);
     list = [];
     if (fp || cat) {
       const where = `provider "${provider}"`;
@@ -124,7 +129,7 @@ export function loadModels(
     if (ids) return ids;
     const fromCatalog = catalog.ids();
     const preferred = PREFERRED.filter((p) => fromCatalog.includes(p));
-    ids = [...new Set([...preferred, ...fileProviders.keys(), ...fromCatalog])];
+    ids = [...new Set([...preferred, ...fileProviders.keys(), ...extras.keys(), ...fromCatalog])];
     return ids;
   };
 
@@ -132,18 +137,19 @@ export function loadModels(
     env,
     override,
     catalog,
-    fileKey: (pid) => fileProviders.get(pid)?.apiKey,
+    fileKey: (pid) => fileProviders.get(pid)?.apiKey ?? literalSpec(extras.get(pid)?.apiKey),
     providers,
     authPaths: opts.authPaths ?? userFiles(home, env, "auth.json"),
   });
-  const apiKey = keys.apiKey;
+  // A run-time provider without a key needs none: it is usable all the same (the SDK sends a placeholder).
+  const apiKey = (p: string) => keys.apiKey(p) ?? (extras.has(p) ? "none" : undefined);
 
   return {
     providers,
     models,
     all: () => providers().flatMap(models),
     apiKey,
-    keyOrigin: keys.keyOrigin,
+    keyOrigin: (p) => keys.keyOrigin(p) ?? (extras.has(p) ? "discovered" : undefined),
     requestAuth: keys.requestAuth,
     keySources: keys.keySources,
     onNewCredentials: keys.onNewCredentials,
@@ -154,7 +160,7 @@ export function loadModels(
     fileProviders: () => fileProviders,
     providerDefaults: (provider) => {
       const fp = fileProviders.get(provider);
-      const cat = catalog.has(provider) ? catalog.provider(provider) : undefined;
+      const cat = providerSource(provider);
       if (!fp && !cat) return undefined;
       const out: { api: Api; baseUrl: string; headers?: Record<string, string> } = {
         api: fp?.api ?? cat?.api ?? "openai-completions",
@@ -166,6 +172,9 @@ export function loadModels(
     },
   };
 }
+
+/** A literal key as a models.json value that resolves to itself (`$$` for `$`, `$!` for a leading `!`). */
+const literalSpec = (key: string | undefined): string | undefined => key?.replace(/\$/g, "$$$$").replace(/^!/, "$$!");
 
 type ProviderBase = { id: string; api: Api; baseUrl: string; headers?: Record<string, string>; compat?: Compat; authHeader?: boolean };
 

@@ -8,6 +8,7 @@ import type { ImageContent } from "../providers/types.ts";
 import type { Disposition } from "../session/session-types.ts";
 import { COMMAND_SCHEMAS, SILENT_FRAMES } from "../protocol/commands.ts";
 import type { Model } from "../providers/types.ts";
+import { LLAMA_PROVIDER } from "../providers/llama-cpp.ts";
 import { normalizeTodos } from "../tools/todo.ts";
 import { Background } from "../protocol/responses.ts";
 import { EncodedEvent, JsonBytesEscaper } from "../util/json-bytes.ts";
@@ -22,6 +23,8 @@ export interface HandlerContext extends SessionHandlerContext {
   hostTools: HostTools;
   commands: () => unknown[];
   extensions?: ExtensionRunner;
+  /** Re-reads the models of providers found at run time (llama.cpp); `true`: the provider was named. */
+  refreshModels?: (required: boolean) => Promise<void>;
   /** Models `cycle_model` goes through (from --models), empty when not scoped. */
   scopedModels: Model[];
   /** Decided once at start-up for the process's cwd. */
@@ -55,7 +58,8 @@ export function createHandlers(ctx: HandlerContext): Handlers {
     set_todos: (c) => ({ phases: s().setTodos(normalizeTodos(c.phases)) }),
     set_host_tools: (c) => ({ toolNames: ctx.hostTools.set(c.tools) }),
 
-    set_model: (c) => {
+    set_model: async (c) => {
+      if (c.provider === LLAMA_PROVIDER) await ctx.refreshModels?.(true);
       const model = s().availableModels().find((m) => m.provider === c.provider && m.id === c.modelId);
       if (!model) throw new PionError(`Model not found: ${c.provider}/${c.modelId}`, "not_found");
       s().setModel(model);
@@ -71,7 +75,10 @@ export function createHandlers(ctx: HandlerContext): Handlers {
       s().setModel(next);
       return { model: next, thinkingLevel: s().thinkingLevel, isScoped: scoped };
     },
-    get_available_models: () => ({ models: s().availableModels() }),
+    get_available_models: async () => {
+      await ctx.refreshModels?.(false);
+      return { models: s().availableModels() };
+    },
 
     set_thinking_level: (c) => {
       s().setThinkingLevel(c.level);

@@ -275,6 +275,9 @@ const OVERFLOW_PATTERNS: readonly RegExp[] = [
   /context[_ ]length[_ ]exceeded/i,
   /context[_ ]window/i,
   /exceeds? (the )?(available |maximum )?context/i,
+  // llama.cpp: "request (N tokens) exceeds the available context size", "input ... is larger than the max context size"
+  /exceed_context_size_error/,
+  /larger than the max context size/i,
   /too many tokens/i,
   /request[_ ]too[_ ]large/i,
   /input token count.*exceeds/i,

@@ -198,9 +198,10 @@ describe("several models.json files and run-time providers", () => {
     const { reg } = load([{ providers: { llamacpp: { models: [{ id: "from-file", contextWindow: 4096 }] } } }], {}, {
       extraProviders: [{ id: "llamacpp", api: "openai-completions", baseUrl: "http://127.0.0.1:8080/v1", models: [{ id: "from-file" }, { id: "found", contextWindow: 32768 }] }],
     });
+    // The run-time provider stands where a catalog provider would: a models.json entry of the same id replaces its model.
     expect(reg.models("llamacpp").map((m) => [m.id, m.contextWindow, m.baseUrl])).toEqual([
-      ["from-file", 4096, "http://127.0.0.1:8080/v1"],
       ["found", 32768, "http://127.0.0.1:8080/v1"],
+      ["from-file", 4096, "http://127.0.0.1:8080/v1"],
     ]);
   });
 

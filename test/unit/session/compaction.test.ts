@@ -112,6 +112,9 @@ describe("isContextOverflow", () => {
     "Input is too long for requested model.",
     "400 too many tokens in the request",
     "the request exceeds the available context size, try increasing it",
+    "400 request (2634 tokens) exceeds the available context size (2048 tokens), try increasing it",
+    "400 input (3000 tokens) is larger than the max context size (2048 tokens). skipping",
+    '400 {"error":{"code":400,"type":"exceed_context_size_error","n_ctx":2048}}',
   ])("overflow: %s", (message) => {
     expect(isContextOverflow(err(message))).toBe(true);
   });
