@@ -6,7 +6,7 @@ import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
 import { PEAK_METHOD, PION_BIN, REF_CLI } from "./lib.ts";
 
-const ALL = ["startup", "json-mode", "pipelined", "streaming", "sessions", "bash", "latency", "masking", "catalog", "prompt-cache", "permissions", "sandbox"];
+const ALL = ["startup", "json-mode", "pipelined", "streaming", "sessions", "bash", "latency", "masking", "catalog", "prompt-cache", "permissions", "sandbox", "export"];
 const pick = process.argv.slice(2);
 const names = pick.length ? ALL.filter((n) => pick.includes(n)) : ALL;
 

@@ -247,11 +247,13 @@
     }
   });
 
-  const jsonlData = $("pion-jsonl");
+  // The session file, gzipped in base64: unpacked once the page is drawn, then offered as a download.
+  const packed = $("pion-jsonl");
   const download = $("download-jsonl");
-  if (jsonlData && download) {
-    const blob = new Blob([JSON.parse(jsonlData.textContent)], { type: "application/x-ndjson" });
-    download.href = URL.createObjectURL(blob);
+  async function offerDownload() {
+    const bytes = Uint8Array.from(atob(packed.textContent.trim()), (c) => c.charCodeAt(0));
+    const file = await new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"))).blob();
+    download.href = URL.createObjectURL(new Blob([file], { type: "application/x-ndjson" }));
     download.hidden = false;
   }
 
@@ -263,4 +265,5 @@
   refilter();
   if (state.selected) showBranch(state.selected, location.hash.includes("entry="));
   document.body.classList.add("drawn");
+  if (packed && download) setTimeout(() => offerDownload().catch((err) => console.error(`the session file could not be unpacked: ${err}`)), 0);
 })();

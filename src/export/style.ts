@@ -33,6 +33,7 @@ body.ready #sidebar { display: flex; flex-direction: column; position: fixed; to
 #tree .row .badge { margin-left: 6px; font-size: 11px; }
 #tree .row .leaf-mark { border-color: var(--accent); color: var(--accent); }
 mark { background: #ffd54a; color: #000; border-radius: 2px; }
+.ent { content-visibility: auto; contain-intrinsic-size: auto 160px; }
 .ent.picked > * { box-shadow: 0 0 0 2px var(--accent); }
 body.hide-thinking details.thinking { display: none; }
 body.hide-tools .tool-output { display: none; }

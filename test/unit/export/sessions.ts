@@ -154,7 +154,7 @@ export const ALLOWED_ATTRS: ReadonlySet<string> = new Set(
  * one executable script, which must be exactly pion's.
  */
 export function withoutOwnScripts(page: string, ownScript: string): string {
-  const data = /<script type="application\/json" id="pion-(rows|jsonl)">([^<]*)<\/script>/g;
+  const data = /<script type="application\/(json|gzip)" id="pion-(rows|jsonl)">([^<]*)<\/script>/g;
   const stripped = page.replace(data, "");
   const own = `<script>${ownScript}</script>`;
   if (stripped.split(own).length !== 2) throw new Error("the page must hold its own script exactly once");
