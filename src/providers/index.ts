@@ -8,6 +8,7 @@ const adapters = {
   "anthropic-messages": () => import("./anthropic.ts").then((m) => m.streamAnthropic),
   "openai-completions": () => import("./openai-completions.ts").then((m) => m.streamOpenAICompletions),
   "openai-responses": () => import("./openai-responses.ts").then((m) => m.streamOpenAIResponses),
+  "google-generative-ai": () => import("./google.ts").then((m) => m.streamGoogle),
 } satisfies Record<ImplementedApi, () => Promise<StreamFn>>;
 const loaded = new Map<string, StreamFn>();
 

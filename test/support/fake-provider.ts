@@ -14,8 +14,9 @@ import {
   type Frame,
   type StreamPlan,
 } from "./fake-provider/encoders.ts";
+import { encodeGoogle } from "./fake-provider/google.ts";
 
-export type FakeApi = "anthropic-messages" | "openai-completions" | "openai-responses";
+export type FakeApi = "anthropic-messages" | "openai-completions" | "openai-responses" | "google-generative-ai";
 
 export type FakeBlock =
   | { type: "text"; /** An array gives the individual deltas. */ text: string | string[] }
@@ -31,6 +32,8 @@ export type FakeBlock =
       arguments: Record<string, unknown> | string;
       /** Split the JSON text into this many argument deltas. Default 1. */
       fragments?: number;
+      /** Gemini only: the part's `thoughtSignature`. */
+      signature?: string;
     };
 
 /**
@@ -68,6 +71,8 @@ export type FakeReply =
       usage?: FakeUsage;
       /** Default: "toolUse" when a toolCall block is present, else "stop". */
       stopReason?: "stop" | "length" | "toolUse";
+      /** Gemini only: the raw finishReason (SAFETY, RECITATION, …). */
+      finishReason?: string;
     } & FakeTiming)
   | {
       kind: "http_error";
@@ -123,6 +128,7 @@ const encoders: Record<FakeApi, (plan: StreamPlan) => Frame[]> = {
   "anthropic-messages": encodeAnthropic,
   "openai-completions": encodeCompletions,
   "openai-responses": encodeResponses,
+  "google-generative-ai": encodeGoogle,
 };
 
 export function startFakeProvider(opts: FakeProviderOptions = {}): FakeProvider {
@@ -160,13 +166,15 @@ export function startFakeProvider(opts: FakeProviderOptions = {}): FakeProvider 
         return refuse(api, `fake provider: onRequest failed: ${err instanceof Error ? err.message : String(err)}`);
       }
       const body = req.body;
-      if (!isRecord(body) || body.stream !== true) {
+      // Gemini says "stream" in its path (`:streamGenerateContent?alt=sse`), not in its body.
+      if (api === "google-generative-ai" ? !isRecord(body) || new URL(httpReq.url).searchParams.get("alt") !== "sse" : !isRecord(body) || body.stream !== true) {
         return refuse(api, "fake provider: only streaming requests (stream: true) are supported");
       }
       const reply = queue.shift();
       if (!reply) return refuse(api, `fake provider: no scripted reply left for request #${requests.length} (${path})`);
       if (reply.kind === "http_error") return errorResponse(api, reply.status, reply);
-      return streamResponse(encoders[api](toPlan(reply, body)), reply);
+      const model = api === "google-generative-ai" ? /\/models\/([^/:]+):/.exec(path)?.[1] : undefined;
+      return streamResponse(encoders[api](toPlan(reply, model ? { ...body, model } : body)), reply);
     },
   });
   const url = `http://127.0.0.1:${server.port}`;
@@ -201,6 +209,7 @@ function apiForPath(path: string): FakeApi | undefined {
   if (p.endsWith("/messages")) return "anthropic-messages";
   if (p.endsWith("/chat/completions")) return "openai-completions";
   if (p.endsWith("/responses")) return "openai-responses";
+  if (p.endsWith(":streamGenerateContent")) return "google-generative-ai";
   return undefined;
 }
 
@@ -225,6 +234,7 @@ function toPlan(reply: Exclude<FakeReply, { kind: "http_error" }>, body: Record<
     blocks: reply.blocks,
     usage: fullUsage(reply.usage),
     stopReason: reply.stopReason ?? (hasTool ? "toolUse" : "stop"),
+    ...(reply.finishReason ? { finishReason: reply.finishReason } : {}),
   };
 }
 
@@ -290,6 +300,16 @@ const openaiErrorTypes: Record<number, string> = {
   503: "server_error",
 };
 
+const googleStatuses: Record<number, string> = {
+  400: "INVALID_ARGUMENT",
+  401: "UNAUTHENTICATED",
+  403: "PERMISSION_DENIED",
+  404: "NOT_FOUND",
+  429: "RESOURCE_EXHAUSTED",
+  500: "INTERNAL",
+  503: "UNAVAILABLE",
+};
+
 function errorResponse(
   api: FakeApi | undefined,
   status: number,
@@ -301,6 +321,10 @@ function errorResponse(
     const type = o.errorType ?? anthropicErrorTypes[status] ?? "api_error";
     const body = o.body ?? { type: "error", error: { type, message }, request_id: requestId };
     return Response.json(body, { status, headers: { "request-id": requestId, ...o.headers } });
+  }
+  if (api === "google-generative-ai") {
+    const body = o.body ?? { error: { code: status, message, status: o.errorType ?? googleStatuses[status] ?? "INTERNAL" } };
+    return Response.json(body, { status, headers: o.headers });
   }
   const type = o.errorType ?? openaiErrorTypes[status] ?? "server_error";
   const code = status === 429 ? "rate_limit_exceeded" : status === 401 ? "invalid_api_key" : null;

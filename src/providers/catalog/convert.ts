@@ -16,7 +16,7 @@ const KNOWN_ENDPOINTS: Record<string, { api: ChatApi; baseUrl: string }> = {
   xai: { api: "openai-completions", baseUrl: "https://api.x.ai/v1" },
   mistral: { api: "openai-completions", baseUrl: "https://api.mistral.ai/v1" },
   cerebras: { api: "openai-completions", baseUrl: "https://api.cerebras.ai/v1" },
-  google: { api: "openai-completions", baseUrl: "https://generativelanguage.googleapis.com/v1beta/openai" },
+  google: { api: "google-generative-ai", baseUrl: "https://generativelanguage.googleapis.com/v1beta" },
   deepinfra: { api: "openai-completions", baseUrl: "https://api.deepinfra.com/v1/openai" },
   togetherai: { api: "openai-completions", baseUrl: "https://api.together.xyz/v1" },
   perplexity: { api: "openai-completions", baseUrl: "https://api.perplexity.ai" },
@@ -31,6 +31,7 @@ function apiOfPackage(npm: string | undefined, shape?: string): ChatApi | undefi
   if (npm === "@ai-sdk/anthropic") return "anthropic-messages";
   if (npm === "@ai-sdk/openai") return "openai-responses";
   if (npm === "@ai-sdk/openai-compatible") return "openai-completions";
+  if (npm === "@ai-sdk/google") return "google-generative-ai";
   return undefined;
 }
 
