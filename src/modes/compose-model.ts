@@ -46,7 +46,7 @@ export function chooseStartupModel(registry: ModelRegistry, o: CliOptions, setti
   const model = choice.model;
   let thinking = choice.thinkingLevel;
   if (model && explicit && registry.apiKey(model.provider) === undefined) {
-    const vars = registry.keySources(model.provider).filter((s) => /^[A-Z][A-Z0-9_]*$/.test(s));
+    const vars = registry.keySources(model.provider).filter((s) => /^[A-Z][A-Z0-9_]*( \+ [A-Z][A-Z0-9_]*)*$/.test(s));
     const named = vars.length > 0 ? vars.join(" or ") : "its environment variable";
     throw new Error(`No API key for provider "${model.provider}": set ${named}, auth.json, models.json apiKey, or --api-key (pion auth check shows where it looks)`);
   }

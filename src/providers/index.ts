@@ -9,6 +9,7 @@ const adapters = {
   "openai-completions": () => import("./openai-completions.ts").then((m) => m.streamOpenAICompletions),
   "openai-responses": () => import("./openai-responses.ts").then((m) => m.streamOpenAIResponses),
   "google-generative-ai": () => import("./google.ts").then((m) => m.streamGoogle),
+  "bedrock-converse-stream": () => import("./bedrock.ts").then((m) => m.streamBedrock),
 } satisfies Record<ImplementedApi, () => Promise<StreamFn>>;
 const loaded = new Map<string, StreamFn>();
 

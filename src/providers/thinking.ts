@@ -81,10 +81,14 @@ function openaiControl(model: Model, o: Options): ThinkingControl {
   return { kind: "fixed", levels: [...FIXED, ...declaredExtras(model)] };
 }
 
+/** The Messages API, and Claude behind Bedrock's Converse API (its thinking fields are Anthropic's). */
+export const anthropicShaped = (model: Model): boolean =>
+  model.api === "anthropic-messages" || (model.api === "bedrock-converse-stream" && (/claude/i.test(model.family ?? "") || /anthropic\.|claude/i.test(model.id)));
+
 export function thinkingControl(model: Model | undefined): ThinkingControl {
   if (!model?.reasoning) return { kind: "none", levels: ["off"] };
   const o = optionsOf(model);
-  return model.api === "anthropic-messages" ? anthropicControl(model, o) : openaiControl(model, o);
+  return anthropicShaped(model) ? anthropicControl(model, o) : openaiControl(model, o);
 }
 
 /**

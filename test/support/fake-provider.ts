@@ -14,9 +14,10 @@ import {
   type Frame,
   type StreamPlan,
 } from "./fake-provider/encoders.ts";
+import { bedrockErrorResponse, encodeBedrock } from "./fake-provider/bedrock.ts";
 import { encodeGoogle } from "./fake-provider/google.ts";
 
-export type FakeApi = "anthropic-messages" | "openai-completions" | "openai-responses" | "google-generative-ai";
+export type FakeApi = "anthropic-messages" | "openai-completions" | "openai-responses" | "google-generative-ai" | "bedrock-converse-stream";
 
 export type FakeBlock =
   | { type: "text"; /** An array gives the individual deltas. */ text: string | string[] }
@@ -129,7 +130,12 @@ const encoders: Record<FakeApi, (plan: StreamPlan) => Frame[]> = {
   "openai-completions": encodeCompletions,
   "openai-responses": encodeResponses,
   "google-generative-ai": encodeGoogle,
+  "bedrock-converse-stream": encodeBedrock,
 };
+
+/** The APIs that name streaming in their path rather than with `stream: true` in the body. */
+const streamsByPath = (api: FakeApi, url: URL): boolean =>
+  api === "bedrock-converse-stream" || (api === "google-generative-ai" && url.searchParams.get("alt") === "sse");
 
 export function startFakeProvider(opts: FakeProviderOptions = {}): FakeProvider {
   const queue: FakeReply[] = [...(opts.replies ?? [])];
@@ -167,14 +173,15 @@ export function startFakeProvider(opts: FakeProviderOptions = {}): FakeProvider 
       }
       const body = req.body;
       // Gemini says "stream" in its path (`:streamGenerateContent?alt=sse`), not in its body.
-      if (api === "google-generative-ai" ? !isRecord(body) || new URL(httpReq.url).searchParams.get("alt") !== "sse" : !isRecord(body) || body.stream !== true) {
+      if (!isRecord(body) || (body.stream !== true && !streamsByPath(api, new URL(httpReq.url)))) {
         return refuse(api, "fake provider: only streaming requests (stream: true) are supported");
       }
       const reply = queue.shift();
       if (!reply) return refuse(api, `fake provider: no scripted reply left for request #${requests.length} (${path})`);
       if (reply.kind === "http_error") return errorResponse(api, reply.status, reply);
-      const model = api === "google-generative-ai" ? /\/models\/([^/:]+):/.exec(path)?.[1] : undefined;
-      return streamResponse(encoders[api](toPlan(reply, model ? { ...body, model } : body)), reply);
+      const model = modelInPath(api, path);
+      const contentType = api === "bedrock-converse-stream" ? "application/vnd.amazon.eventstream" : undefined;
+      return streamResponse(encoders[api](toPlan(reply, model ? { ...body, model } : body)), reply, contentType);
     },
   });
   const url = `http://127.0.0.1:${server.port}`;
@@ -210,7 +217,14 @@ function apiForPath(path: string): FakeApi | undefined {
   if (p.endsWith("/chat/completions")) return "openai-completions";
   if (p.endsWith("/responses")) return "openai-responses";
   if (p.endsWith(":streamGenerateContent")) return "google-generative-ai";
+  if (/^\/model\/[^/]+\/converse-stream$/.test(p)) return "bedrock-converse-stream";
   return undefined;
+}
+
+/** Gemini and Bedrock name the model in the path (`/models/<id>:streamGenerateContent`, `/model/<id>/converse-stream`). */
+function modelInPath(api: FakeApi, path: string): string | undefined {
+  const m = api === "google-generative-ai" ? /\/models\/([^/:]+):/.exec(path) : api === "bedrock-converse-stream" ? /^\/model\/([^/]+)\//.exec(path) : null;
+  return m ? decodeURIComponent(m[1]!) : undefined;
 }
 
 function toPlan(reply: Exclude<FakeReply, { kind: "http_error" }>, body: Record<string, unknown>): StreamPlan {
@@ -250,7 +264,7 @@ const fullUsage = (u: FakeUsage | undefined): StreamPlan["usage"] => ({
 
 const DISCONNECT_FLUSH_MS = 20;
 
-function streamResponse(frames: Frame[], timing: FakeTiming): Response {
+function streamResponse(frames: Frame[], timing: FakeTiming, contentType = "text/event-stream; charset=utf-8"): Response {
   const enc = new TextEncoder();
   let cancelled = false;
   const body = new ReadableStream<Uint8Array>({
@@ -266,7 +280,7 @@ function streamResponse(frames: Frame[], timing: FakeTiming): Response {
         }
         if (timing.chunkDelayMs) await Bun.sleep(timing.chunkDelayMs);
         if (cancelled) return;
-        ctl.enqueue(enc.encode(frame));
+        ctl.enqueue(typeof frame === "string" ? enc.encode(frame) : frame);
       }
       ctl.close();
     },
@@ -275,7 +289,7 @@ function streamResponse(frames: Frame[], timing: FakeTiming): Response {
     },
   });
   return new Response(body, {
-    headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" },
+    headers: { "content-type": contentType, "cache-control": "no-cache" },
   });
 }
 
@@ -322,6 +336,7 @@ function errorResponse(
     const body = o.body ?? { type: "error", error: { type, message }, request_id: requestId };
     return Response.json(body, { status, headers: { "request-id": requestId, ...o.headers } });
   }
+  if (api === "bedrock-converse-stream") return bedrockErrorResponse(status, o.message ?? `fake provider: HTTP ${status}`, o.errorType, o.headers);
   if (api === "google-generative-ai") {
     const body = o.body ?? { error: { code: status, message, status: o.errorType ?? googleStatuses[status] ?? "INTERNAL" } };
     return Response.json(body, { status, headers: o.headers });

@@ -16,6 +16,7 @@ const KNOWN_ENDPOINTS: Record<string, { api: ChatApi; baseUrl: string }> = {
   xai: { api: "openai-completions", baseUrl: "https://api.x.ai/v1" },
   mistral: { api: "openai-completions", baseUrl: "https://api.mistral.ai/v1" },
   cerebras: { api: "openai-completions", baseUrl: "https://api.cerebras.ai/v1" },
+  "amazon-bedrock": { api: "bedrock-converse-stream", baseUrl: "https://bedrock-runtime.us-east-1.amazonaws.com" },
   google: { api: "google-generative-ai", baseUrl: "https://generativelanguage.googleapis.com/v1beta" },
   deepinfra: { api: "openai-completions", baseUrl: "https://api.deepinfra.com/v1/openai" },
   togetherai: { api: "openai-completions", baseUrl: "https://api.together.xyz/v1" },
@@ -32,6 +33,7 @@ function apiOfPackage(npm: string | undefined, shape?: string): ChatApi | undefi
   if (npm === "@ai-sdk/openai") return "openai-responses";
   if (npm === "@ai-sdk/openai-compatible") return "openai-completions";
   if (npm === "@ai-sdk/google") return "google-generative-ai";
+  if (npm === "@ai-sdk/amazon-bedrock") return "bedrock-converse-stream";
   return undefined;
 }
 

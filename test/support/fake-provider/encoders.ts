@@ -5,8 +5,8 @@
  */
 import type { FakeBlock, FakeUsage } from "../fake-provider.ts";
 
-/** One SSE event, already encoded (`event: …\ndata: …\n\n`). */
-export type Frame = string;
+/** One SSE event, already encoded (`event: …\ndata: …\n\n`), or one binary event-stream message (Bedrock). */
+export type Frame = string | Uint8Array;
 
 export interface StreamPlan {
   model: string;
