@@ -10,6 +10,7 @@ const adapters = {
   "openai-responses": () => import("./openai-responses.ts").then((m) => m.streamOpenAIResponses),
   "google-generative-ai": () => import("./google.ts").then((m) => m.streamGoogle),
   "bedrock-converse-stream": () => import("./bedrock.ts").then((m) => m.streamBedrock),
+  "azure-openai-responses": () => import("./azure.ts").then((m) => m.streamAzureResponses),
 } satisfies Record<ImplementedApi, () => Promise<StreamFn>>;
 const loaded = new Map<string, StreamFn>();
 

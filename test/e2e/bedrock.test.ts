@@ -21,7 +21,7 @@ function setup() {
     },
   };
   writeFileSync(join(dirs.home, "models.json"), JSON.stringify({ providers }));
-  writeSettings(dirs.home, { retry: { maxRetries: 3, baseDelayMs: 20 }, compaction: { keepRecentTokens: 30 } });
+  writeSettings(dirs.home, { retry: { maxRetries: 3, baseDelayMs: 20 }, compaction: { keepRecentTokens: 30, reserveTokens: 1000 } });
   const pion = (model = CLAUDE, args: string[] = []) => new Pion({ ...dirs, env: AWS, args: ["--mode", "rpc", "--model", `amazon-bedrock/${model}`, ...args] });
   return { fake, dirs, pion };
 }

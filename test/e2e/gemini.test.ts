@@ -19,7 +19,7 @@ function setup(models: Record<string, unknown>[] = []) {
     },
   };
   writeFileSync(join(dirs.home, "models.json"), JSON.stringify({ providers }));
-  writeSettings(dirs.home, { retry: { maxRetries: 2, baseDelayMs: 20 }, compaction: { keepRecentTokens: 30 } });
+  writeSettings(dirs.home, { retry: { maxRetries: 2, baseDelayMs: 20 }, compaction: { keepRecentTokens: 30, reserveTokens: 1000 } });
   return { fake, dirs };
 }
 

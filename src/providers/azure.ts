@@ -1,0 +1,24 @@
+import { azureTarget } from "./azure-config.ts";
+import { consumeResponses } from "./openai-responses.ts";
+import { runOpenAIStream } from "./openai-shared.ts";
+import { sdkLogger } from "./sdk-warnings.ts";
+import type { StreamFn } from "./types.ts";
+
+/**
+ * Azure OpenAI's Responses API through the `openai` SDK's Azure client: the key in the `api-key`
+ * header, `api-version` in the query, the deployment as the body's model. The request body is
+ * OpenAI's own (openai-responses.ts builds it).
+ */
+export const streamAzureResponses: StreamFn = (req, signal) => {
+  let deployment = req.model.id;
+  return runOpenAIStream(
+    req,
+    signal,
+    (ctx) => consumeResponses(req, ctx, deployment),
+    (sdk, headers) => {
+      const target = azureTarget(req.model, process.env);
+      deployment = target.deployment;
+      return new sdk.AzureOpenAI({ apiKey: req.apiKey ?? "", apiVersion: target.apiVersion, baseURL: target.baseUrl, maxRetries: 0, defaultHeaders: headers, logger: sdkLogger });
+    },
+  );
+};
