@@ -3,28 +3,36 @@ import { requestHeaders } from "./compat.ts";
 import type { PushStream } from "./event-stream.ts";
 import { googleRequest } from "./google-request.ts";
 import { runProviderStream } from "./lifecycle.ts";
-import type { AssistantMessage, StopReason, StreamFn, ToolCall } from "./types.ts";
+import type { AssistantMessage, AssistantStream, LlmRequest, StopReason, StreamFn, ToolCall } from "./types.ts";
+
+type GenAiModule = typeof import("@google/genai");
+type GenAiOptions = ConstructorParameters<GenAiModule["GoogleGenAI"]>[0];
 
 /**
  * Gemini through Google's own SDK (`@google/genai`, loaded on the first request): the Gemini
  * API with an API key (`x-goog-api-key`). docs/cloud-providers.md keeps the wire facts.
  */
 export const streamGoogle: StreamFn = (req, signal) =>
-  runProviderStream(req, signal, async ({ msg, out, signal, touch }) => {
+  streamGenAi(req, signal, (headers) => ({
+    apiKey: req.apiKey ?? "",
+    // The configured base URL already names the version ("…/v1beta").
+    httpOptions: { baseUrl: req.model.baseUrl, apiVersion: "", headers },
+  }));
+
+/** One request through a GoogleGenAI client made with `options` (the Gemini API's or Vertex AI's). */
+export function streamGenAi(req: LlmRequest, signal: AbortSignal, options: (headers: Record<string, string>) => GenAiOptions): AssistantStream {
+  return runProviderStream(req, signal, async ({ msg, out, signal, touch }) => {
     const { GoogleGenAI } = await import("@google/genai");
     touch();
-    const client = new GoogleGenAI({
-      apiKey: req.apiKey ?? "",
-      // The configured base URL already names the version ("…/v1beta").
-      httpOptions: { baseUrl: req.model.baseUrl, apiVersion: "", headers: { ...requestHeaders(req), ...req.authHeaders } },
-    });
     try {
+      const client = new GoogleGenAI(options({ ...requestHeaders(req), ...req.authHeaders }));
       const stream = await client.models.generateContentStream(googleRequest(req, signal));
       await consumeGoogle(stream, msg, out, touch);
     } catch (err) {
       throw readableError(err);
     }
   });
+}
 
 /**
  * The SDK's ApiError carries the HTTP status and the body as JSON text: read it as

@@ -11,6 +11,7 @@ const adapters = {
   "google-generative-ai": () => import("./google.ts").then((m) => m.streamGoogle),
   "bedrock-converse-stream": () => import("./bedrock.ts").then((m) => m.streamBedrock),
   "azure-openai-responses": () => import("./azure.ts").then((m) => m.streamAzureResponses),
+  "google-vertex": () => import("./google-vertex.ts").then((m) => m.streamVertex),
 } satisfies Record<ImplementedApi, () => Promise<StreamFn>>;
 const loaded = new Map<string, StreamFn>();
 

@@ -99,7 +99,9 @@ export function createKeyResolver(o: {
     const spec = o.fileKey(provider);
     if (spec) return { key: resolveKeySpec(spec, penv), origin: "models.json" };
     const ambient = ambientProvider(provider);
-    for (const name of ambient?.replacesKeys ? [] : envNames(provider)) {
+    // An ambient provider's catalog variables (AWS_ACCESS_KEY_ID, GOOGLE_APPLICATION_CREDENTIALS) are not keys.
+    const keyNames = ambient ? (ambient.replacesKeys ? [] : providerEnvNames(provider)) : envNames(provider);
+    for (const name of keyNames) {
       if (!penv[name]) continue;
       const origin = penv[name] !== env[name] ? "auth.json" : name;
       return { key: penv[name], origin, bearer: provider === "anthropic" && name === BEARER_ENV };
@@ -142,7 +144,7 @@ export function createKeyResolver(o: {
   const keySources = (provider: string): string[] => {
     const out = [...(o.authPaths ?? [])];
     if (o.fileKey(provider)) out.push("models.json apiKey");
-    return ambientProvider(provider)?.replacesKeys ? [...out, ...ambientHint(provider)] : [...out, ...envNames(provider), ...ambientHint(provider)];
+    return ambientProvider(provider) ? [...out, ...ambientHint(provider)] : [...out, ...envNames(provider)];
   };
 
   // The guard needs every provider's key variables, not only the configured ones: the catalog

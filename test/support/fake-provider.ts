@@ -133,6 +133,15 @@ const encoders: Record<FakeApi, (plan: StreamPlan) => Frame[]> = {
   "bedrock-converse-stream": encodeBedrock,
 };
 
+/**
+ * A Google OAuth token endpoint (the STS exchange an `external_account` ADC file names as its
+ * `token_url`): any request gets FAKE_ACCESS_TOKEN, which Vertex requests then carry as Bearer.
+ */
+export const FAKE_TOKEN_PATH = "/oauth/token";
+export const FAKE_ACCESS_TOKEN = "ya29.fake-access-token";
+const tokenResponse = () =>
+  Response.json({ access_token: FAKE_ACCESS_TOKEN, issued_token_type: "urn:ietf:params:oauth:token-type:access_token", token_type: "Bearer", expires_in: 3600 });
+
 /** The APIs that name streaming in their path rather than with `stream: true` in the body. */
 const streamsByPath = (api: FakeApi, url: URL): boolean =>
   api === "bedrock-converse-stream" || (api === "google-generative-ai" && url.searchParams.get("alt") === "sse");
@@ -165,6 +174,7 @@ export function startFakeProvider(opts: FakeProviderOptions = {}): FakeProvider 
       requests.push(req);
       waiters = waiters.filter((w) => (requests.length >= w.n ? (w.resolve(), false) : true));
 
+      if (httpReq.method === "POST" && path === FAKE_TOKEN_PATH) return tokenResponse();
       if (!api) return refuse(undefined, `fake provider: no endpoint for ${httpReq.method} ${path}`);
       try {
         opts.onRequest?.(req);

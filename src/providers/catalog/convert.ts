@@ -19,6 +19,7 @@ const KNOWN_ENDPOINTS: Record<string, { api: ChatApi; baseUrl: string }> = {
   cerebras: { api: "openai-completions", baseUrl: "https://api.cerebras.ai/v1" },
   azure: { api: "azure-openai-responses", baseUrl: AZURE_PLACEHOLDER_URL },
   "amazon-bedrock": { api: "bedrock-converse-stream", baseUrl: "https://bedrock-runtime.us-east-1.amazonaws.com" },
+  "google-vertex": { api: "google-vertex", baseUrl: "https://aiplatform.googleapis.com" },
   google: { api: "google-generative-ai", baseUrl: "https://generativelanguage.googleapis.com/v1beta" },
   deepinfra: { api: "openai-completions", baseUrl: "https://api.deepinfra.com/v1/openai" },
   togetherai: { api: "openai-completions", baseUrl: "https://api.together.xyz/v1" },
@@ -33,6 +34,8 @@ const KNOWN_ENDPOINTS: Record<string, { api: ChatApi; baseUrl: string }> = {
  */
 const KEEP: Record<string, (m: ModelsDevModel) => boolean> = {
   azure: (m) => /^(gpt|o|codex)(-|$)/.test(m.family ?? "") && !m.provider,
+  // Vertex's Gemini models; its partner models (Claude, Llama, …) have other endpoints.
+  "google-vertex": (m) => /^gemini/.test(m.family ?? "") && !m.provider,
 };
 
 /** The API an AI-SDK package name stands for; undefined for the ones pion cannot talk to. */
@@ -45,6 +48,7 @@ function apiOfPackage(npm: string | undefined, shape?: string): ChatApi | undefi
   if (npm === "@ai-sdk/google") return "google-generative-ai";
   if (npm === "@ai-sdk/amazon-bedrock") return "bedrock-converse-stream";
   if (npm === "@ai-sdk/azure") return "azure-openai-responses";
+  if (npm === "@ai-sdk/google-vertex") return "google-vertex";
   return undefined;
 }
 
