@@ -68,7 +68,6 @@ describe("the reference's own models.json examples load unchanged", () => {
     const { reg, warnings } = fixture("unimplemented-apis.json");
     expect(warnings.map((w) => w.replace(/^.*models-json\/unimplemented-apis\.json: /, ""))).toEqual([
       'provider "mistral-direct" uses API "mistral-conversations", which pion does not implement: skipped',
-      'provider "vertex-x" uses API "google-vertex", which pion does not implement: skipped',
       'provider "codex-x" uses API "openai-codex-responses", which pion does not implement: skipped',
       'provider "mixed" uses API "openai-codex-responses", which pion does not implement: its models on it are skipped',
     ]);
