@@ -62,6 +62,9 @@ export function googleContents(req: LlmRequest): Content[] {
       const last = out.at(-1);
       if (last?.role === "user" && last.parts?.some((p) => p.functionResponse)) last.parts.push(part);
       else out.push({ role: "user", parts: [part] });
+      // Before Gemini 3 a function response holds no images: they follow in a user turn of their own.
+      const imgs = images && !takesCallIds(model) ? m.content.filter((c): c is ImageContent => c.type === "image") : [];
+      if (imgs.length > 0) out.push({ role: "user", parts: [{ text: `Images returned by ${m.toolName}:` }, ...imgs.map(imagePart)] });
     }
   }
   return out;
@@ -98,13 +101,14 @@ function modelParts(m: AssistantMessage, model: Model): Part[] {
 
 function responsePart(m: ToolResultMessage, model: Model, images: boolean): Part {
   const text = m.content.flatMap((c) => (c.type === "text" ? [c.text] : [])).join("\n");
-  const imgs = images ? m.content.filter((c): c is ImageContent => c.type === "image") : [];
-  const value = text.trim() ? text : imgs.length > 0 ? "(image attached)" : "";
+  const all = images ? m.content.filter((c): c is ImageContent => c.type === "image") : [];
+  const value = text.trim() ? text : all.length > 0 ? "(image attached)" : "";
+  const nested = takesCallIds(model) ? all : [];
   return {
     functionResponse: {
       name: m.toolName,
       response: m.isError ? { error: value } : { output: value },
-      ...(imgs.length > 0 ? { parts: imgs.map((c) => ({ inlineData: { mimeType: c.mimeType, data: c.data } })) } : {}),
+      ...(nested.length > 0 ? { parts: nested.map(imagePart) } : {}),
       ...(takesCallIds(model) ? { id: m.toolCallId } : {}),
     },
   };

@@ -172,3 +172,25 @@ describe("Gemini through @google/genai", () => {
     expect(list.stdout).toContain("google");
   });
 });
+
+describe("Gemini tool results with images", () => {
+  test.concurrent("Gemini 3 nests them in the function response; Gemini 2.5 gets them in a user turn after it", async () => {
+    const { fake, dirs } = setup();
+    // a 1×1 PNG the read tool returns as an image
+    const png = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==", "base64");
+    writeFileSync(join(dirs.cwd, "dot.png"), png);
+    const p = new Pion({ ...dirs, args: ["--mode", "rpc", "--model", "gem/gemini-3-pro-preview"] });
+    for (const model of ["gemini-3-pro-preview", "gemini-2.5-flash"]) {
+      await p.request({ type: "set_model", provider: "gem", modelId: model });
+      fake.enqueue({ blocks: [{ type: "toolCall", id: `c-${model}`, name: "read", arguments: { path: "dot.png" } }] }, { blocks: [{ type: "text", text: "a dot" }] });
+      await promptToResult(p, "look");
+    }
+    const g3 = bodyOf(fake.requests[1]!).contents.at(-1)!;
+    expect(g3.parts[0]).toMatchObject({ functionResponse: { name: "read", id: "c-gemini-3-pro-preview", parts: [{ inlineData: { mimeType: "image/png" } }] } });
+    const g25 = bodyOf(fake.requests[3]!).contents;
+    expect(g25.at(-2)!.parts[0]).toEqual({ functionResponse: { name: "read", response: { output: expect.any(String) } } });
+    expect(g25.at(-1)).toMatchObject({ role: "user", parts: [{ text: "Images returned by read:" }, { inlineData: { mimeType: "image/png" } }] });
+    await p.close();
+    await fake.stop();
+  });
+});
