@@ -33,11 +33,15 @@ function vertexSource(env: Env): string | undefined {
   return existsSync(join(home, ".config", "gcloud", "application_default_credentials.json")) ? "gcloud application-default credentials" : undefined;
 }
 
+const ADC_HINT = "GOOGLE_CLOUD_PROJECT + GOOGLE_CLOUD_LOCATION + GOOGLE_APPLICATION_CREDENTIALS";
+
 const AMBIENT: Record<string, { source: (env: Env) => string | undefined; hint: string[]; replacesKeys: boolean }> = {
   // AWS_ACCESS_KEY_ID is only half a credential: it never goes out as a key.
   "amazon-bedrock": { source: awsSource, hint: ["AWS_PROFILE", "AWS_ACCESS_KEY_ID + AWS_SECRET_ACCESS_KEY", "AWS_BEARER_TOKEN_BEDROCK"], replacesKeys: true },
   // GOOGLE_APPLICATION_CREDENTIALS holds a path: only GOOGLE_CLOUD_API_KEY (env-names.ts) is read as a key.
-  "google-vertex": { source: vertexSource, hint: ["GOOGLE_CLOUD_API_KEY", "GOOGLE_CLOUD_PROJECT + GOOGLE_CLOUD_LOCATION + GOOGLE_APPLICATION_CREDENTIALS"], replacesKeys: false },
+  "google-vertex": { source: vertexSource, hint: ["GOOGLE_CLOUD_API_KEY", ADC_HINT], replacesKeys: false },
+  // Claude on Vertex takes only OAuth tokens.
+  "google-vertex-anthropic": { source: vertexSource, hint: [ADC_HINT], replacesKeys: true },
 };
 
 /** Whether the provider's SDK authenticates itself; `replacesKeys`: its variables are never read as an API key. */

@@ -12,6 +12,7 @@ const adapters = {
   "bedrock-converse-stream": () => import("./bedrock.ts").then((m) => m.streamBedrock),
   "azure-openai-responses": () => import("./azure.ts").then((m) => m.streamAzureResponses),
   "google-vertex": () => import("./google-vertex.ts").then((m) => m.streamVertex),
+  "anthropic-vertex": () => import("./anthropic-vertex.ts").then((m) => m.streamAnthropicVertex),
 } satisfies Record<ImplementedApi, () => Promise<StreamFn>>;
 const loaded = new Map<string, StreamFn>();
 

@@ -81,9 +81,10 @@ function openaiControl(model: Model, o: Options): ThinkingControl {
   return { kind: "fixed", levels: [...FIXED, ...declaredExtras(model)] };
 }
 
-/** The Messages API, and Claude behind Bedrock's Converse API (its thinking fields are Anthropic's). */
+/** The Messages API (direct or on Vertex), and Claude behind Bedrock's Converse API (its thinking fields are Anthropic's). */
 export const anthropicShaped = (model: Model): boolean =>
-  model.api === "anthropic-messages" || (model.api === "bedrock-converse-stream" && (/claude/i.test(model.family ?? "") || /anthropic\.|claude/i.test(model.id)));
+  model.api === "anthropic-messages" ||
+  model.api === "anthropic-vertex" || (model.api === "bedrock-converse-stream" && (/claude/i.test(model.family ?? "") || /anthropic\.|claude/i.test(model.id)));
 
 export function thinkingControl(model: Model | undefined): ThinkingControl {
   if (!model?.reasoning) return { kind: "none", levels: ["off"] };

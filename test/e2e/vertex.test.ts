@@ -110,3 +110,45 @@ describe("Gemini on Vertex AI through @google/genai", () => {
     expect(partial.stdout).not.toContain("google-vertex");
   });
 });
+
+describe("Claude on Vertex AI through @anthropic-ai/vertex-sdk", () => {
+  function claudeSetup() {
+    const base = setup();
+    const providers = {
+      "google-vertex-anthropic": {
+        baseUrl: `${base.fake.url}/v1`,
+        api: "anthropic-vertex",
+        models: [{ id: "claude-sonnet-4-5@20250929", reasoning: true, input: ["text", "image"], contextWindow: 200000, maxTokens: 64000, reasoningOptions: [{ type: "budget_tokens", min: 1024, max: 64000 }] }],
+      },
+    };
+    writeFileSync(join(base.dirs.home, "models.json"), JSON.stringify({ providers }));
+    return base;
+  }
+
+  test.concurrent("ADC Bearer token, streamRawPredict path, the Anthropic body with cache points and thinking; a signature replayed; a 429 retried", async () => {
+    const { fake, dirs, env } = claudeSetup();
+    fake.enqueue(
+      { kind: "http_error", status: 429, message: "Quota exceeded" },
+      { blocks: [{ type: "thinking", thinking: "hm", signature: "CLAUDE-SIG" }, { type: "toolCall", id: "toolu_1", name: "ls", arguments: {} }] },
+      { blocks: [{ type: "text", text: "done" }] },
+    );
+    const p = new Pion({ ...dirs, env, args: ["--mode", "rpc", "--model", "google-vertex-anthropic/claude-sonnet-4-5@20250929", "--thinking", "low"] });
+    const recs = await promptToResult(p, "list");
+    expect(recs.find((r) => r.type === "auto_retry_start")!.errorMessage).toContain("429");
+    const reqs = fake.requests.filter((r) => r.api === "anthropic-messages");
+    expect(reqs.length).toBe(3);
+    expect(reqs[1]!.path).toBe("/v1/projects/my-proj/locations/europe-west4/publishers/anthropic/models/claude-sonnet-4-5@20250929:streamRawPredict");
+    expect(reqs[1]!.headers.authorization).toBe(`Bearer ${FAKE_ACCESS_TOKEN}`);
+    const body = reqs[1]!.body as Record<string, unknown> & { system: { cache_control?: unknown }[]; messages: { content: Record<string, unknown>[] }[] };
+    // the SDK moves its anthropic-version header into the body
+    expect(body.anthropic_version).toEqual(expect.any(String));
+    expect(reqs[1]!.headers["anthropic-version"]).toBeUndefined();
+    expect(body.model).toBeUndefined();
+    expect(body.thinking).toEqual({ type: "enabled", budget_tokens: 4096 });
+    expect(body.system[0]!.cache_control).toEqual({ type: "ephemeral" });
+    const third = reqs[2]!.body as typeof body;
+    expect(third.messages[1]!.content[0]).toEqual({ type: "thinking", thinking: "hm", signature: "CLAUDE-SIG" });
+    await p.close();
+    await fake.stop();
+  });
+});

@@ -223,7 +223,8 @@ export function startFakeProvider(opts: FakeProviderOptions = {}): FakeProvider 
 
 function apiForPath(path: string): FakeApi | undefined {
   const p = path.replace(/\/+$/, "");
-  if (p.endsWith("/messages")) return "anthropic-messages";
+  // Claude on Vertex: the Messages body at the model's `:streamRawPredict`.
+  if (p.endsWith("/messages") || p.endsWith(":streamRawPredict")) return "anthropic-messages";
   if (p.endsWith("/chat/completions")) return "openai-completions";
   if (p.endsWith("/responses")) return "openai-responses";
   if (p.endsWith(":streamGenerateContent")) return "google-generative-ai";

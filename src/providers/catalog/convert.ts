@@ -20,6 +20,7 @@ const KNOWN_ENDPOINTS: Record<string, { api: ChatApi; baseUrl: string }> = {
   azure: { api: "azure-openai-responses", baseUrl: AZURE_PLACEHOLDER_URL },
   "amazon-bedrock": { api: "bedrock-converse-stream", baseUrl: "https://bedrock-runtime.us-east-1.amazonaws.com" },
   "google-vertex": { api: "google-vertex", baseUrl: "https://aiplatform.googleapis.com" },
+  "google-vertex-anthropic": { api: "anthropic-vertex", baseUrl: "https://aiplatform.googleapis.com" },
   google: { api: "google-generative-ai", baseUrl: "https://generativelanguage.googleapis.com/v1beta" },
   deepinfra: { api: "openai-completions", baseUrl: "https://api.deepinfra.com/v1/openai" },
   togetherai: { api: "openai-completions", baseUrl: "https://api.together.xyz/v1" },
@@ -49,6 +50,7 @@ function apiOfPackage(npm: string | undefined, shape?: string): ChatApi | undefi
   if (npm === "@ai-sdk/amazon-bedrock") return "bedrock-converse-stream";
   if (npm === "@ai-sdk/azure") return "azure-openai-responses";
   if (npm === "@ai-sdk/google-vertex") return "google-vertex";
+  if (npm === "@ai-sdk/google-vertex/anthropic") return "anthropic-vertex";
   return undefined;
 }
 
