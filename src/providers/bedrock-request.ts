@@ -10,12 +10,13 @@ const CACHE_POINT = { cachePoint: { type: "default" } } as const;
 /** The ConverseStream input for one request (docs/cloud-providers.md keeps the wire facts). */
 export function bedrockInput(req: LlmRequest): ConverseStreamCommandInput {
   const { model } = req;
-  // Claude on Bedrock takes Anthropic's thinking fields and cache points.
+  // Claude on Bedrock takes Anthropic's thinking fields; it and the models the catalog prices cache reads for (Nova) take cache points.
   const claude = anthropicShaped(model);
+  const caches = claude || model.cost.cacheRead > 0;
   const input: ConverseStreamCommandInput = { modelId: model.id, messages: bedrockMessages(req), inferenceConfig: { maxTokens: model.maxTokens } };
   if (req.systemPrompt) {
     const system: SystemContentBlock[] = [{ text: req.systemPrompt }];
-    if (claude) system.push(CACHE_POINT);
+    if (caches) system.push(CACHE_POINT);
     input.system = system;
   }
   if (req.tools.length > 0) {
@@ -31,8 +32,8 @@ export function bedrockInput(req: LlmRequest): ConverseStreamCommandInput {
     if (Object.keys(fields).length > 0) input.additionalModelRequestFields = fields as never;
     input.inferenceConfig = { maxTokens: r.max_tokens };
   }
-  // The last user turn is where the next request's cache read starts (Claude only).
-  if (claude && req.cacheConversation !== false) {
+  // The last user turn is where the next request's cache read starts.
+  if (caches && req.cacheConversation !== false) {
     const last = input.messages?.findLast((m) => m.role === "user");
     last?.content?.push(CACHE_POINT);
   }

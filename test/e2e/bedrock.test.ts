@@ -17,7 +17,7 @@ function setup() {
     "amazon-bedrock": {
       baseUrl: fake.url,
       api: "bedrock-converse-stream",
-      models: [m(CLAUDE, { reasoningOptions: [{ type: "budget_tokens", min: 1024, max: 64000 }] }), m("amazon.nova-pro-v1:0", { reasoning: false }), { id: "tiny", reasoning: false, contextWindow: 4000, maxTokens: 1000 }],
+      models: [m(CLAUDE, { reasoningOptions: [{ type: "budget_tokens", min: 1024, max: 64000 }] }), m("amazon.nova-pro-v1:0", { reasoning: false }), m("amazon.nova-lite-v1:0", { reasoning: false, cost: { input: 0.06, output: 0.24, cacheRead: 0.015 } }), { id: "tiny", reasoning: false, contextWindow: 4000, maxTokens: 1000 }],
     },
   };
   writeFileSync(join(dirs.home, "models.json"), JSON.stringify({ providers }));
@@ -44,6 +44,19 @@ describe("Bedrock Converse stream through the AWS SDK", () => {
     const body = bodyOf(req);
     expect(body.system?.[1]).toEqual({ cachePoint: { type: "default" } });
     expect(body.messages).toEqual([{ role: "user", content: [{ text: "hi" }, { cachePoint: { type: "default" } }] }]);
+    await p.close();
+    await fake.stop();
+  });
+
+  test.concurrent("a model the catalog prices cache reads for (Nova) gets cache points, without Claude's thinking fields", async () => {
+    const { fake, pion } = setup();
+    fake.enqueue({ blocks: [{ type: "text", text: "hi" }] });
+    const p = pion("amazon.nova-lite-v1:0");
+    await promptToResult(p, "hi");
+    const body = bodyOf(fake.requests[0]!);
+    expect(body.system?.at(-1)).toEqual({ cachePoint: { type: "default" } });
+    expect(body.messages[0]!.content.at(-1)).toEqual({ cachePoint: { type: "default" } });
+    expect(body.additionalModelRequestFields).toBeUndefined();
     await p.close();
     await fake.stop();
   });
