@@ -122,3 +122,21 @@ describe("Azure OpenAI Responses through the openai SDK's Azure client", () => {
     expect(noUrl.stdout + noUrl.stderr).toContain("AZURE_OPENAI_BASE_URL or AZURE_OPENAI_RESOURCE_NAME");
   });
 });
+
+describe("Foundry models on the azure provider (Chat Completions)", () => {
+  test.concurrent("models.json `api: openai-completions` under azure: <base>/chat/completions, api-key, the deployment as model", async () => {
+    await using fake = startFakeProvider();
+    const dirs = tempDirs();
+    const providers = { azure: { api: "openai-completions", baseUrl: "https://unused.services.ai.azure.com", models: [{ id: "deepseek-v4-pro", reasoning: false, contextWindow: 128000, maxTokens: 8000 }] } };
+    writeFileSync(join(dirs.home, "models.json"), JSON.stringify({ providers }));
+    fake.enqueue({ blocks: [{ type: "text", text: "from foundry" }] });
+    const env = { AZURE_OPENAI_API_KEY: "az-key", AZURE_OPENAI_BASE_URL: `${fake.url}/openai/v1`, AZURE_OPENAI_DEPLOYMENT_NAME_MAP: "deepseek-v4-pro=my-deepseek" };
+    const r = await runPion(["-p", "hi", "--no-session", "--model", "azure/deepseek-v4-pro"], { ...dirs, env });
+    expect({ code: r.code, out: r.stdout.trim() }).toEqual({ code: 0, out: "from foundry" });
+    const req = fake.requests[0]!;
+    expect(req.path).toBe("/openai/v1/chat/completions");
+    expect(req.headers["api-key"]).toBe("az-key");
+    expect(req.headers.authorization).toBeUndefined();
+    expect((req.body as { model: string }).model).toBe("my-deepseek");
+  });
+});
