@@ -15,10 +15,19 @@ export const streamBedrock: StreamFn = (req, signal) =>
   runProviderStream(req, signal, async ({ msg, out, signal, touch }) => {
     const [{ BedrockRuntimeClient, ConverseStreamCommand }, { NodeHttpHandler }] = await Promise.all([import("@aws-sdk/client-bedrock-runtime"), import("@smithy/node-http-handler")]);
     touch();
-    const region = process.env.AWS_REGION || process.env.AWS_DEFAULT_REGION || regionOf(req.model.baseUrl);
     const custom = req.model.baseUrl && !/\.amazonaws\.com(\/|$)/.test(req.model.baseUrl) ? { endpoint: req.model.baseUrl } : {};
     // HTTP/1.1: the client's default HTTP/2 handler is for the bidirectional API; Converse streams over either.
-    const client = new BedrockRuntimeClient({ ...(region ? { region } : {}), ...custom, maxAttempts: 1, requestHandler: new NodeHttpHandler() });
+    const make = (region?: string) => new BedrockRuntimeClient({ ...(region ? { region } : {}), ...custom, maxAttempts: 1, requestHandler: new NodeHttpHandler() });
+    const envRegion = process.env.AWS_REGION || process.env.AWS_DEFAULT_REGION;
+    let client = make(envRegion);
+    if (!envRegion) {
+      // The SDK reads the profile's region; without one, the base URL's (the catalog's is us-east-1).
+      const fromProfile = await client.config.region().catch(() => undefined);
+      if (!fromProfile) {
+        client.destroy();
+        client = make(regionOf(req.model.baseUrl) ?? "us-east-1");
+      }
+    }
     try {
       const res = await client.send(new ConverseStreamCommand(bedrockInput(req)), { abortSignal: signal });
       const state = new EventState(msg, out);
@@ -50,6 +59,7 @@ const STREAM_STATUS: Record<string, number> = {
 /** "<status> <ExceptionName>: <message>": the shape retry and overflow detection read. */
 export function readableError(err: unknown): unknown {
   if (!(err instanceof Error) || err.name === "AbortError") return err;
+  if (err.name === "CredentialsProviderError") return new Error(`AWS credentials: ${err.message} (AWS_PROFILE, AWS_ACCESS_KEY_ID + AWS_SECRET_ACCESS_KEY, AWS_BEARER_TOKEN_BEDROCK, …)`);
   const meta = (err as { $metadata?: { httpStatusCode?: number } }).$metadata;
   const http = meta?.httpStatusCode;
   const status = http && http >= 400 ? http : STREAM_STATUS[err.name];

@@ -154,6 +154,19 @@ describe("Bedrock Converse stream through the AWS SDK", () => {
     await fake.stop();
   });
 
+  test.concurrent("AWS_PROFILE: the profile's keys and region from the shared files", async () => {
+    const { fake, dirs } = setup();
+    writeFileSync(join(dirs.home, "aws-config"), "[profile ci]\nregion = ap-south-1\n");
+    writeFileSync(join(dirs.home, "aws-credentials"), "[ci]\naws_access_key_id = AKIAPROFILE\naws_secret_access_key = s\n");
+    const env = { AWS_PROFILE: "ci", AWS_CONFIG_FILE: join(dirs.home, "aws-config"), AWS_SHARED_CREDENTIALS_FILE: join(dirs.home, "aws-credentials") };
+    fake.enqueue({ blocks: [{ type: "text", text: "ok" }] });
+    const p = new Pion({ ...dirs, env, args: ["--mode", "rpc", "--model", `amazon-bedrock/${CLAUDE}`] });
+    await promptToResult(p, "hi");
+    expect(fake.requests[0]!.headers.authorization).toMatch(/Credential=AKIAPROFILE\/\d{8}\/ap-south-1\/bedrock\//);
+    await p.close();
+    await fake.stop();
+  });
+
   test.concurrent("without AWS credentials the catalog's Bedrock models are unavailable and the message names the variables", async () => {
     const dirs = tempDirs();
     const r = await runPion(["-p", "hi", "--model", `amazon-bedrock/${CLAUDE}`], dirs);
