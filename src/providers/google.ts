@@ -39,7 +39,7 @@ export function streamGenAi(req: LlmRequest, signal: AbortSignal, options: (head
  * "<status> <message>", the shape retry and overflow detection read.
  */
 export function readableError(err: unknown): unknown {
-  const status = (err as { status?: unknown }).status;
+  const status = (err as { status?: unknown } | null)?.status;
   if (!(err instanceof Error) || typeof status !== "number") return err;
   let text = err.message;
   try {
@@ -65,7 +65,7 @@ export async function consumeGoogle(stream: AsyncIterable<GenerateContentRespons
 
 class PartState {
   private open: number | undefined;
-  private finish_: string | undefined;
+  private reason: string | undefined;
   private calls = 0;
 
   constructor(
@@ -87,22 +87,22 @@ class PartState {
     const candidate = chunk.candidates?.[0];
     for (const part of candidate?.content?.parts ?? []) this.applyPart(part);
     if (candidate?.finishReason) {
-      this.finish_ = candidate.finishReason;
+      this.reason = candidate.finishReason;
       this.msg.rawStopReason = candidate.finishReason;
     }
     const blocked = chunk.promptFeedback?.blockReason;
     if (blocked) {
-      this.finish_ = blocked;
+      this.reason = blocked;
       this.msg.rawStopReason = blocked;
     }
   }
 
   finish(): void {
     this.close();
-    if (!this.finish_) throw new Error("stream ended before finishReason");
-    const stop = mapFinish(this.finish_);
+    if (!this.reason) throw new Error("stream ended before finishReason");
+    const stop = mapFinish(this.reason);
     this.msg.stopReason = stop === "stop" && this.calls > 0 ? "toolUse" : stop;
-    if (stop === "error") this.msg.errorMessage = `Gemini stopped the response: ${finishText(this.finish_)}`;
+    if (stop === "error") this.msg.errorMessage = `Gemini stopped the response: ${finishText(this.reason)}`;
   }
 
   private applyPart(part: Part): void {
