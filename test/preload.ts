@@ -19,8 +19,12 @@ process.env.TMPDIR = scratch;
 // non-*_API_KEY variables (GITHUB_TOKEN, HF_TOKEN, ...), which make their providers available.
 const catalogKeys = new Set([...Object.values(catalogIndex.env).flat(), ...referenceEnvNames()]);
 for (const key of Object.keys(process.env)) {
-  if (/_API_KEY$|_BASE_URL$/.test(key) || catalogKeys.has(key)) delete process.env[key];
+  if (/_API_KEY$|_BASE_URL$|^(AWS|GOOGLE|GCLOUD|AZURE)_/.test(key) || catalogKeys.has(key)) delete process.env[key];
 }
+// The cloud SDKs' own credential chains read files and metadata services: point them at nothing.
+process.env.AWS_CONFIG_FILE = join(home, "aws-config-none");
+process.env.AWS_SHARED_CREDENTIALS_FILE = join(home, "aws-credentials-none");
+process.env.AWS_EC2_METADATA_DISABLED = "true";
 afterAll(() => {
   rmSync(home, { recursive: true, force: true });
   rmSync(piAgentDir, { recursive: true, force: true });

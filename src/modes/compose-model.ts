@@ -46,7 +46,9 @@ export function chooseStartupModel(registry: ModelRegistry, o: CliOptions, setti
   const model = choice.model;
   let thinking = choice.thinkingLevel;
   if (model && explicit && registry.apiKey(model.provider) === undefined) {
-    throw new Error(`No API key for provider "${model.provider}": set its environment variable, auth.json, models.json apiKey, or --api-key (pion auth check shows where it looks)`);
+    const vars = registry.keySources(model.provider).filter((s) => /^[A-Z][A-Z0-9_]*( \+ [A-Z][A-Z0-9_]*)*$/.test(s));
+    const named = vars.length > 0 ? vars.join(" or ") : "its environment variable";
+    throw new Error(`No API key for provider "${model.provider}": set ${named}, auth.json, models.json apiKey, or --api-key (pion auth check shows where it looks)`);
   }
   if (thinking === undefined && model) thinking = settings.modelThinkingLevels?.[`${model.provider}/${model.id}`];
   if (o.thinking !== undefined) {

@@ -1,3 +1,4 @@
+import type Anthropic from "@anthropic-ai/sdk";
 import type {
   ContentBlockParam,
   MessageCreateParamsStreaming,
@@ -14,17 +15,16 @@ import { anthropicReasoning } from "./reasoning-params.ts";
 import { sdkLogger, withSdkWarnings } from "./sdk-warnings.ts";
 import { sseBatches } from "./sse.ts";
 import { sanitizeHistory, setToolArguments } from "./transform.ts";
-import type { AssistantMessage, ImageContent, LlmRequest, Message, Model, StopReason, StreamFn, TextContent, ThinkingContent } from "./types.ts";
+import type { AssistantMessage, AssistantStream, ImageContent, LlmRequest, Message, Model, StopReason, StreamFn, TextContent, ThinkingContent } from "./types.ts";
 
-export const streamAnthropic: StreamFn = (req, signal) =>
-  runProviderStream(req, signal, async ({ msg, out, signal: sig, touch }) => {
+export const streamAnthropic: StreamFn = (req, signal) => {
+  // A subscription's OAuth token goes out as a Bearer token; so does a key in authHeaders.
+  const oauth = isAnthropicOAuthToken(req.apiKey);
+  const apiKey = oauth ? undefined : req.apiKey;
+  return runAnthropic(req, signal, oauth, async () => {
     // Loaded on first use: the SDK costs start-up time that sessions on other APIs never need.
     const { default: Anthropic } = await import("@anthropic-ai/sdk");
-    touch();
-    // A subscription's OAuth token goes out as a Bearer token; so does a key in authHeaders.
-    const oauth = isAnthropicOAuthToken(req.apiKey);
-    const apiKey = oauth ? undefined : req.apiKey;
-    const client = new Anthropic({
+    return new Anthropic({
       apiKey: apiKey ?? "",
       baseURL: req.model.baseUrl.replace(/\/v1\/?$/, ""),
       maxRetries: 0,
@@ -38,13 +38,29 @@ export const streamAnthropic: StreamFn = (req, signal) =>
         ...req.authHeaders,
       },
     });
+  });
+};
+
+/** What the stream needs of a client: the Messages API's create (Anthropic's own client, or a cloud's). */
+export interface MessagesClient {
+  messages: Pick<Anthropic["messages"], "create">;
+}
+
+/**
+ * One Messages API request through `makeClient`'s client, its SSE body read by pion. `identity`:
+ * an OAuth login's request, which carries Claude Code's identity.
+ */
+export function runAnthropic(req: LlmRequest, signal: AbortSignal, identity: boolean, makeClient: () => Promise<MessagesClient>): AssistantStream {
+  return runProviderStream(req, signal, async ({ msg, out, signal: sig, touch }) => {
+    const client = await makeClient();
+    touch();
     // The SDK sends the request and turns HTTP errors into its APIError; the event stream is
     // read in batches by pion's SSE reader, which waits for the loop (backpressure) instead of
     // queueing a long reply's events ahead of it.
     // The SDK's own deprecation warning for a model pion already reported as deprecated is dropped.
     const ownNotice = req.model.status === "deprecated" ? `The model '${req.model.id}' is deprecated` : undefined;
     const call = withSdkWarnings(
-      () => client.messages.create(oauth ? withClaudeCodeIdentity(toParams(req)) : toParams(req), { signal: sig }),
+      () => client.messages.create(identity ? withClaudeCodeIdentity(toParams(req)) : toParams(req), { signal: sig }),
       (m) => ownNotice !== undefined && m.startsWith(ownNotice),
     );
     const res = await call.asResponse();
@@ -63,6 +79,7 @@ export const streamAnthropic: StreamFn = (req, signal) =>
     }
     if (!state.sawStop) throw new Error("stream ended before message_stop");
   });
+}
 
 class BlockState {
   private partialJson = new Map<number, string>();
@@ -242,7 +259,7 @@ function markLastBlock(m: MessageParam): boolean {
  * readable thinking goes as text and redacted thinking, unreadable, is dropped.
  */
 function thinkingBlock(c: ThinkingContent, m: AssistantMessage, model: Model): ContentBlockParam | undefined {
-  const native = m.api === "anthropic-messages" && m.provider === model.provider && m.model === model.id;
+  const native = m.api === model.api && m.provider === model.provider && m.model === model.id;
   const signature = native ? c.thinkingSignature : undefined;
   if (c.redacted) return signature ? { type: "redacted_thinking", data: signature } : undefined;
   if (signature) return { type: "thinking", thinking: c.thinking, signature };

@@ -13,6 +13,8 @@ const REFERENCE_ENV: Record<string, readonly string[]> = {
   "github-copilot": ["COPILOT_GITHUB_TOKEN"],
   google: ["GEMINI_API_KEY"],
   "google-vertex": ["GOOGLE_CLOUD_API_KEY"],
+  // Never read as a key (ambient.ts): listed so the credential guard masks them.
+  "amazon-bedrock": ["AWS_BEARER_TOKEN_BEDROCK", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"],
   azure: ["AZURE_OPENAI_API_KEY"],
   "azure-openai-responses": ["AZURE_OPENAI_API_KEY"],
   zai: ["ZAI_API_KEY"],

@@ -1,6 +1,6 @@
 import type { ImplementedApi } from "./apis.ts";
 import { failedStream, laterStream } from "./event-stream.ts";
-import type { StreamFn } from "./types.ts";
+import type { Model, StreamFn } from "./types.ts";
 import { errorMessage } from "../util/errors.ts";
 
 // Each API's adapter is loaded with its first request: start-up pays for none of them.
@@ -8,12 +8,25 @@ const adapters = {
   "anthropic-messages": () => import("./anthropic.ts").then((m) => m.streamAnthropic),
   "openai-completions": () => import("./openai-completions.ts").then((m) => m.streamOpenAICompletions),
   "openai-responses": () => import("./openai-responses.ts").then((m) => m.streamOpenAIResponses),
-} satisfies Record<ImplementedApi, () => Promise<StreamFn>>;
+  "google-generative-ai": () => import("./google.ts").then((m) => m.streamGoogle),
+  "bedrock-converse-stream": () => import("./bedrock.ts").then((m) => m.streamBedrock),
+  "azure-openai-responses": () => import("./azure.ts").then((m) => m.streamAzureResponses),
+  "google-vertex": () => import("./google-vertex.ts").then((m) => m.streamVertex),
+  "anthropic-vertex": () => import("./anthropic-vertex.ts").then((m) => m.streamAnthropicVertex),
+  // Not an API name: Chat Completions on the azure provider (adapterOf).
+  "azure-openai-completions": () => import("./azure.ts").then((m) => m.streamAzureCompletions),
+} satisfies Record<ImplementedApi | "azure-openai-completions", () => Promise<StreamFn>>;
 const loaded = new Map<string, StreamFn>();
+
+/**
+ * The adapter for a model: its API's, except that the azure provider's Chat Completions models
+ * (Foundry's, as the reference configures them) go through Azure's endpoint and key header.
+ */
+const adapterOf = (model: Model): string => (model.provider === "azure" && model.api === "openai-completions" ? "azure-openai-completions" : model.api);
 
 /** Route a request to the adapter of its model's API. */
 export const streamByApi: StreamFn = (req, signal) => {
-  const api = req.model.api;
+  const api = adapterOf(req.model);
   const ready = loaded.get(api);
   if (ready) return ready(req, signal);
   if (!(api in adapters)) return failedStream(req, `API "${api}" is not implemented yet`);

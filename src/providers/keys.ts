@@ -3,6 +3,7 @@ import { isSecretName } from "../credentials/child-env.ts";
 import { configValueEnvNames, resolveConfigValue, soleEnvName } from "../credentials/config-value.ts";
 import type { Credential } from "../credentials/guard.ts";
 import { canRefresh, COPILOT_HEADERS, isExpired, refreshStoredLogin } from "../credentials/oauth-refresh.ts";
+import { AMBIENT_KEY, ambientHint, ambientProvider, ambientSource } from "./ambient.ts";
 import type { Catalog } from "./catalog/load.ts";
 import { authIds, BEARER_ENV, providerEnvNames } from "./env-names.ts";
 
@@ -97,12 +98,16 @@ export function createKeyResolver(o: {
     }
     const spec = o.fileKey(provider);
     if (spec) return { key: resolveKeySpec(spec, penv), origin: "models.json" };
-    for (const name of envNames(provider)) {
+    const ambient = ambientProvider(provider);
+    // An ambient provider's catalog variables (AWS_ACCESS_KEY_ID, GOOGLE_APPLICATION_CREDENTIALS) are not keys.
+    const keyNames = ambient ? (ambient.replacesKeys ? [] : providerEnvNames(provider)) : envNames(provider);
+    for (const name of keyNames) {
       if (!penv[name]) continue;
       const origin = penv[name] !== env[name] ? "auth.json" : name;
       return { key: penv[name], origin, bearer: provider === "anthropic" && name === BEARER_ENV };
     }
-    return {};
+    const source = ambient ? ambientSource(provider, penv) : undefined;
+    return source ? { key: AMBIENT_KEY, origin: source } : {};
   };
   const apiKey = (provider: string) => resolveKey(provider).key;
 
@@ -139,7 +144,7 @@ export function createKeyResolver(o: {
   const keySources = (provider: string): string[] => {
     const out = [...(o.authPaths ?? [])];
     if (o.fileKey(provider)) out.push("models.json apiKey");
-    return [...out, ...envNames(provider)];
+    return ambientProvider(provider) ? [...out, ...ambientHint(provider)] : [...out, ...envNames(provider)];
   };
 
   // The guard needs every provider's key variables, not only the configured ones: the catalog

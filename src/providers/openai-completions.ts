@@ -11,26 +11,30 @@ import { completionsCaching, markCompletionsCache, type CompletionsCaching } fro
 import { completionsBudget, formatReasoning } from "./completions-thinking.ts";
 import { applyReportedCost, isOpenRouter, type ReportedCost } from "./cost.ts";
 import type { PushStream } from "./event-stream.ts";
-import { callIdOf, dataUrl, IMAGE_OMITTED, runOpenAIStream } from "./openai-shared.ts";
+import { callIdOf, dataUrl, IMAGE_OMITTED, runOpenAIStream, type StreamContext } from "./openai-shared.ts";
 import { completionsReasoning } from "./reasoning-params.ts";
 import { clampThinkingLevel } from "./thinking.ts";
 import { sanitizeHistory, setToolArguments } from "./transform.ts";
 import type { AssistantMessage, ImageContent, LlmRequest, Model, StopReason, StreamFn, TextContent, ToolCall } from "./types.ts";
 
 /** Chat Completions, the API every OpenAI-compatible server speaks. */
-export const streamOpenAICompletions: StreamFn = (req, signal) =>
-  runOpenAIStream(req, signal, async ({ client, msg, out, signal, touch }) => {
-    const caching = completionsCaching(req.model, req.sessionId);
-    const compat = completionsCompat(req.model);
-    const headers = sessionHeaders(req, caching, compat);
-    const stream = await client.chat.completions.create(toParams(req, caching, compat), { signal, ...(headers ? { headers } : {}) });
-    const state = new ChunkState(msg, out, isOpenRouter(req.model), compat.supportsFinishReason);
-    for await (const chunk of stream) {
-      touch();
-      state.apply(chunk);
-    }
-    state.finish();
-  });
+export const streamOpenAICompletions: StreamFn = (req, signal) => runOpenAIStream(req, signal, (ctx) => consumeCompletions(req, ctx));
+
+/** One Chat Completions request and its stream; `deployment` (Azure) is sent as the body's model instead of the model's id. */
+export async function consumeCompletions(req: LlmRequest, { client, msg, out, signal, touch }: StreamContext, deployment?: string): Promise<void> {
+  const caching = completionsCaching(req.model, req.sessionId);
+  const compat = completionsCompat(req.model);
+  const headers = sessionHeaders(req, caching, compat);
+  const params = toParams(req, caching, compat);
+  if (deployment) params.model = deployment;
+  const stream = await client.chat.completions.create(params, { signal, ...(headers ? { headers } : {}) });
+  const state = new ChunkState(msg, out, isOpenRouter(req.model), compat.supportsFinishReason);
+  for await (const chunk of stream) {
+    touch();
+    state.apply(chunk);
+  }
+  state.finish();
+}
 
 /** Reasoning deltas are not in OpenAI's schema: DeepSeek and most servers send `reasoning_content`, OpenRouter and vLLM `reasoning`. */
 type CompatDelta = ChatCompletionChunk.Choice.Delta & { reasoning_content?: string | null; reasoning?: string | null };

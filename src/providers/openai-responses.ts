@@ -11,7 +11,7 @@ import type {
 } from "openai/resources/responses/responses";
 import * as v from "valibot";
 import type { PushStream } from "./event-stream.ts";
-import { callIdOf, dataUrl, IMAGE_OMITTED, runOpenAIStream } from "./openai-shared.ts";
+import { callIdOf, dataUrl, IMAGE_OMITTED, runOpenAIStream, type StreamContext } from "./openai-shared.ts";
 import { affinityHeaders, samplingParams } from "./compat.ts";
 import { responsesReasoning } from "./reasoning-params.ts";
 import { clampThinkingLevel } from "./thinking.ts";
@@ -19,18 +19,22 @@ import { sanitizeHistory, setToolArguments } from "./transform.ts";
 import type { AssistantMessage, ImageContent, LlmRequest, Model, StreamFn, TextContent, ToolResultMessage } from "./types.ts";
 
 /** The OpenAI Responses API, stateless (`store: false`): reasoning is replayed from encrypted items. */
-export const streamOpenAIResponses: StreamFn = (req, signal) =>
-  runOpenAIStream(req, signal, async ({ client, msg, out, signal, touch }) => {
-    const compat = req.model.compat ?? {};
-    const headers = compat.sessionAffinityFormat && req.sessionId ? affinityHeaders(compat.sessionAffinityFormat, req.sessionId, "responses") : undefined;
-    const stream = await client.responses.create(toParams(req), { signal, ...(headers ? { headers } : {}) });
-    const state = new EventState(msg, out);
-    for await (const ev of stream) {
-      touch();
-      state.apply(ev);
-    }
-    if (!state.finished) throw new Error("stream ended before response.completed");
-  });
+export const streamOpenAIResponses: StreamFn = (req, signal) => runOpenAIStream(req, signal, (ctx) => consumeResponses(req, ctx));
+
+/** One Responses request and its stream; `deployment` (Azure) is sent as the body's model instead of the model's id. */
+export async function consumeResponses(req: LlmRequest, { client, msg, out, signal, touch }: StreamContext, deployment?: string): Promise<void> {
+  const compat = req.model.compat ?? {};
+  const headers = compat.sessionAffinityFormat && req.sessionId ? affinityHeaders(compat.sessionAffinityFormat, req.sessionId, "responses") : undefined;
+  const params = toParams(req);
+  if (deployment) params.model = deployment;
+  const stream = await client.responses.create(params, { signal, ...(headers ? { headers } : {}) });
+  const state = new EventState(msg, out);
+  for await (const ev of stream) {
+    touch();
+    state.apply(ev);
+  }
+  if (!state.finished) throw new Error("stream ended before response.completed");
+}
 
 /** What a thinking block's `thinkingSignature` holds: the reasoning item to send back. */
 const ReasoningSignature = v.object({
@@ -246,7 +250,7 @@ function toolOutput(m: ToolResultMessage, images: boolean): string | ResponseFun
  * for any other source the same turn goes as plain items and thinking is dropped.
  */
 function assistantItems(m: AssistantMessage, model: Model, position: number): ResponseInputItem[] {
-  const native = m.api === "openai-responses" && m.provider === model.provider;
+  const native = m.api === model.api && m.provider === model.provider;
   // A function_call item id without its reasoning item is rejected, so both go or neither.
   const withReasoning = native && model.reasoning;
   const items: ResponseInputItem[] = [];

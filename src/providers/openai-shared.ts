@@ -21,20 +21,24 @@ export function runOpenAIStream(
   req: LlmRequest,
   signal: AbortSignal,
   consume: (ctx: StreamContext) => Promise<void>,
+  /** Another client of the SDK (Azure's), made from the loaded module; default: the OpenAI client. */
+  makeClient?: (sdk: typeof import("openai"), headers: Record<string, string>) => OpenAI,
 ): AssistantStream {
   return runProviderStream(req, signal, async (ctx) => {
     // The usage of an OpenAI reply counts reasoning tokens apart, in the reference's key order.
     const { input, output, cacheRead, cacheWrite, ...rest } = ctx.msg.usage;
     ctx.msg.usage = { input, output, cacheRead, cacheWrite, reasoning: 0, ...rest };
     // Loaded on first use: the SDK costs start-up time that sessions on other APIs never need.
-    const { default: OpenAISdk } = await import("openai");
+    const sdk = await import("openai");
     ctx.touch();
-    const client = new OpenAISdk({
+    const headers = { ...requestHeaders(req), ...req.authHeaders };
+    if (makeClient) return consume({ ...ctx, client: makeClient(sdk, headers) });
+    const client = new sdk.default({
       // The SDK refuses to start without a key; keyless local servers ignore the placeholder.
       apiKey: req.apiKey || "no-key",
       baseURL: openaiBaseUrl(req.model.baseUrl),
       maxRetries: 0,
-      defaultHeaders: { ...requestHeaders(req), ...req.authHeaders },
+      defaultHeaders: headers,
       // Otherwise the SDK reads OPENAI_ORG_ID / OPENAI_PROJECT_ID and sends them to any compatible server.
       organization: null,
       project: null,

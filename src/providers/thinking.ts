@@ -72,7 +72,7 @@ function anthropicControl(model: Model, o: Options): ThinkingControl {
  * take one map an effort name to it. The Responses API takes only an effort.
  */
 function openaiControl(model: Model, o: Options): ThinkingControl {
-  const responses = model.api === "openai-responses";
+  const responses = model.api === "openai-responses" || model.api === "azure-openai-responses";
   const efforts = o.effort ? effortLevels(o.effort.values, undefined) : [];
   const offIsNone = o.effort?.values.includes("none") ?? false;
   if (efforts.length > 0 || offIsNone) return { kind: "effort", levels: withOff(offIsNone || (o.toggle && !responses), efforts), offIsNone };
@@ -81,10 +81,15 @@ function openaiControl(model: Model, o: Options): ThinkingControl {
   return { kind: "fixed", levels: [...FIXED, ...declaredExtras(model)] };
 }
 
+/** The Messages API (direct or on Vertex), and Claude behind Bedrock's Converse API (its thinking fields are Anthropic's). */
+export const anthropicShaped = (model: Model): boolean =>
+  model.api === "anthropic-messages" ||
+  model.api === "anthropic-vertex" || (model.api === "bedrock-converse-stream" && (/claude/i.test(model.family ?? "") || /anthropic\.|claude/i.test(model.id)));
+
 export function thinkingControl(model: Model | undefined): ThinkingControl {
   if (!model?.reasoning) return { kind: "none", levels: ["off"] };
   const o = optionsOf(model);
-  return model.api === "anthropic-messages" ? anthropicControl(model, o) : openaiControl(model, o);
+  return anthropicShaped(model) ? anthropicControl(model, o) : openaiControl(model, o);
 }
 
 /**

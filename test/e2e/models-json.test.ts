@@ -113,8 +113,8 @@ describe("models.json end to end", () => {
     expect(out.code).toBe(0);
     expect(out.stdout.trim()).toBe("fine");
     const warnings = out.stderr.split("\n").filter((l) => l.includes("which pion does not implement"));
-    expect(warnings.length).toBe(7);
-    expect(warnings[0]).toContain('provider "gem" uses API "google-generative-ai"');
+    expect(warnings.length).toBe(3);
+    expect(warnings[0]).toContain('provider "mistral-direct" uses API "mistral-conversations"');
   });
 
   test.concurrent("thinkingLevelMap: a null level is not offered, a mapped xhigh is", async () => {

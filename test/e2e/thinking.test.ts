@@ -125,14 +125,15 @@ describe("thinking per model", () => {
     expect(await changes(p, { type: "set_thinking_level", level: "off" })).toEqual([{ type: "thinking_level_changed", level: "minimal", requested: "off" }]);
     expect(pick(await promptBody(p, fake), OPENAI)).toEqual({ include, reasoning: { effort: "minimal", summary: "auto" } });
 
-    // budget (Chat Completions): the effort name a budget server maps; off is none
+    // budget (the Gemini API): thinkingBudget within the catalog's range; off is a budget of 0
     expect(await changes(p, { type: "set_model", provider: "google", modelId: "gemini-2.5-flash" })).toEqual([
       { type: "thinking_level_changed", level: "low", requested: "minimal" },
     ]);
     expect(await levels(p)).toEqual(["off", "low", "medium", "high"]);
-    expect(pick(await promptBody(p, fake), OPENAI)).toEqual({ reasoning_effort: "low" });
+    const gemini = async () => (await promptBody(p, fake)).generationConfig.thinkingConfig;
+    expect(await gemini()).toEqual({ includeThoughts: true, thinkingBudget: 4096 });
     await p.request({ type: "set_thinking_level", level: "off" });
-    expect(pick(await promptBody(p, fake), OPENAI)).toEqual({ reasoning_effort: "none" });
+    expect(await gemini()).toEqual({ thinkingBudget: 0 });
 
     // toggle (Chat Completions): thinking.type
     expect(await changes(p, { type: "set_model", provider: "zai", modelId: "glm-4.5" })).toEqual([]);

@@ -14,8 +14,10 @@ import {
   type Frame,
   type StreamPlan,
 } from "./fake-provider/encoders.ts";
+import { bedrockErrorResponse, encodeBedrock } from "./fake-provider/bedrock.ts";
+import { encodeGoogle } from "./fake-provider/google.ts";
 
-export type FakeApi = "anthropic-messages" | "openai-completions" | "openai-responses";
+export type FakeApi = "anthropic-messages" | "openai-completions" | "openai-responses" | "google-generative-ai" | "bedrock-converse-stream";
 
 export type FakeBlock =
   | { type: "text"; /** An array gives the individual deltas. */ text: string | string[] }
@@ -31,6 +33,8 @@ export type FakeBlock =
       arguments: Record<string, unknown> | string;
       /** Split the JSON text into this many argument deltas. Default 1. */
       fragments?: number;
+      /** Gemini only: the part's `thoughtSignature`. */
+      signature?: string;
     };
 
 /**
@@ -68,6 +72,8 @@ export type FakeReply =
       usage?: FakeUsage;
       /** Default: "toolUse" when a toolCall block is present, else "stop". */
       stopReason?: "stop" | "length" | "toolUse";
+      /** Gemini only: the raw finishReason (SAFETY, RECITATION, …). */
+      finishReason?: string;
     } & FakeTiming)
   | {
       kind: "http_error";
@@ -123,7 +129,22 @@ const encoders: Record<FakeApi, (plan: StreamPlan) => Frame[]> = {
   "anthropic-messages": encodeAnthropic,
   "openai-completions": encodeCompletions,
   "openai-responses": encodeResponses,
+  "google-generative-ai": encodeGoogle,
+  "bedrock-converse-stream": encodeBedrock,
 };
+
+/**
+ * A Google OAuth token endpoint (the STS exchange an `external_account` ADC file names as its
+ * `token_url`): any request gets FAKE_ACCESS_TOKEN, which Vertex requests then carry as Bearer.
+ */
+export const FAKE_TOKEN_PATH = "/oauth/token";
+export const FAKE_ACCESS_TOKEN = "ya29.fake-access-token";
+const tokenResponse = () =>
+  Response.json({ access_token: FAKE_ACCESS_TOKEN, issued_token_type: "urn:ietf:params:oauth:token-type:access_token", token_type: "Bearer", expires_in: 3600 });
+
+/** The APIs that name streaming in their path rather than with `stream: true` in the body. */
+const streamsByPath = (api: FakeApi, url: URL): boolean =>
+  api === "bedrock-converse-stream" || (api === "google-generative-ai" && url.searchParams.get("alt") === "sse");
 
 export function startFakeProvider(opts: FakeProviderOptions = {}): FakeProvider {
   const queue: FakeReply[] = [...(opts.replies ?? [])];
@@ -153,6 +174,7 @@ export function startFakeProvider(opts: FakeProviderOptions = {}): FakeProvider 
       requests.push(req);
       waiters = waiters.filter((w) => (requests.length >= w.n ? (w.resolve(), false) : true));
 
+      if (httpReq.method === "POST" && path === FAKE_TOKEN_PATH) return tokenResponse();
       if (!api) return refuse(undefined, `fake provider: no endpoint for ${httpReq.method} ${path}`);
       try {
         opts.onRequest?.(req);
@@ -160,13 +182,16 @@ export function startFakeProvider(opts: FakeProviderOptions = {}): FakeProvider 
         return refuse(api, `fake provider: onRequest failed: ${err instanceof Error ? err.message : String(err)}`);
       }
       const body = req.body;
-      if (!isRecord(body) || body.stream !== true) {
+      // Gemini says "stream" in its path (`:streamGenerateContent?alt=sse`), not in its body.
+      if (!isRecord(body) || (body.stream !== true && !streamsByPath(api, new URL(httpReq.url)))) {
         return refuse(api, "fake provider: only streaming requests (stream: true) are supported");
       }
       const reply = queue.shift();
       if (!reply) return refuse(api, `fake provider: no scripted reply left for request #${requests.length} (${path})`);
       if (reply.kind === "http_error") return errorResponse(api, reply.status, reply);
-      return streamResponse(encoders[api](toPlan(reply, body)), reply);
+      const model = modelInPath(api, path);
+      const contentType = api === "bedrock-converse-stream" ? "application/vnd.amazon.eventstream" : undefined;
+      return streamResponse(encoders[api](toPlan(reply, model ? { ...body, model } : body)), reply, contentType);
     },
   });
   const url = `http://127.0.0.1:${server.port}`;
@@ -198,10 +223,19 @@ export function startFakeProvider(opts: FakeProviderOptions = {}): FakeProvider 
 
 function apiForPath(path: string): FakeApi | undefined {
   const p = path.replace(/\/+$/, "");
-  if (p.endsWith("/messages")) return "anthropic-messages";
+  // Claude on Vertex: the Messages body at the model's `:streamRawPredict`.
+  if (p.endsWith("/messages") || p.endsWith(":streamRawPredict")) return "anthropic-messages";
   if (p.endsWith("/chat/completions")) return "openai-completions";
   if (p.endsWith("/responses")) return "openai-responses";
+  if (p.endsWith(":streamGenerateContent")) return "google-generative-ai";
+  if (/^\/model\/[^/]+\/converse-stream$/.test(p)) return "bedrock-converse-stream";
   return undefined;
+}
+
+/** Gemini and Bedrock name the model in the path (`/models/<id>:streamGenerateContent`, `/model/<id>/converse-stream`). */
+function modelInPath(api: FakeApi, path: string): string | undefined {
+  const m = api === "google-generative-ai" ? /\/models\/([^/:]+):/.exec(path) : api === "bedrock-converse-stream" ? /^\/model\/([^/]+)\//.exec(path) : null;
+  return m ? decodeURIComponent(m[1]!) : undefined;
 }
 
 function toPlan(reply: Exclude<FakeReply, { kind: "http_error" }>, body: Record<string, unknown>): StreamPlan {
@@ -225,6 +259,7 @@ function toPlan(reply: Exclude<FakeReply, { kind: "http_error" }>, body: Record<
     blocks: reply.blocks,
     usage: fullUsage(reply.usage),
     stopReason: reply.stopReason ?? (hasTool ? "toolUse" : "stop"),
+    ...(reply.finishReason ? { finishReason: reply.finishReason } : {}),
   };
 }
 
@@ -240,7 +275,7 @@ const fullUsage = (u: FakeUsage | undefined): StreamPlan["usage"] => ({
 
 const DISCONNECT_FLUSH_MS = 20;
 
-function streamResponse(frames: Frame[], timing: FakeTiming): Response {
+function streamResponse(frames: Frame[], timing: FakeTiming, contentType = "text/event-stream; charset=utf-8"): Response {
   const enc = new TextEncoder();
   let cancelled = false;
   const body = new ReadableStream<Uint8Array>({
@@ -256,7 +291,7 @@ function streamResponse(frames: Frame[], timing: FakeTiming): Response {
         }
         if (timing.chunkDelayMs) await Bun.sleep(timing.chunkDelayMs);
         if (cancelled) return;
-        ctl.enqueue(enc.encode(frame));
+        ctl.enqueue(typeof frame === "string" ? enc.encode(frame) : frame);
       }
       ctl.close();
     },
@@ -265,7 +300,7 @@ function streamResponse(frames: Frame[], timing: FakeTiming): Response {
     },
   });
   return new Response(body, {
-    headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" },
+    headers: { "content-type": contentType, "cache-control": "no-cache" },
   });
 }
 
@@ -290,6 +325,16 @@ const openaiErrorTypes: Record<number, string> = {
   503: "server_error",
 };
 
+const googleStatuses: Record<number, string> = {
+  400: "INVALID_ARGUMENT",
+  401: "UNAUTHENTICATED",
+  403: "PERMISSION_DENIED",
+  404: "NOT_FOUND",
+  429: "RESOURCE_EXHAUSTED",
+  500: "INTERNAL",
+  503: "UNAVAILABLE",
+};
+
 function errorResponse(
   api: FakeApi | undefined,
   status: number,
@@ -301,6 +346,11 @@ function errorResponse(
     const type = o.errorType ?? anthropicErrorTypes[status] ?? "api_error";
     const body = o.body ?? { type: "error", error: { type, message }, request_id: requestId };
     return Response.json(body, { status, headers: { "request-id": requestId, ...o.headers } });
+  }
+  if (api === "bedrock-converse-stream") return bedrockErrorResponse(status, o.message ?? `fake provider: HTTP ${status}`, o.errorType, o.headers);
+  if (api === "google-generative-ai") {
+    const body = o.body ?? { error: { code: status, message, status: o.errorType ?? googleStatuses[status] ?? "INTERNAL" } };
+    return Response.json(body, { status, headers: o.headers });
   }
   const type = o.errorType ?? openaiErrorTypes[status] ?? "server_error";
   const code = status === 429 ? "rate_limit_exceeded" : status === 401 ? "invalid_api_key" : null;

@@ -1,4 +1,5 @@
 import { isSecretName } from "../../credentials/child-env.ts";
+import { AZURE_PLACEHOLDER_URL } from "../azure-config.ts";
 import type { Api, CostTier, ReasoningOption, ThinkingLevel } from "../types.ts";
 import type { CatalogData, CatalogProvider, ModelDef } from "./data.ts";
 import type { ModelsDev, ModelsDevModel, ModelsDevProvider } from "./models-dev.ts";
@@ -16,12 +17,26 @@ const KNOWN_ENDPOINTS: Record<string, { api: ChatApi; baseUrl: string }> = {
   xai: { api: "openai-completions", baseUrl: "https://api.x.ai/v1" },
   mistral: { api: "openai-completions", baseUrl: "https://api.mistral.ai/v1" },
   cerebras: { api: "openai-completions", baseUrl: "https://api.cerebras.ai/v1" },
-  google: { api: "openai-completions", baseUrl: "https://generativelanguage.googleapis.com/v1beta/openai" },
+  azure: { api: "azure-openai-responses", baseUrl: AZURE_PLACEHOLDER_URL },
+  "amazon-bedrock": { api: "bedrock-converse-stream", baseUrl: "https://bedrock-runtime.us-east-1.amazonaws.com" },
+  "google-vertex": { api: "google-vertex", baseUrl: "https://aiplatform.googleapis.com" },
+  "google-vertex-anthropic": { api: "anthropic-vertex", baseUrl: "https://aiplatform.googleapis.com" },
+  google: { api: "google-generative-ai", baseUrl: "https://generativelanguage.googleapis.com/v1beta" },
   deepinfra: { api: "openai-completions", baseUrl: "https://api.deepinfra.com/v1/openai" },
   togetherai: { api: "openai-completions", baseUrl: "https://api.together.xyz/v1" },
   perplexity: { api: "openai-completions", baseUrl: "https://api.perplexity.ai" },
   openrouter: { api: "openai-completions", baseUrl: "https://openrouter.ai/api/v1" },
   vercel: { api: "openai-completions", baseUrl: "https://ai-gateway.vercel.sh/v1" },
+};
+
+/**
+ * Azure's own endpoint serves OpenAI's families (Responses API); its Foundry models (Phi, Llama,
+ * Mistral, …) live on a per-resource endpoint models.dev leaves as a placeholder, so they are left out.
+ */
+const KEEP: Record<string, (m: ModelsDevModel) => boolean> = {
+  azure: (m) => /^(gpt|o|codex)(-|$)/.test(m.family ?? "") && !m.provider,
+  // Vertex's Gemini models; its partner models (Claude, Llama, …) have other endpoints.
+  "google-vertex": (m) => /^gemini/.test(m.family ?? "") && !m.provider,
 };
 
 /** The API an AI-SDK package name stands for; undefined for the ones pion cannot talk to. */
@@ -31,6 +46,11 @@ function apiOfPackage(npm: string | undefined, shape?: string): ChatApi | undefi
   if (npm === "@ai-sdk/anthropic") return "anthropic-messages";
   if (npm === "@ai-sdk/openai") return "openai-responses";
   if (npm === "@ai-sdk/openai-compatible") return "openai-completions";
+  if (npm === "@ai-sdk/google") return "google-generative-ai";
+  if (npm === "@ai-sdk/amazon-bedrock") return "bedrock-converse-stream";
+  if (npm === "@ai-sdk/azure") return "azure-openai-responses";
+  if (npm === "@ai-sdk/google-vertex") return "google-vertex";
+  if (npm === "@ai-sdk/google-vertex/anthropic") return "anthropic-vertex";
   return undefined;
 }
 
@@ -126,6 +146,7 @@ export function convertProvider(p: ModelsDevProvider): CatalogProvider | undefin
   if (!api || !baseUrl || (p.api !== undefined && !usableUrl(p.api) && !known)) return undefined;
   const models: ModelDef[] = [];
   for (const m of Object.values(p.models)) {
+    if (KEEP[p.id] && !KEEP[p.id]!(m)) continue;
     const def = convertModel(m, { api, baseUrl });
     if (def) models.push(def);
   }

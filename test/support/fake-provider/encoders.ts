@@ -5,8 +5,8 @@
  */
 import type { FakeBlock, FakeUsage } from "../fake-provider.ts";
 
-/** One SSE event, already encoded (`event: …\ndata: …\n\n`). */
-export type Frame = string;
+/** One SSE event, already encoded (`event: …\ndata: …\n\n`), or one binary event-stream message (Bedrock). */
+export type Frame = string | Uint8Array;
 
 export interface StreamPlan {
   model: string;
@@ -15,6 +15,8 @@ export interface StreamPlan {
   blocks: FakeBlock[];
   usage: Required<Pick<FakeUsage, "input" | "output" | "cacheRead" | "cacheWrite">> & Pick<FakeUsage, "cacheWrite1h" | "billing" | "reasoning">;
   stopReason: "stop" | "length" | "toolUse";
+  /** Gemini only: the raw finishReason to send (SAFETY, RECITATION, …) instead of the one stopReason implies. */
+  finishReason?: string;
   /** Sent after the blocks instead of the normal ending. */
   error?: { message: string; errorType?: string };
 }
