@@ -43,7 +43,7 @@ export const streamAzureCompletions: StreamFn = (req, signal) => {
         apiKey: req.apiKey ?? "",
         baseURL: target.baseUrl,
         maxRetries: 0,
-        defaultHeaders: { "api-key": req.apiKey ?? "", Authorization: null, ...headers } as Record<string, string>,
+        defaultHeaders: { "api-key": req.apiKey ?? "", Authorization: null, ...headers } as unknown as Record<string, string>,
         defaultQuery: target.apiVersion === "v1" ? undefined : { "api-version": target.apiVersion },
         organization: null,
         project: null,

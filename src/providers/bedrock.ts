@@ -92,7 +92,8 @@ class EventState {
         this.out.push({ type: "toolcall_start", contentIndex: index, id: call.id, toolName: call.name });
       }
     } else if (ev.contentBlockDelta) {
-      this.applyDelta(ev.contentBlockDelta.contentBlockIndex ?? 0, ev.contentBlockDelta.delta ?? {});
+      const delta = ev.contentBlockDelta.delta;
+      if (delta) this.applyDelta(ev.contentBlockDelta.contentBlockIndex ?? 0, delta);
     } else if (ev.contentBlockStop) {
       this.close(ev.contentBlockStop.contentBlockIndex ?? 0);
     } else if (ev.messageStop) {

@@ -18,12 +18,13 @@ const missing = !REFERENCE ? "PION_REFERENCE_PKG (the folder of @earendil-works/
 const DOC = resolve(import.meta.dir, "../../docs/reference-differences.md");
 
 /** The models.json provider and model writeFakeModels gives each API. */
-const MODELS: Record<FakeApi, [provider: string, model: string]> = {
+type SharedApi = "anthropic-messages" | "openai-completions" | "openai-responses";
+const MODELS: Record<SharedApi, [provider: string, model: string]> = {
   "anthropic-messages": ["fake", "fake-model"],
   "openai-completions": ["fake-openai", "fake-chat"],
   "openai-responses": ["fake-responses", "fake-resp"],
 };
-const APIS = Object.keys(MODELS) as FakeApi[];
+const APIS = Object.keys(MODELS) as SharedApi[];
 
 interface Scenario {
   name: string;
@@ -69,7 +70,7 @@ const SCENARIOS: Scenario[] = [
 const lines = (out: string): Rec[] => out.split("\n").filter(Boolean).map((l) => JSON.parse(l) as Rec);
 
 /** One agent through one scenario, with its own fake provider, home and cwd. */
-async function run(agent: "pion" | "reference", api: FakeApi, s: Scenario): Promise<Rec[]> {
+async function run(agent: "pion" | "reference", api: SharedApi, s: Scenario): Promise<Rec[]> {
   const fake = startFakeProvider({ replies: s.replies() });
   const dirs = tempDirs();
   for (const [name, text] of Object.entries(s.files ?? {})) writeFileSync(join(dirs.cwd, name), text);
@@ -103,7 +104,7 @@ async function run(agent: "pion" | "reference", api: FakeApi, s: Scenario): Prom
 }
 
 interface Outcome {
-  api: FakeApi;
+  api: SharedApi;
   scenario: string;
   differences: ShapeDifference[];
   order: string[];

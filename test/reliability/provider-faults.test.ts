@@ -76,7 +76,7 @@ const plan = (text: string): StreamPlan => ({
   stopReason: "stop",
 });
 const whole = (frames: Frame[]) => (ctl: ReadableStreamDefaultController<Uint8Array>) => {
-  for (const f of frames) ctl.enqueue(enc.encode(f));
+  for (const f of frames) ctl.enqueue(typeof f === "string" ? enc.encode(f) : f);
   ctl.close();
 };
 
@@ -192,8 +192,8 @@ describe("provider faults", () => {
       const bad = (ctl: ReadableStreamDefaultController<Uint8Array>) => {
         const frames = encode(plan("broken json reply"));
         // the second frame's data line loses its closing characters and gains garbage
-        frames[2] = frames[2]!.replace(/\}\n\n$/, ',,"oops": }\n\n');
-        for (const f of frames) ctl.enqueue(enc.encode(f));
+        frames[2] = String(frames[2]).replace(/\}\n\n$/, ',,"oops": }\n\n');
+        for (const f of frames) ctl.enqueue(typeof f === "string" ? enc.encode(f) : f);
         ctl.close();
       };
       const srv = rawServer([bad, bad, whole(encode(plan("recovered fine")))]);
