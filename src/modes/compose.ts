@@ -22,8 +22,8 @@ import { divertStdout } from "../util/stdout-guard.ts";
 import { AgentSession } from "../session/session.ts";
 import type { ExtensionFrame } from "../session/session-types.ts";
 import type { SessionHeader } from "../store/entries.ts";
-import { withJsonlExport } from "../store/jsonl-export.ts";
-import { databasePath, ensurePrivateDir, sessionFilePath } from "../store/paths.ts";
+import { ensurePrivateDir, sessionFilePath } from "../store/paths.ts";
+import { openSessionFolder } from "./open-store.ts";
 import { LazyStore } from "../store/lazy-store.ts";
 import { openSqliteStore } from "../store/sqlite-store.ts";
 import type { SessionStore } from "../store/store.ts";
@@ -214,8 +214,11 @@ const sessionsDir = (o: CliOptions) => (o.sessionDir ? resolve(o.cwd, o.sessionD
 export function sessionStorage(o: CliOptions): { store: SessionStore; fileFor: (h: SessionHeader) => string | undefined } {
   const base = sessionsDir(o);
   if (!o.noSession) usableDir(base);
-  const store = new LazyStore(() => (o.noSession ? openSqliteStore(":memory:") : withJsonlExport(openSqliteStore(databasePath(base)))));
-  return { store, fileFor: sessionFiles(o) };
+  const fileFor = sessionFiles(o);
+  const store = new LazyStore(() =>
+    o.noSession ? openSqliteStore(":memory:") : openSessionFolder({ base, named: o.sessionDir !== undefined, env: o.env, fileFor }),
+  );
+  return { store, fileFor };
 }
 
 /** Creates `dir` (0700) if needed and checks it can be written. */

@@ -1,0 +1,31 @@
+import { join } from "node:path";
+import { piAgentDir } from "../config-dirs.ts";
+import { locateSession } from "../session/navigation.ts";
+import type { SessionHeader } from "../store/entries.ts";
+import { withJsonlExport } from "../store/jsonl-export.ts";
+import { databasePath } from "../store/paths.ts";
+import { withSessionFiles } from "../store/session-files.ts";
+import { openSqliteStore } from "../store/sqlite-store.ts";
+import type { SessionStore } from "../store/store.ts";
+
+export interface SessionFolder {
+  /** The sessions base directory (`--session-dir`, the setting, or `$PION_HOME/sessions`). */
+  base: string;
+  /** Whether the folder was named (`--session-dir`, env, setting): then the reference's default folder is not read. */
+  named: boolean;
+  env: Record<string, string | undefined>;
+  /** Where an imported file that cannot be continued in place (v1, v2, a torn tail) gets its v3 copy. */
+  fileFor: (h: SessionHeader) => string | undefined;
+}
+
+/**
+ * The session database of `base`, writing each session's JSONL export, with every session file of
+ * the folder in its answers (store/session-files.ts); without a named folder, the reference's own
+ * default one (`~/.pi/agent/sessions`) too.
+ */
+export function openSessionFolder(f: SessionFolder): SessionStore {
+  const dbPath = databasePath(f.base);
+  const store = withJsonlExport(openSqliteStore(dbPath));
+  const dirs = f.named ? [f.base] : [f.base, join(piAgentDir(f.env), "sessions")];
+  return withSessionFiles(store, { dbPath, dirs, importFile: (path) => locateSession(store, path, f.base, f.fileFor) });
+}

@@ -1,0 +1,83 @@
+import { log } from "../util/log.ts";
+import { FileIndex } from "./file-index.ts";
+import type { ListSessionsOptions, SearchHit, SearchOptions, SessionList, SessionMeta, SessionStore } from "./store.ts";
+
+export interface SessionFilesOptions {
+  /** The database file the store opened. */
+  dbPath: string;
+  /** Folders whose JSONL files are sessions too: the session folder, and the reference's own when pion reads its config. */
+  dirs: readonly string[];
+  /**
+   * Imports a session file into `inner` in full (and continues it in place where it can): the
+   * session layer's import, given by the composition root. Returns the session id.
+   */
+  importFile: (path: string) => string;
+}
+
+/**
+ * `inner` with the session files it does not know (file-index.ts) in its answers: listed from
+ * a summary of each (read again when the file changes, dropped when it is gone), imported in full
+ * when one is opened (by id, by its file, or for a search, which reads every entry).
+ */
+export function withSessionFiles(inner: SessionStore, o: SessionFilesOptions): SessionStore {
+  const index = new FileIndex(o.dbPath, o.dirs);
+  const refresh = () => {
+    try {
+      index.refresh();
+    } catch (err) {
+      log("store", "the session folder could not be listed; sessions the database holds are shown", { error: err instanceof Error ? err.message : String(err) });
+    }
+  };
+  /** Brings in the file of a listed-only session; the id is a stored session afterwards. */
+  const opened = (sessionId: string): void => {
+    const file = index.fileOnly(sessionId);
+    if (file === undefined) return;
+    index.forget(sessionId);
+    o.importFile(file);
+  };
+  const overrides: Partial<SessionStore> = {
+    listSessions(options?: ListSessionsOptions): SessionList {
+      refresh();
+      return inner.listSessions(options);
+    },
+    searchSessions(options: SearchOptions): SearchHit[] {
+      refresh();
+      for (const s of index.allFileOnly(options.cwd)) {
+        try {
+          opened(s.id);
+        } catch (err) {
+          log("store", "a session file could not be imported for the search; it is left out", { path: s.file, error: err instanceof Error ? err.message : String(err) });
+        }
+      }
+      return inner.searchSessions(options);
+    },
+    getSession(sessionId: string): SessionMeta | undefined {
+      let meta = inner.getSession(sessionId);
+      if (!meta) {
+        refresh();
+        meta = inner.getSession(sessionId);
+      }
+      if (!meta || index.fileOnly(sessionId) === undefined) return meta;
+      opened(sessionId);
+      return inner.getSession(sessionId);
+    },
+    findSessionByFile(path: string): SessionMeta | undefined {
+      const meta = inner.findSessionByFile(path);
+      if (!meta || index.fileOnly(meta.header.id) === undefined) return meta;
+      opened(meta.header.id);
+      return inner.getSession(meta.header.id);
+    },
+    close(): void {
+      index.close();
+      inner.close();
+    },
+  };
+  return new Proxy(inner, {
+    get(target, key, receiver) {
+      const own = (overrides as Record<PropertyKey, unknown>)[key];
+      if (own !== undefined) return own;
+      const value = Reflect.get(target, key, receiver);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
