@@ -6,6 +6,8 @@ import { withJsonlExport } from "../store/jsonl-export.ts";
 import { databasePath } from "../store/paths.ts";
 import { withSessionFiles } from "../store/session-files.ts";
 import { openSqliteStore } from "../store/sqlite-store.ts";
+import { corruption, type Recovery, setAside } from "../store/db-recovery.ts";
+import { log } from "../util/log.ts";
 import type { SessionStore } from "../store/store.ts";
 
 export interface SessionFolder {
@@ -16,6 +18,8 @@ export interface SessionFolder {
   env: Record<string, string | undefined>;
   /** Where an imported file that cannot be continued in place (v1, v2, a torn tail) gets its v3 copy. */
   fileFor: (h: SessionHeader) => string | undefined;
+  /** Told (besides the stderr line) when an unusable database was moved aside and made anew. */
+  onRecovery?: (r: Recovery) => void;
 }
 
 /**
@@ -25,7 +29,28 @@ export interface SessionFolder {
  */
 export function openSessionFolder(f: SessionFolder): SessionStore {
   const dbPath = databasePath(f.base);
-  const store = withJsonlExport(openSqliteStore(dbPath));
+  const store = withJsonlExport(openUsable(dbPath, f.onRecovery));
   const dirs = f.named ? [f.base] : [f.base, join(piAgentDir(f.env), "sessions")];
   return withSessionFiles(store, { dbPath, dirs, importFile: (path) => locateSession(store, path, f.base, f.fileFor) });
+}
+
+const CORRUPT_CODES = new Set(["SQLITE_NOTADB", "SQLITE_CORRUPT"]);
+
+/** The database, after one that is not usable was moved aside (db-recovery.ts). */
+function openUsable(dbPath: string, onRecovery?: (r: Recovery) => void): SessionStore {
+  const aside = (why: string) => {
+    const r = setAside(dbPath, why);
+    log("store", r.message);
+    onRecovery?.(r);
+  };
+  const why = corruption(dbPath);
+  if (why) aside(why);
+  try {
+    return openSqliteStore(dbPath);
+  } catch (err) {
+    const code = (err as { code?: string }).code ?? "";
+    if (why || !CORRUPT_CODES.has(code.replace(/_[A-Z]+$/, "")) && !CORRUPT_CODES.has(code)) throw err;
+    aside(`SQLite reported ${code}`);
+    return openSqliteStore(dbPath);
+  }
 }

@@ -77,7 +77,20 @@ export function withSessionFiles(inner: SessionStore, o: SessionFilesOptions): S
       const own = (overrides as Record<PropertyKey, unknown>)[key];
       if (own !== undefined) return own;
       const value = Reflect.get(target, key, receiver);
-      return typeof value === "function" ? value.bind(target) : value;
+      if (typeof value !== "function") return value;
+      if (!BY_SESSION.has(key)) return value.bind(target);
+      // A listed-only session is read or written only once its file is in.
+      return (sessionId: string, ...rest: unknown[]) => {
+        if (index.fileOnly(sessionId) !== undefined) opened(sessionId);
+        return value.call(target, sessionId, ...rest);
+      };
     },
   });
 }
+
+/** The store's methods that read or write one session, named by their first argument. */
+const BY_SESSION: ReadonlySet<PropertyKey> = new Set<keyof SessionStore>([
+  "append", "appendMany", "grantedRules", "entries", "chainPages", "bodyPages", "contextMessages", "entryIndex",
+  "bodyReader", "messageReader", "entriesSince", "entriesPage", "entryCount", "getEntry", "setLeaf",
+  "acquireSession", "setSessionCache",
+]);
