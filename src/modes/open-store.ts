@@ -4,10 +4,11 @@ import { locateSession } from "../session/navigation.ts";
 import type { SessionHeader } from "../store/entries.ts";
 import { withJsonlExport } from "../store/jsonl-export.ts";
 import { databasePath } from "../store/paths.ts";
-import { withSessionFiles } from "../store/session-files.ts";
+import { withSessionFiles, withStorageErrors } from "../store/session-files.ts";
 import { openSqliteStore } from "../store/sqlite-store.ts";
 import { corruption, type Recovery, setAside } from "../store/db-recovery.ts";
 import { log } from "../util/log.ts";
+import { asStorageError } from "../store/storage-error.ts";
 import type { SessionStore } from "../store/store.ts";
 
 export interface SessionFolder {
@@ -31,7 +32,7 @@ export function openSessionFolder(f: SessionFolder): SessionStore {
   const dbPath = databasePath(f.base);
   const store = withJsonlExport(openUsable(dbPath, f.onRecovery));
   const dirs = f.named ? [f.base] : [f.base, join(piAgentDir(f.env), "sessions")];
-  return withSessionFiles(store, { dbPath, dirs, importFile: (path) => locateSession(store, path, f.base, f.fileFor) });
+  return withStorageErrors(withSessionFiles(store, { dbPath, dirs, importFile: (path) => locateSession(store, path, f.base, f.fileFor) }), dbPath);
 }
 
 const CORRUPT_CODES = new Set(["SQLITE_NOTADB", "SQLITE_CORRUPT"]);
@@ -43,14 +44,18 @@ function openUsable(dbPath: string, onRecovery?: (r: Recovery) => void): Session
     log("store", r.message);
     onRecovery?.(r);
   };
-  const why = corruption(dbPath);
-  if (why) aside(why);
   try {
-    return openSqliteStore(dbPath);
+    const why = corruption(dbPath);
+    if (why) aside(why);
+    try {
+      return openSqliteStore(dbPath);
+    } catch (err) {
+      const code = (err as { code?: string }).code ?? "";
+      if (why || !CORRUPT_CODES.has(code.replace(/_[A-Z]+$/, "")) && !CORRUPT_CODES.has(code)) throw err;
+      aside(`SQLite reported ${code}`);
+      return openSqliteStore(dbPath);
+    }
   } catch (err) {
-    const code = (err as { code?: string }).code ?? "";
-    if (why || !CORRUPT_CODES.has(code.replace(/_[A-Z]+$/, "")) && !CORRUPT_CODES.has(code)) throw err;
-    aside(`SQLite reported ${code}`);
-    return openSqliteStore(dbPath);
+    throw asStorageError(err, dbPath);
   }
 }

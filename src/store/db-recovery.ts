@@ -43,7 +43,10 @@ export function corruption(path: string): string | undefined {
     if (rows.length === 1 && rows[0]!.quick_check === "ok") return undefined;
     return `its integrity check failed (${rows.slice(0, 3).map((r) => r.quick_check).join("; ")})`;
   } catch (err) {
-    return `SQLite cannot read it (${err instanceof Error ? err.message : String(err)})`;
+    // Only SQLite's word that the file is damaged counts: a full disk or a lock is no reason to move it.
+    const code = String((err as { code?: unknown }).code ?? "");
+    if (code.startsWith("SQLITE_CORRUPT") || code.startsWith("SQLITE_NOTADB")) return `SQLite cannot read it (${(err as Error).message})`;
+    return undefined;
   } finally {
     db?.close(false);
   }

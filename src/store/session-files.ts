@@ -1,5 +1,6 @@
 import { log } from "../util/log.ts";
 import { FileIndex } from "./file-index.ts";
+import { asStorageError } from "./storage-error.ts";
 import type { ListSessionsOptions, SearchHit, SearchOptions, SessionList, SessionMeta, SessionStore } from "./store.ts";
 
 export interface SessionFilesOptions {
@@ -94,3 +95,23 @@ const BY_SESSION: ReadonlySet<PropertyKey> = new Set<keyof SessionStore>([
   "bodyReader", "messageReader", "entriesSince", "entriesPage", "entryCount", "getEntry", "setLeaf",
   "acquireSession", "setSessionCache",
 ]);
+
+/**
+ * `inner` with every failure the disk caused (full, I/O error) turned into a storage PionError
+ * naming the disk and `path` (storage-error.ts); every other error as it was.
+ */
+export function withStorageErrors(inner: SessionStore, path: string): SessionStore {
+  return new Proxy(inner, {
+    get(target, key, receiver) {
+      const value = Reflect.get(target, key, receiver);
+      if (typeof value !== "function") return value;
+      return (...args: unknown[]) => {
+        try {
+          return value.apply(target, args);
+        } catch (err) {
+          throw asStorageError(err, path);
+        }
+      };
+    },
+  });
+}

@@ -29,7 +29,7 @@ function folder(base: string, recoveries: Recovery[] = []) {
 /** A session of three entries in its file, and a fourth that only the database has (a crash before the export). */
 function seeded(base: string): { file: string } {
   const store = folder(base);
-  const header = { type: "session" as const, version: 3, id: "s1", timestamp: tick(), cwd: "/w" };
+  const header = { type: "session" as const, version: 3 as const, id: "s1", timestamp: tick(), cwd: "/w" };
   const file = sessionFilePath(base, "/w", header.timestamp, "s1");
   store.createSession(header, file);
   store.appendMany("s1", [user("a0000001", null, "one"), user("a0000002", "a0000001", "two"), user("a0000003", "a0000002", "three")]);
