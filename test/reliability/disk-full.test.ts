@@ -14,6 +14,10 @@ import { describeWith } from "../support/requires.ts";
 import { Pion, promptToResult, runPion, type Rec } from "../support/pion.ts";
 import { runShell } from "../../src/tools/shell.ts";
 import { formatShellResult } from "../../src/tools/bash.ts";
+import type { Entry } from "../../src/store/entries.ts";
+import { withJsonlExport } from "../../src/store/jsonl-export.ts";
+import { withStorageErrors } from "../../src/store/session-files.ts";
+import { openSqliteStore } from "../../src/store/sqlite-store.ts";
 
 const LIMIT = 60_000;
 const mounts: string[] = [];
@@ -137,6 +141,30 @@ describeWith("a full disk (tmpfs)", canMount(), () => {
     expect(after.rows.map((x) => x.role)).toEqual(["user", "assistant"]);
     expect(after.fileIds).toEqual(after.rows.map((x) => x.id));
   }, LIMIT);
+
+  test("the JSONL export refused (ENOSPC) while the database commits: completed from the database once space is back", () => {
+    const disk = smallDisk("256k");
+    const dbDir = mkdtempSync(join(tmpdir(), "pion-db-"));
+    const dbPath = join(dbDir, "pion.db");
+    const store = withStorageErrors(withJsonlExport(openSqliteStore(dbPath)), dbPath);
+    const header = { type: "session" as const, version: 3 as const, id: "s1", timestamp: new Date().toISOString(), cwd: "/w" };
+    const file = join(disk, "--w--", "s1.jsonl");
+    store.createSession(header, file);
+    store.acquireSession("s1");
+    const entry = (id: string, parentId: string | null) =>
+      ({ type: "message", id, parentId, timestamp: new Date().toISOString(), message: { role: "user", content: "x".repeat(2000), timestamp: 1 } }) as Entry;
+    store.append("s1", entry("e0000001", null));
+    const filler = fill(disk);
+    store.append("s1", entry("e0000002", "e0000001")); // committed; the file is behind
+    expect(store.entries("s1").map((e) => e.id)).toEqual(["e0000001", "e0000002"]);
+    rmSync(filler);
+    store.append("s1", entry("e0000003", "e0000002"));
+    store.releaseSession("s1");
+    store.close();
+    const ids = readFileSync(file, "utf8").trimEnd().split("\n").slice(1).map((l) => (JSON.parse(l) as Rec).id);
+    expect(ids).toEqual(["e0000001", "e0000002", "e0000003"]);
+    rmSync(dbDir, { recursive: true, force: true });
+  });
 
   test("bash: a full output folder is said in the result", async () => {
     const disk = smallDisk("256k");
