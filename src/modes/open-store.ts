@@ -8,7 +8,8 @@ import { withSessionFiles, withStorageErrors } from "../store/session-files.ts";
 import { openSqliteStore } from "../store/sqlite-store.ts";
 import { corruption, type Recovery, setAside } from "../store/db-recovery.ts";
 import { log } from "../util/log.ts";
-import { asStorageError } from "../store/storage-error.ts";
+import { asStorageError, damagedMarker } from "../store/storage-error.ts";
+import { existsSync, rmSync, statSync } from "node:fs";
 import type { SessionStore } from "../store/store.ts";
 
 export interface SessionFolder {
@@ -30,9 +31,17 @@ export interface SessionFolder {
  */
 export function openSessionFolder(f: SessionFolder): SessionStore {
   const dbPath = databasePath(f.base);
-  const store = withJsonlExport(openUsable(dbPath, f.onRecovery));
+  // A database made anew (missing, or one set aside) is filled from the files at once.
+  let indexNow = !existsSync(dbPath) || statSync(dbPath).size === 0;
+  const store = withJsonlExport(
+    openUsable(dbPath, (r) => {
+      indexNow = true;
+      f.onRecovery?.(r);
+    }),
+  );
   const dirs = f.named ? [f.base] : [f.base, join(piAgentDir(f.env), "sessions")];
-  return withStorageErrors(withSessionFiles(store, { dbPath, dirs, importFile: (path) => locateSession(store, path, f.base, f.fileFor) }), dbPath);
+  const importFile = (path: string) => locateSession(store, path, f.base, f.fileFor);
+  return withStorageErrors(withSessionFiles(store, { dbPath, dirs, importFile, indexNow }), dbPath);
 }
 
 const CORRUPT_CODES = new Set(["SQLITE_NOTADB", "SQLITE_CORRUPT"]);
@@ -41,11 +50,13 @@ const CORRUPT_CODES = new Set(["SQLITE_NOTADB", "SQLITE_CORRUPT"]);
 function openUsable(dbPath: string, onRecovery?: (r: Recovery) => void): SessionStore {
   const aside = (why: string) => {
     const r = setAside(dbPath, why);
+    rmSync(damagedMarker(dbPath), { force: true });
     log("store", r.message);
     onRecovery?.(r);
   };
   try {
-    const why = corruption(dbPath);
+    const marked = existsSync(damagedMarker(dbPath)) && existsSync(dbPath);
+    const why = marked ? "SQLite reported it damaged while in use" : corruption(dbPath);
     if (why) aside(why);
     try {
       return openSqliteStore(dbPath);

@@ -1,6 +1,8 @@
 import { log } from "../util/log.ts";
 import { FileIndex } from "./file-index.ts";
-import { asStorageError } from "./storage-error.ts";
+import { asStorageError, damagedMarker } from "./storage-error.ts";
+import { PionError } from "../util/errors.ts";
+import { writeFileSync } from "node:fs";
 import type { ListSessionsOptions, SearchHit, SearchOptions, SessionList, SessionMeta, SessionStore } from "./store.ts";
 
 export interface SessionFilesOptions {
@@ -13,6 +15,8 @@ export interface SessionFilesOptions {
    * session layer's import, given by the composition root. Returns the session id.
    */
   importFile: (path: string) => string;
+  /** List the folders' files at once (a database made anew), not on the first listing. */
+  indexNow?: boolean;
 }
 
 /**
@@ -29,6 +33,7 @@ export function withSessionFiles(inner: SessionStore, o: SessionFilesOptions): S
       log("store", "the session folder could not be listed; sessions the database holds are shown", { error: err instanceof Error ? err.message : String(err) });
     }
   };
+  if (o.indexNow) refresh();
   /** Brings in the file of a listed-only session; the id is a stored session afterwards. */
   const opened = (sessionId: string): void => {
     const file = index.fileOnly(sessionId);
@@ -109,9 +114,19 @@ export function withStorageErrors(inner: SessionStore, path: string): SessionSto
         try {
           return value.apply(target, args);
         } catch (err) {
-          throw asStorageError(err, path);
+          const named = asStorageError(err, path);
+          if (named instanceof PionError && named.code === "storage_corrupt") markDamaged(path);
+          throw named;
         }
       };
     },
   });
+}
+
+function markDamaged(dbPath: string): void {
+  try {
+    writeFileSync(damagedMarker(dbPath), `${new Date().toISOString()}\n`, { mode: 0o600 });
+  } catch (err) {
+    log("store", "the session database is damaged and the mark saying so could not be written", { path: dbPath, error: err instanceof Error ? err.message : String(err) });
+  }
 }

@@ -9,8 +9,14 @@ import { PionError } from "../util/errors.ts";
  * saved), and the wire layers answer with it.
  */
 
-/** `storage_full`: no space (or quota) left; `storage_io`: the disk failed or is read-only. */
-export const STORAGE_CODES: ReadonlySet<string> = new Set(["storage_full", "storage_io"]);
+/**
+ * `storage_full`: no space (or quota) left; `storage_io`: the disk failed or is read-only;
+ * `storage_corrupt`: SQLite found the database damaged (it is set aside on the next open).
+ */
+export const STORAGE_CODES: ReadonlySet<string> = new Set(["storage_full", "storage_io", "storage_corrupt"]);
+
+/** Beside a database SQLite reported damaged while in use: the next open moves it aside (db-recovery.ts). */
+export const damagedMarker = (dbPath: string): string => `${dbPath}.damaged`;
 
 export const isStorageError = (err: unknown): err is PionError => err instanceof PionError && STORAGE_CODES.has(err.code);
 
@@ -18,12 +24,13 @@ const FULL = new Set(["SQLITE_FULL", "ENOSPC", "EDQUOT"]);
 const IO = new Set(["SQLITE_IOERR", "SQLITE_READONLY", "EIO", "EROFS"]);
 
 /** The kind of a disk failure in `err`, or undefined for any other error. */
-function kind(err: unknown): "full" | "io" | undefined {
+function kind(err: unknown): "full" | "io" | "corrupt" | undefined {
   const code = (err as { code?: unknown })?.code;
   if (typeof code !== "string") return undefined;
   const base = code.startsWith("SQLITE_") ? code.replace(/^(SQLITE_[A-Z]+?)(_[A-Z_]+)?$/, "$1") : code;
   if (FULL.has(base) || code === "SQLITE_IOERR_WRITE" && /full|space/i.test(String((err as Error).message))) return "full";
   if (IO.has(base)) return "io";
+  if (base === "SQLITE_CORRUPT" || base === "SQLITE_NOTADB") return "corrupt";
   return undefined;
 }
 
@@ -32,6 +39,10 @@ export function asStorageError(err: unknown, path: string): unknown {
   if (err instanceof PionError) return err;
   let k = kind(err);
   if (!k) return err;
+  if (k === "corrupt") {
+    const detail = err instanceof Error ? err.message : String(err);
+    return new PionError(`The session database ${path} is damaged (${detail}); the next pion to open it moves it aside and rebuilds it from the session files`, "storage_corrupt");
+  }
   const free = freeBytes(path);
   // SQLite says "disk I/O error" when it cannot even make its shared-memory file on a full disk.
   if (k === "io" && free !== undefined && free < LOW_BYTES) k = "full";

@@ -5,7 +5,7 @@
  */
 import { expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { appendFileSync, existsSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from "node:fs";
+import { appendFileSync, closeSync, existsSync, openSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { openSessionFolder } from "../../../src/modes/open-store.ts";
 import type { Recovery } from "../../../src/store/db-recovery.ts";
@@ -92,4 +92,42 @@ test("truncated: the cut is found on open and the files are what is left", () =>
   expect(store.entries("s1").length).toBeGreaterThanOrEqual(3);
   store.close();
   expect(existsSync(recoveries[0]!.movedTo)).toBe(true);
+});
+
+test("damage SQLite reports while in use: a storage_corrupt error, and the next open moves the file aside", () => {
+  using dir = tempDir();
+  const base = dir.path;
+  const store = folder(base);
+  const header = { type: "session" as const, version: 3 as const, id: "s2", timestamp: tick(), cwd: "/w" };
+  store.createSession(header, sessionFilePath(base, "/w", header.timestamp, "s2"));
+  let parent: string | null = null;
+  for (let i = 0; i < 200; i++) {
+    const e = user(`b${String(i).padStart(7, "0")}`, parent, "y".repeat(2000));
+    store.append("s2", e);
+    parent = e.id;
+  }
+  const raw = new Database(join(base, "pion.db"));
+  raw.run("PRAGMA wal_checkpoint(TRUNCATE)");
+  raw.close();
+  // Garbage over every page but the first two (the header and the schema).
+  const db = join(base, "pion.db");
+  const size = statSync(db).size;
+  const fd = openSync(db, "r+");
+  writeSync(fd, Buffer.alloc(size - 32768, 0xa5), 0, size - 32768, 32768);
+  closeSync(fd);
+  let failure: unknown;
+  try {
+    store.entries("s2");
+  } catch (err) {
+    failure = err;
+  }
+  expect((failure as { code?: string }).code).toBe("storage_corrupt");
+  expect(existsSync(`${db}.damaged`)).toBe(true);
+  store.close();
+  const recoveries: Recovery[] = [];
+  const again = folder(base, recoveries);
+  expect(recoveries.map((r) => r.why)).toEqual(["SQLite reported it damaged while in use"]);
+  expect(existsSync(`${db}.damaged`)).toBe(false);
+  expect(again.entries("s2")).toHaveLength(200);
+  again.close();
 });
