@@ -143,3 +143,24 @@ test.concurrent("pion's own sessions after pion.db is deleted: listed, and -c co
   expect(again.messageCount).toBe(4);
   expect(lines(first.sessionFile).filter((e) => e.type === "message")).toHaveLength(4);
 }, LIMIT);
+
+test.concurrent("pion.db replaced with random bytes: one stderr line, an RPC event, and the sessions back from their files", async () => {
+  const dirs = tempDirs();
+  const first = await continueWith(dirs, [], "before the damage");
+  const db = join(dirs.home, "sessions", "pion.db");
+  writeFileSync(db, Buffer.from(Array.from({ length: 50000 }, (_, i) => (i * 131) % 256)));
+  const p = new Pion({ ...dirs, env: env(dirs), args: ["--mode", "rpc"] });
+  const list = await p.request({ type: "list_sessions" });
+  expect(list.data.sessions.map((s: Rec) => s.sessionId)).toEqual([first.sessionId]);
+  const event = p.records.find((r) => r.type === "session_store_recovered");
+  expect(event).toMatchObject({ unreadable: null, recovered: 0 });
+  expect(event!.movedTo).toStartWith(`${db}.corrupt-`);
+  expect(existsSync(event!.movedTo)).toBe(true);
+  expect(await p.close()).toBe(0);
+  const lines = p.stderr.trimEnd().split("\n");
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toContain(`moved to ${event!.movedTo}`);
+  const check = new Database(db, { readonly: true });
+  expect(check.query("PRAGMA integrity_check").get()).toEqual({ integrity_check: "ok" });
+  check.close();
+}, LIMIT);
