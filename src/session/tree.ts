@@ -64,9 +64,10 @@ export class SessionTree {
 
   /** Continue a session already in the store: its entries, leaf and name. */
   openStored(sessionId: string): void {
-    const meta = this.store.getSession(sessionId);
-    if (!meta) throw new PionError(`Session not found: ${sessionId}`, "not_found");
+    if (!this.store.getSession(sessionId)) throw new PionError(`Session not found: ${sessionId}`, "not_found");
     this.store.acquireSession(sessionId);
+    // Read after the claim: opening may bring in entries another writer added to the file (file-catch-up.ts).
+    const meta = this.store.getSession(sessionId)!;
     this.release();
     this.header = meta.header;
     if (meta.cache && meta.cache.leafId === meta.leafId) {

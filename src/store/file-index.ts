@@ -64,6 +64,8 @@ export class FileIndex {
     // A file named for a session the database holds (`<time>_<id>.jsonl`) is that session's, by whatever path.
     const stored = new Set<string>();
     for (const row of known.values()) if (!row.file_only) stored.add(row.id);
+    const skip = new Map<string, { size: number; mtime: number }>();
+    for (const row of this.db.query<{ path: string; size: number; mtime: number }, []>("SELECT path, size, mtime FROM file_skip").all()) skip.set(row.path, row);
     const seen = new Set<string>();
     const todo: { path: string; size: number; mtime: number; replace: boolean }[] = [];
     for (const path of this.files()) {
@@ -77,6 +79,8 @@ export class FileIndex {
         continue; // gone meanwhile
       }
       if (row && row.file_size === st.size && row.file_mtime === st.mtimeMs) continue;
+      const skipped = skip.get(path);
+      if (!row && skipped && skipped.size === st.size && skipped.mtime === st.mtimeMs) continue;
       todo.push({ path, size: st.size, mtime: st.mtimeMs, replace: row !== undefined });
     }
     const gone = [...known.values()].filter((r) => r.file_only && !seen.has(r.file) && !existsSync(r.file));
@@ -87,6 +91,7 @@ export class FileIndex {
        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 0, 1, ?11, ?12)`,
     );
     const drop = this.db.query("DELETE FROM session WHERE file = ?1 AND file_only = 1");
+    const skipFile = this.db.query("INSERT OR REPLACE INTO file_skip (path, size, mtime) VALUES (?1, ?2, ?3)");
     this.db
       .transaction(() => {
         for (const r of gone) drop.run(r.file);
@@ -99,9 +104,10 @@ export class FileIndex {
             log("store", "a session file could not be read; it is left out of the list", { path: f.path, error: err instanceof Error ? err.message : String(err) });
             continue;
           }
-          if (!s) continue; // not a session file
-          const h = s.header;
-          insert.run(h.id, h.cwd, s.name, h.parentSession ?? null, f.path, h.timestamp, s.updatedAt, JSON.stringify(h), s.firstMessage, s.messageCount, f.size, f.mtime);
+          const h = s?.header;
+          const added = s && h ? insert.run(h.id, h.cwd, s.name, h.parentSession ?? null, f.path, h.timestamp, s.updatedAt, JSON.stringify(h), s.firstMessage, s.messageCount, f.size, f.mtime).changes : 0;
+          // Not a session file, or one whose id the database holds by another file.
+          if (added === 0) skipFile.run(f.path, f.size, f.mtime);
         }
       })
       .immediate();

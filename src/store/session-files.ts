@@ -1,4 +1,5 @@
 import { log } from "../util/log.ts";
+import { catchUpFromFile } from "./file-catch-up.ts";
 import { FileIndex } from "./file-index.ts";
 import { asStorageError, damagedMarker } from "./storage-error.ts";
 import { PionError } from "../util/errors.ts";
@@ -72,6 +73,11 @@ export function withSessionFiles(inner: SessionStore, o: SessionFilesOptions): S
       if (!meta || index.fileOnly(meta.header.id) === undefined) return meta;
       opened(meta.header.id);
       return inner.getSession(meta.header.id);
+    },
+    acquireSession(sessionId: string): void {
+      if (index.fileOnly(sessionId) !== undefined) opened(sessionId);
+      else catchUpFromFile(inner, sessionId);
+      inner.acquireSession(sessionId);
     },
     close(): void {
       index.close();

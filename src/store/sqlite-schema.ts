@@ -96,6 +96,9 @@ const MIGRATIONS: ReadonlyArray<(db: Database) => void> = [
     for (const [column, type] of [["file_only", "INTEGER"], ["file_size", "INTEGER"], ["file_mtime", "REAL"]]) {
       if (!has.has(column!)) db.run(`ALTER TABLE session ADD COLUMN ${column} ${type}`);
     }
+    // Files read that are no session of their own (a copy of a stored session under another name,
+    // a v1 file whose v3 copy pion wrote): not read again until their size or mtime changes.
+    db.run("CREATE TABLE IF NOT EXISTS file_skip (path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime REAL NOT NULL)");
   },
 ];
 

@@ -164,3 +164,25 @@ test.concurrent("pion.db replaced with random bytes: one stderr line, an RPC eve
   expect(check.query("PRAGMA integrity_check").get()).toEqual({ integrity_check: "ok" });
   check.close();
 }, LIMIT);
+
+test.concurrent("a file pion continued, then continued by another writer: -c brings the new entries in and goes on after them", async () => {
+  const dirs = tempDirs();
+  const sd = join(dirs.home, "sd");
+  const s = place("reference-v3-compaction.jsonl", sd, dirs.cwd);
+  await continueWith(dirs, ["--session-dir", sd, "-c"], "pion's turn");
+  // The reference's next turn, as it writes it.
+  const last = lines(s.file).at(-1)!;
+  const theirs = [
+    { type: "message", id: "c0ffee01", parentId: last.id, timestamp: "2031-01-01T00:00:00.000Z", message: { role: "user", content: [{ type: "text", text: "the reference's turn" }], timestamp: 1 } },
+    { type: "message", id: "c0ffee02", parentId: "c0ffee01", timestamp: "2031-01-01T00:00:01.000Z", message: { role: "assistant", content: [{ type: "text", text: "its answer" }], api: "anthropic-messages", provider: "fake", model: "fake-model", usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } }, stopReason: "stop", timestamp: 2 } },
+  ];
+  writeFileSync(s.file, `${readFileSync(s.file, "utf8")}${theirs.map((e) => JSON.stringify(e)).join("\n")}\n`);
+  const again = await continueWith(dirs, ["--session-dir", sd, "-c"], "pion again");
+  expect(again.sessionId).toBe(s.id);
+  const all = lines(s.file);
+  const ids = all.map((e) => e.id);
+  expect(new Set(ids).size).toBe(ids.length); // nothing written twice
+  const tail = all.slice(-4);
+  expect(tail.slice(0, 2).map((e) => e.id)).toEqual(["c0ffee01", "c0ffee02"]);
+  expect(tail[2]).toMatchObject({ parentId: "c0ffee02", message: { role: "user", content: [{ type: "text", text: "pion again" }] } });
+}, LIMIT);
