@@ -10,6 +10,7 @@ import { join, resolve } from "node:path";
 import { Database } from "bun:sqlite";
 import { describeWith } from "../support/requires.ts";
 import { Pion, runPion, tempDirs, type Rec } from "../support/pion.ts";
+import { setupAcp } from "../support/acp-client.ts";
 
 const LIMIT = 60_000;
 const FIXTURES = resolve(import.meta.dir, "../fixtures");
@@ -185,4 +186,20 @@ test.concurrent("a file pion continued, then continued by another writer: -c bri
   const tail = all.slice(-4);
   expect(tail.slice(0, 2).map((e) => e.id)).toEqual(["c0ffee01", "c0ffee02"]);
   expect(tail[2]).toMatchObject({ parentId: "c0ffee02", message: { role: "user", content: [{ type: "text", text: "pion again" }] } });
+}, LIMIT);
+
+test.concurrent("ACP: session/list shows a reference file of the session folder, session/load opens it and a prompt continues it in place", async () => {
+  const { fake, dirs, c } = setupAcp();
+  const s = place("reference-v3-compaction.jsonl", join(dirs.home, "sessions"), dirs.cwd);
+  await c.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+  const listed = await c.agent.request("session/list", { cwd: dirs.cwd });
+  expect(listed.sessions.map((x) => [x.sessionId, x.title])).toEqual([[s.id, "Tell me about the project"]]);
+  await c.agent.request("session/load", { sessionId: s.id, cwd: dirs.cwd, mcpServers: [] });
+  const replayed = (c.updates.get(s.id) ?? []).filter((u) => u.sessionUpdate === "user_message_chunk");
+  expect(replayed.length).toBeGreaterThan(0);
+  fake.enqueue({ blocks: [{ type: "text", text: "from ACP" }] });
+  await c.agent.request("session/prompt", { sessionId: s.id, prompt: [{ type: "text", text: "and now?" }] });
+  expect(await c.close()).toBe(0);
+  await fake.stop();
+  expect(lines(s.file).at(-1)!.message.content[0].text).toBe("from ACP");
 }, LIMIT);
