@@ -11,7 +11,9 @@ import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync,
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describeWith } from "../support/requires.ts";
-import { Pion, promptToResult, runPion, type Rec } from "../support/pion.ts";
+import { Pion, promptToResult, runPion, writeFakeModels, writeSettings, type Rec } from "../support/pion.ts";
+import { startAcp } from "../support/acp-client.ts";
+import { startFakeProvider } from "../support/fake-provider.ts";
 import { runShell } from "../../src/tools/shell.ts";
 import { formatShellResult } from "../../src/tools/bash.ts";
 import type { Entry } from "../../src/store/entries.ts";
@@ -140,6 +142,44 @@ describeWith("a full disk (tmpfs)", canMount(), () => {
     expect(after.integrity).toEqual({ integrity_check: "ok" });
     expect(after.rows.map((x) => x.role)).toEqual(["user", "assistant"]);
     expect(after.fileIds).toEqual(after.rows.map((x) => x.id));
+  }, LIMIT);
+
+  test("ACP: a prompt on a full disk fails with the message, the agent keeps serving and works again with space", async () => {
+    const disk = smallDisk("4m");
+    const home = join(disk, "home");
+    const cwd = join(disk, "cwd");
+    mkdirSync(cwd, { recursive: true });
+    mkdirSync(home, { recursive: true });
+    const fake = startFakeProvider();
+    writeFakeModels(home, fake.url);
+    writeSettings(home, { defaultProvider: "fake", defaultModel: "fake-model" });
+    const c = startAcp({ home, cwd, env: { PI_CODING_AGENT_DIR: join(tmpdir(), "pion-no-pi-agent") } });
+    await c.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+    const { sessionId } = await c.agent.request("session/new", { cwd, mcpServers: [] });
+    const say = (t: string) => c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: t }] });
+    fake.enqueue({ blocks: [{ type: "text", text: "first" }] });
+    expect((await say("one")).stopReason).toBe("end_turn");
+    const filler = fill(disk);
+    let failure: { message?: string } | undefined;
+    try {
+      await say("two");
+    } catch (err) {
+      failure = err as { message?: string };
+    }
+    expect(failure?.message).toContain(`No space left on the disk mounted at ${disk}`);
+    expect(fake.requests.length).toBe(1); // nothing was sent for it
+    const listed = await c.agent.request("session/list", {});
+    expect(listed.sessions.map((x) => x.sessionId)).toEqual([sessionId]);
+    rmSync(filler);
+    fake.enqueue({ blocks: [{ type: "text", text: "second" }] });
+    expect((await say("three")).stopReason).toBe("end_turn");
+    expect(await c.close()).toBe(0);
+    await fake.stop();
+    expect(c.stderr()).not.toMatch(/SQLiteError|\n\s+at /);
+    const after = onDisk(home);
+    expect(after.integrity).toEqual({ integrity_check: "ok" });
+    expect(after.rows.map((r) => r.role)).toEqual(["user", "assistant", "user", "assistant"]);
+    expect(after.fileIds).toEqual(after.rows.map((r) => r.id));
   }, LIMIT);
 
   test("the JSONL export refused (ENOSPC) while the database commits: completed from the database once space is back", () => {
