@@ -125,7 +125,7 @@ describeWith("a full disk (tmpfs)", canMount(), () => {
     expect(after.fileIds).toEqual(announced);
   }, LIMIT);
 
-  test("JSON mode: exit 1 with one line naming the disk, and the session as it was", async () => {
+  test("JSON and print mode: exit 1 with one line naming the disk, and the session as it was", async () => {
     const disk = smallDisk("4m");
     const s = setup(disk, ["first answer", "never sent"]);
     const first = await runPion(["--mode", "json", ...s.args, "one"], { home: s.home, cwd: s.cwd, env: s.env });
@@ -137,6 +137,10 @@ describeWith("a full disk (tmpfs)", canMount(), () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain(`No space left on the disk mounted at ${disk}`);
     expect(r.stdout).not.toContain("never sent");
+    const printed = await runPion(["-p", "-c", ...s.args, "three"], { home: s.home, cwd: s.cwd, env: s.env });
+    expect(printed.code).toBe(1);
+    expect(printed.stderr.trimEnd().split("\n")).toEqual([expect.stringContaining(`No space left on the disk mounted at ${disk}`)]);
+    expect(printed.stdout).toBe("");
     rmSync(filler); // SQLite needs room to open the database even to read it
     const after = onDisk(s.home);
     expect(after.integrity).toEqual({ integrity_check: "ok" });
