@@ -1,9 +1,6 @@
 import { log } from "../util/log.ts";
 import { catchUpFromFile } from "./file-catch-up.ts";
 import { FileIndex } from "./file-index.ts";
-import { asStorageError, damagedMarker } from "./storage-error.ts";
-import { PionError } from "../util/errors.ts";
-import { writeFileSync } from "node:fs";
 import type { ListSessionsOptions, SearchHit, SearchOptions, SessionList, SessionMeta, SessionStore } from "./store.ts";
 
 export interface SessionFilesOptions {
@@ -106,33 +103,3 @@ const BY_SESSION: ReadonlySet<PropertyKey> = new Set<keyof SessionStore>([
   "bodyReader", "messageReader", "entriesSince", "entriesPage", "entryCount", "getEntry", "setLeaf",
   "acquireSession", "setSessionCache",
 ]);
-
-/**
- * `inner` with every failure the disk caused (full, I/O error) turned into a storage PionError
- * naming the disk and `path` (storage-error.ts); every other error as it was.
- */
-export function withStorageErrors(inner: SessionStore, path: string): SessionStore {
-  return new Proxy(inner, {
-    get(target, key, receiver) {
-      const value = Reflect.get(target, key, receiver);
-      if (typeof value !== "function") return value;
-      return (...args: unknown[]) => {
-        try {
-          return value.apply(target, args);
-        } catch (err) {
-          const named = asStorageError(err, path);
-          if (named instanceof PionError && named.code === "storage_corrupt") markDamaged(path);
-          throw named;
-        }
-      };
-    },
-  });
-}
-
-function markDamaged(dbPath: string): void {
-  try {
-    writeFileSync(damagedMarker(dbPath), `${new Date().toISOString()}\n`, { mode: 0o600 });
-  } catch (err) {
-    log("store", "the session database is damaged and the mark saying so could not be written", { path: dbPath, error: err instanceof Error ? err.message : String(err) });
-  }
-}

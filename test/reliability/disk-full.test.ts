@@ -18,7 +18,7 @@ import { runShell } from "../../src/tools/shell.ts";
 import { formatShellResult } from "../../src/tools/bash.ts";
 import type { Entry } from "../../src/store/entries.ts";
 import { withJsonlExport } from "../../src/store/jsonl-export.ts";
-import { withStorageErrors } from "../../src/store/session-files.ts";
+import { withStorageErrors } from "../../src/store/storage-guard.ts";
 import { openSqliteStore } from "../../src/store/sqlite-store.ts";
 
 const LIMIT = 60_000;

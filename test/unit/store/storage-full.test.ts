@@ -10,10 +10,11 @@ import { join } from "node:path";
 import type { Entry } from "../../../src/store/entries.ts";
 import { withJsonlExport } from "../../../src/store/jsonl-export.ts";
 import { sessionFilePath } from "../../../src/store/paths.ts";
-import { withStorageErrors } from "../../../src/store/session-files.ts";
+import { withStorageErrors } from "../../../src/store/storage-guard.ts";
 import { openSqliteStore } from "../../../src/store/sqlite-store.ts";
 import { isStorageError } from "../../../src/store/storage-error.ts";
 import { PionError } from "../../../src/util/errors.ts";
+import type { SessionStore } from "../../../src/store/store.ts";
 import { tempDir, tick } from "./helpers.ts";
 
 const big = (id: string, parentId: string | null): Entry =>
@@ -63,4 +64,14 @@ test("max_page_count reached: storage_full naming the path, nothing half-written
   const check = new Database(dbPath, { readonly: true });
   expect(check.query("PRAGMA integrity_check").get()).toEqual({ integrity_check: "ok" });
   check.close();
+});
+
+test("releasing and closing never throw, even when the disk refuses the lock's removal", () => {
+  const full = () => {
+    throw Object.assign(new Error("database or disk is full"), { code: "SQLITE_FULL" });
+  };
+  const store = withStorageErrors({ releaseSession: full, close: full, append: full } as unknown as SessionStore, "/x/pion.db");
+  expect(() => store.releaseSession("s")).not.toThrow();
+  expect(() => store.close()).not.toThrow();
+  expect(() => store.append("s", {} as Entry)).toThrow(/No space left on the disk mounted at .*\/x\/pion\.db could not be written/);
 });
