@@ -161,6 +161,7 @@ export class Recovery {
       await this.compact("overflow", signal, undefined, replyId);
     } catch (err) {
       const code = err instanceof PionError ? err.code : undefined;
+      if (isStorageError(err)) throw err; // the session cannot be saved: the run ends with it
       if (code !== "nothing_to_compact" && code !== "aborted") log("session", "compaction for a truncated reply failed", { error: errorMessage(err) });
       return { retry: false };
     }
