@@ -11,7 +11,7 @@ import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync,
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describeWith } from "../support/requires.ts";
-import { Pion, promptToResult, runPion, writeFakeModels, writeSettings, type Rec } from "../support/pion.ts";
+import { Pion, promptToResult, runPion, tinyProvider, writeFakeModels, writeSettings, type Rec } from "../support/pion.ts";
 import { startAcp } from "../support/acp-client.ts";
 import { startFakeProvider } from "../support/fake-provider.ts";
 import { runShell } from "../../src/tools/shell.ts";
@@ -183,6 +183,38 @@ describeWith("a full disk (tmpfs)", canMount(), () => {
     const after = onDisk(home);
     expect(after.integrity).toEqual({ integrity_check: "ok" });
     expect(after.rows.map((r) => r.role)).toEqual(["user", "assistant", "user", "assistant"]);
+    expect(after.fileIds).toEqual(after.rows.map((r) => r.id));
+  }, LIMIT);
+
+  test("a threshold compaction that cannot be saved ends the run: no turn is sent after it", async () => {
+    const disk = smallDisk("4m");
+    const home = join(disk, "home");
+    const cwd = join(disk, "cwd");
+    mkdirSync(cwd, { recursive: true });
+    mkdirSync(home, { recursive: true });
+    const fake = startFakeProvider();
+    writeFakeModels(home, fake.url, { small: tinyProvider(fake.url) });
+    writeSettings(home, { compaction: { keepRecentTokens: 30, reserveTokens: 1000 } });
+    const p = new Pion({ home, cwd, env: { PI_CODING_AGENT_DIR: join(tmpdir(), "pion-no-pi-agent") }, args: ["--mode", "rpc", "--model", "small/tiny"] });
+    for (const [t, input] of [["one", 500], ["two", 3200]] as const) {
+      fake.enqueue({ blocks: [{ type: "text", text: `answer to ${t} `.repeat(5) }], usage: { input, output: 10 } });
+      expect((await promptToResult(p, `${t} `.repeat(10))).at(-1)).toMatchObject({ stopReason: "stop" });
+    }
+    const filler = fill(disk);
+    fake.enqueue({ blocks: [{ type: "text", text: "SUMMARY" }] });
+    fake.enqueue({ blocks: [{ type: "text", text: "never asked for" }] });
+    const sent = fake.requests.length;
+    const run = await promptToResult(p, "three");
+    expect(run.find((r) => r.type === "compaction_start")).toMatchObject({ reason: "threshold" });
+    expect(run.at(-1)).toMatchObject({ type: "prompt_result", stopReason: "error" });
+    expect(run.at(-1)!.errorMessage).toContain("No space left");
+    expect(fake.requests.length).toBe(sent + 1); // the summary only: no turn after it
+    rmSync(filler);
+    expect(await p.close()).toBe(0);
+    await fake.stop();
+    expect(p.stderr).not.toMatch(/SQLiteError|\n\s+at /);
+    const after = onDisk(home);
+    expect(after.integrity).toEqual({ integrity_check: "ok" });
     expect(after.fileIds).toEqual(after.rows.map((r) => r.id));
   }, LIMIT);
 
