@@ -37,7 +37,13 @@ export function withSessionFiles(inner: SessionStore, o: SessionFilesOptions): S
     const file = index.fileOnly(sessionId);
     if (file === undefined) return;
     index.forget(sessionId);
-    o.importFile(file);
+    try {
+      o.importFile(file);
+    } catch (err) {
+      // Another process opening the same file imported it first: it is stored all the same.
+      if ((err as { code?: string }).code === "session_exists" && inner.getSession(sessionId)) return;
+      throw err;
+    }
   };
   const overrides: Partial<SessionStore> = {
     listSessions(options?: ListSessionsOptions): SessionList {
