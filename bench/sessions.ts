@@ -15,12 +15,20 @@
  * The verdict column says which are met: a time above the reference's is within the machine's
  * noise when the bootstrap 95% interval of the ratio of medians still reaches 1 (stats.ts).
  * Iterations: BENCH_ITER (default 3) at 10k twice over, at 1k four times, at 100k at most 2.
+ *
+ * Then a folder of 1,000 session files pion's database does not know (issue #41; 20 entries each,
+ * half flat, half in a `--<cwd>--/` folder, as the reference writes them), listed with
+ * `list_sessions` over `--session-dir`: the first listing (each file summed up), the next ones in
+ * the same process (a stat per file), and the first one in a new process. The reference has no
+ * headless listing (its `--resume` is an interactive picker): its column says so. Goals: first
+ * under 1 s, later under 50 ms. BENCH_SESSION_LISTING=0 leaves it out.
  */
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { writeSession } from "./session-file.ts";
 import { type Agent, agents, type Child, copyInto, header, iterations, MODEL_ARGS, printTable, type Row, request, sandbox, spawnAgent } from "./lib.ts";
 
-const SIZES = (process.env.BENCH_SESSION_SIZES ?? "1000,10000,100000").split(",").map(Number);
+const SIZES = (process.env.BENCH_SESSION_SIZES ?? "1000,10000,100000").split(",").filter(Boolean).map(Number);
 const N = iterations(3);
 header("sessions", N);
 
@@ -116,4 +124,51 @@ for (const size of SIZES) {
     });
   }
   printTable(`Sessions: ${size.toLocaleString("en-US")} entries`, rows, { verdicts: true });
+}
+
+if (process.env.BENCH_SESSION_LISTING !== "0") await listingBench();
+
+async function listingBench(): Promise<void> {
+  const FILES = 1000;
+  const first: number[] = [];
+  const later: number[] = [];
+  const fresh: number[] = [];
+  for (let i = 0; i < N; i++) {
+    const box = sandbox("pion");
+    const dir = join(box.root, "foreign");
+    const sub = join(dir, `--${box.cwd.replace(/^\//, "").replace(/\//g, "-")}--`);
+    mkdirSync(sub, { recursive: true });
+    const src = join(box.root, "src.jsonl");
+    writeSession(src, 20, box.cwd);
+    const [head, ...rest] = readFileSync(src, "utf8").split("\n");
+    const h = JSON.parse(head!) as { id: string; timestamp: string };
+    for (let f = 0; f < FILES; f++) {
+      const id = `${h.id.slice(0, -4)}${f.toString(16).padStart(4, "0")}`;
+      const ts = new Date(Date.parse(h.timestamp) + f * 1000).toISOString();
+      writeFileSync(join(f % 2 ? sub : dir, `${ts.replace(/[:.]/g, "-")}_${id}.jsonl`), [JSON.stringify({ ...h, id, timestamp: ts }), ...rest].join("\n"));
+    }
+    const list = async (child: Child, into: number[], name: string) => {
+      const r = await request(child, { type: "list_sessions", limit: 50 }, name);
+      if (!r.res.success || (r.res as { data?: { sessions?: unknown[] } }).data?.sessions?.length !== 50) console.error(`list_sessions: ${JSON.stringify(r.res).slice(0, 300)}`);
+      else into.push(r.ms);
+    };
+    const args = ["--mode", "rpc", ...MODEL_ARGS, "--session-dir", dir];
+    const one = spawnAgent(box, args, { keepLines: `"type":"response"` });
+    await request(one, { type: "get_state" }, "ready");
+    await list(one, first, "first");
+    for (let k = 0; k < 5; k++) await list(one, later, `later${k}`);
+    await one.finish();
+    const two = spawnAgent(box, args, { keepLines: `"type":"response"` });
+    await request(two, { type: "get_state" }, "ready");
+    await list(two, fresh, "fresh");
+    await two.finish();
+    box.cleanup();
+  }
+  const refNote = "no headless listing";
+  const under = (ms: number) => (v: number[]) => v.length > 0 && v.every((x) => x < ms);
+  printTable(`Listing ${FILES.toLocaleString("en-US")} session files the database does not know`, [
+    { metric: "list_sessions, first (every file summed up)", unit: "ms", pion: first, ref: [], refNote, goal: "< 1000 ms", goalMet: under(1000) },
+    { metric: "list_sessions, later (same process)", unit: "ms", pion: later, ref: [], refNote, goal: "< 50 ms", goalMet: under(50) },
+    { metric: "list_sessions, later (new process)", unit: "ms", pion: fresh, ref: [], refNote, goal: "< 50 ms", goalMet: under(50) },
+  ], { verdicts: true });
 }

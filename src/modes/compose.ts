@@ -24,8 +24,9 @@ import { divertStdout } from "../util/stdout-guard.ts";
 import { AgentSession } from "../session/session.ts";
 import type { ExtensionFrame } from "../session/session-types.ts";
 import type { SessionHeader } from "../store/entries.ts";
-import { withJsonlExport } from "../store/jsonl-export.ts";
-import { databasePath, ensurePrivateDir, sessionFilePath } from "../store/paths.ts";
+import { ensurePrivateDir, sessionFilePath } from "../store/paths.ts";
+import { openSessionFolder } from "./open-store.ts";
+import type { Recovery } from "../store/db-recovery.ts";
 import { LazyStore } from "../store/lazy-store.ts";
 import { openSqliteStore } from "../store/sqlite-store.ts";
 import type { SessionStore } from "../store/store.ts";
@@ -215,11 +216,14 @@ const sessionsDir = (o: CliOptions) => (o.sessionDir ? resolve(o.cwd, o.sessionD
  * database opens on first use (a process that only answers queries never opens it); a folder
  * that cannot hold it is a start-up error all the same.
  */
-export function sessionStorage(o: CliOptions): { store: SessionStore; fileFor: (h: SessionHeader) => string | undefined } {
+export function sessionStorage(o: CliOptions, onRecovery?: (r: Recovery) => void): { store: SessionStore; fileFor: (h: SessionHeader) => string | undefined } {
   const base = sessionsDir(o);
   if (!o.noSession) usableDir(base);
-  const store = new LazyStore(() => (o.noSession ? openSqliteStore(":memory:") : withJsonlExport(openSqliteStore(databasePath(base)))));
-  return { store, fileFor: sessionFiles(o) };
+  const fileFor = sessionFiles(o);
+  const store = new LazyStore(() =>
+    o.noSession ? openSqliteStore(":memory:") : openSessionFolder({ base, named: o.sessionDir !== undefined, env: o.env, fileFor, onRecovery }),
+  );
+  return { store, fileFor };
 }
 
 /** Creates `dir` (0700) if needed and checks it can be written. */
@@ -344,12 +348,16 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
     return maskTools(all);
   };
   const resources = loadResources(o, projectTrust.trusted, settings);
-  const { store, fileFor } = hooks.store ? { store: hooks.store, fileFor: sessionFiles(o) } : sessionStorage(o);
+  // A damaged database set aside when the store opens (on first use) is announced to the host too.
+  const recovered: Recovery[] = [];
+  let announce = (r: Recovery) => void recovered.push(r);
+  const { store, fileFor } = hooks.store ? { store: hooks.store, fileFor: sessionFiles(o) } : sessionStorage(o, (r) => announce(r));
 
   const permissions = await composePermissions(o, settings, () => session, hooks.permissionGate === true || sandbox !== undefined, sandbox);
   // In ask mode the host may let a command the sandbox refused run again outside it.
   if (sandbox && permissions) sandbox.rerunOutside = (callId, command, signal) => permissions.allowOutsideSandbox({ id: callId, name: "bash" }, { command }, signal);
   // A sandbox that cannot start is announced once; the gate then asks before each bash call.
+  const storeFrame = (r: Recovery) => ({ type: "session_store_recovered", movedTo: r.movedTo, recovered: r.recovered, unreadable: r.unreadable, message: r.message }) as unknown as ExtensionFrame;
   sandbox?.onUnavailable((p) => void session.publish({ type: "sandbox_status", mode: sandbox.policy.mode, available: false, reason: p.why, remedy: p.remedy } as unknown as ExtensionFrame));
 
   const session = new AgentSession({
@@ -388,6 +396,8 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
     shellGuard: guard,
     shell,
   });
+  announce = (r) => void session.publish(storeFrame(r));
+  for (const r of recovered.splice(0)) announce(r);
   if (openStartupSession(session, store, o, fileFor)) {
     const restored = session.model;
     if (model && (o.model || o.provider) && (restored?.provider !== model.provider || restored.id !== model.id)) session.setModel(model);

@@ -1,9 +1,10 @@
 import { writeOut, writeErr } from "../util/stdio.ts";
 import { join, resolve } from "node:path";
 import { locateSession, userEntryText } from "../session/navigation.ts";
-import type { Entry } from "../store/entries.ts";
-import { databasePath } from "../store/paths.ts";
-import { openSqliteStore } from "../store/sqlite-store.ts";
+import type { Entry, SessionHeader } from "../store/entries.ts";
+import { sessionFilePath } from "../store/paths.ts";
+import { openSessionFolder } from "./open-store.ts";
+import { byPrefix } from "./startup-session.ts";
 import type { SessionStore } from "../store/store.ts";
 
 export interface SessionsCliOptions {
@@ -13,6 +14,7 @@ export interface SessionsCliOptions {
   json: boolean;
   limit?: number;
   filterCwd?: string;
+  env?: Record<string, string | undefined>;
 }
 
 /**
@@ -21,7 +23,8 @@ export interface SessionsCliOptions {
  */
 export function runSessionsCli(sub: string | undefined, args: string[], o: SessionsCliOptions): number {
   const base = o.sessionDir ? resolve(o.cwd, o.sessionDir) : join(o.home, "sessions");
-  const store = openSqliteStore(databasePath(base));
+  const fileFor = (h: SessionHeader) => sessionFilePath(base, h.cwd, h.timestamp, h.id);
+  const store = openSessionFolder({ base, named: o.sessionDir !== undefined, env: o.env ?? process.env, fileFor });
   try {
     switch (sub) {
       case "list":
@@ -31,7 +34,7 @@ export function runSessionsCli(sub: string | undefined, args: string[], o: Sessi
         return search(store, args.join(" "), o);
       case "show":
         if (!args[0]) return usage("pion sessions show <session id or file>");
-        return show(store, args[0], o, base);
+        return show(store, args[0], o, fileFor);
       default:
         return usage("pion sessions list|search <query>|show <id> [--json] [--cwd <dir>] [--limit N] [--session-dir <dir>]");
     }
@@ -72,8 +75,8 @@ function search(store: SessionStore, query: string, o: SessionsCliOptions): numb
   return 0;
 }
 
-function show(store: SessionStore, target: string, o: SessionsCliOptions, base: string): number {
-  const id = locateSession(store, target, o.cwd, (h) => join(base, `${h.id}.jsonl`));
+function show(store: SessionStore, target: string, o: SessionsCliOptions, fileFor: (h: SessionHeader) => string): number {
+  const id = locateSession(store, byPrefix(store, target, o.cwd), o.cwd, fileFor);
   const meta = store.getSession(id)!;
   const entries = store.entries(id);
   if (o.json) {

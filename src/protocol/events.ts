@@ -143,6 +143,13 @@ export const EVENT_SCHEMAS = {
     reason: v.string(),
     remedy: v.string(),
   }),
+  /** The session database was unusable (damaged, not a database): moved aside and rebuilt from the session files. */
+  session_store_recovered: ev("session_store_recovered", {
+    movedTo: v.string(),
+    recovered: v.number(),
+    unreadable: v.nullable(v.number()),
+    message: v.string(),
+  }),
   host_tool_call: ev("host_tool_call", { id: v.string(), toolCallId: v.string(), toolName: v.string(), arguments: v.unknown() }),
   host_tool_cancel: ev("host_tool_cancel", { id: v.string(), targetId: v.string() }),
   tool_approval_request: ev("tool_approval_request", {

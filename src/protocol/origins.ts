@@ -94,6 +94,7 @@ export const EVENT_ORIGIN: Record<EventType, Origin> = {
   todo_update: "pion",
   mcp_status: "pion",
   sandbox_status: "pion",
+  session_store_recovered: "pion",
   host_tool_call: "002",
   host_tool_cancel: "002",
   tool_approval_request: "pion",

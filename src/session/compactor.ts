@@ -1,3 +1,4 @@
+import { isStorageError } from "../store/storage-error.ts";
 import { addUsage, emptyUsage } from "../providers/event-stream.ts";
 import type { Model, StreamFn, Usage } from "../providers/types.ts";
 import type { AgentMessage, Entry } from "../store/entries.ts";
@@ -122,8 +123,9 @@ export async function compact(
     return result;
   } catch (err) {
     if (ended) throw err;
-    // Not the summary's failure but pion's (the entry could not be written, a hook threw).
-    return fail(errorMessage(err), signal.aborted);
+    // Not the summary's failure but pion's (the entry could not be written, a hook threw); a disk
+    // that refused the entry keeps its code, so the run ends before another request.
+    return fail(errorMessage(err), signal.aborted, isStorageError(err) ? err.code : undefined);
   }
 }
 

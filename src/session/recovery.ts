@@ -1,3 +1,4 @@
+import { isStorageError } from "../store/storage-error.ts";
 import { addUsage } from "../providers/event-stream.ts";
 import type { AssistantMessage, Model, StreamFn } from "../providers/types.ts";
 import type { AgentMessage, Entry } from "../store/entries.ts";
@@ -89,6 +90,8 @@ export class Recovery {
       return true;
     } catch (err) {
       const code = err instanceof PionError ? err.code : undefined;
+      // The session cannot be saved: no turn may start on it.
+      if (isStorageError(err)) throw err;
       if (code !== "nothing_to_compact" && code !== "aborted") log("session", "threshold compaction failed", { error: errorMessage(err) });
       return false;
     }
@@ -158,6 +161,7 @@ export class Recovery {
       await this.compact("overflow", signal, undefined, replyId);
     } catch (err) {
       const code = err instanceof PionError ? err.code : undefined;
+      if (isStorageError(err)) throw err; // the session cannot be saved: the run ends with it
       if (code !== "nothing_to_compact" && code !== "aborted") log("session", "compaction for a truncated reply failed", { error: errorMessage(err) });
       return { retry: false };
     }

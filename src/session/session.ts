@@ -1,3 +1,4 @@
+import { isStorageError } from "../store/storage-error.ts";
 import type { AgentEvent } from "../agent/events.ts";
 import { runAgent } from "../agent/loop.ts";
 import { noticeDeprecated } from "../providers/catalog/notices.ts";
@@ -347,7 +348,8 @@ export class AgentSession extends SessionEntries {
       // the run stops, and its prompt_result says why instead of a plain stop.
       failure = errorMessage(err);
       this.runInfo.failure = failure;
-      log("session", "the run stopped on an error", { error: failure });
+      // A disk failure is the run's answer already (prompt_result, the exit line): not said twice.
+      if (!isStorageError(err)) log("session", "the run stopped on an error", { error: failure });
     } finally {
       if (failure !== undefined) run.failure = failure;
       const outcome = run.outcome(signal.aborted, failure, run.assistant);

@@ -1,6 +1,7 @@
 import { buildTree, collectLabels, pathTo, serializeChain, serializeTree, type AgentMessage, type Entry, type SessionHeader } from "../store/entries.ts";
 import type { GrantedRule, SessionCache, SessionStore } from "../store/store.ts";
-import { PionError } from "../util/errors.ts";
+import { errorMessage, PionError } from "../util/errors.ts";
+import { log } from "../util/log.ts";
 import { shortId, uuid } from "../util/id.ts";
 import { buildContext, linearity } from "./context.ts";
 import { indexEntries } from "./navigation.ts";
@@ -63,9 +64,10 @@ export class SessionTree {
 
   /** Continue a session already in the store: its entries, leaf and name. */
   openStored(sessionId: string): void {
-    const meta = this.store.getSession(sessionId);
-    if (!meta) throw new PionError(`Session not found: ${sessionId}`, "not_found");
+    if (!this.store.getSession(sessionId)) throw new PionError(`Session not found: ${sessionId}`, "not_found");
     this.store.acquireSession(sessionId);
+    // Read after the claim: opening may bring in entries another writer added to the file (file-catch-up.ts).
+    const meta = this.store.getSession(sessionId)!;
     this.release();
     this.header = meta.header;
     if (meta.cache && meta.cache.leafId === meta.leafId) {
@@ -130,12 +132,22 @@ export class SessionTree {
   /** Leave the current session: record its summary for the next opener, give up the writer lock. */
   release(): void {
     if (!this.stored || !this.header) return;
-    if (this.loaded) {
-      const cache: SessionCache = { leafId: this.leafId, messageCount: this.messages().length, ...this.settings() };
-      Object.assign(cache, linearity(this.branchPath(), this.byId.values()));
-      this.store.setSessionCache(this.header.id, cache);
+    // Never throws: a full disk or a failed database leaves a stale summary (the next opener reads
+    // the entries instead) and a lock that dies with this process.
+    try {
+      if (this.loaded) {
+        const cache: SessionCache = { leafId: this.leafId, messageCount: this.messages().length, ...this.settings() };
+        Object.assign(cache, linearity(this.branchPath(), this.byId.values()));
+        this.store.setSessionCache(this.header.id, cache);
+      }
+    } catch (err) {
+      log("session", "the session's summary could not be saved; the next opener reads its entries", { error: errorMessage(err) });
     }
-    this.store.releaseSession(this.header.id);
+    try {
+      this.store.releaseSession(this.header.id);
+    } catch (err) {
+      log("session", "the session's lock could not be released; it lapses when this process exits", { error: errorMessage(err) });
+    }
   }
 
   /** All entries in append order (not only the active branch). */

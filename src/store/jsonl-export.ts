@@ -6,6 +6,7 @@ import { log } from "../util/log.ts";
 import type { Entry, SessionHeader } from "./entries.ts";
 import { entryLine, headerLine } from "./jsonl.ts";
 import { ensurePrivateDir } from "./paths.ts";
+import { asStorageError } from "./storage-error.ts";
 import type {
   EntryPage,
   ListSessionsOptions,
@@ -232,10 +233,11 @@ class JsonlExportStore implements SessionStore {
     } catch (err) {
       this.appenders.get(sessionId)?.close();
       this.appenders.delete(sessionId);
+      const named = asStorageError(err, file); // a full disk named with its mount point and free space
       log("store", "JSONL export behind the database; it is completed on the next append or open", {
         sessionId,
         file,
-        error: err instanceof Error ? err.message : String(err),
+        error: named instanceof Error ? named.message : String(named),
       });
     }
   }

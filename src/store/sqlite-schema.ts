@@ -86,6 +86,20 @@ const MIGRATIONS: ReadonlyArray<(db: Database) => void> = [
     )`);
     db.run("CREATE INDEX IF NOT EXISTS granted_rule_session ON granted_rule (session_id)");
   },
+  (db) => {
+    // A JSONL file in the session folder that the database did not write or import (the
+    // reference's, or pion's own after the database was lost) is listed from a summary of it read
+    // cheaply: a row with `file_only` set and no entries, until the session is opened (file-index.ts).
+    // The file's size and mtime when it was summed up tell when to read it again.
+    // (A database set back to an older version runs this again: columns it has are kept.)
+    const has = new Set(db.query<{ name: string }, []>("PRAGMA table_info(session)").all().map((c) => c.name));
+    for (const [column, type] of [["file_only", "INTEGER"], ["file_size", "INTEGER"], ["file_mtime", "REAL"]]) {
+      if (!has.has(column!)) db.run(`ALTER TABLE session ADD COLUMN ${column} ${type}`);
+    }
+    // Files read that are no session of their own (a copy of a stored session under another name,
+    // a v1 file whose v3 copy pion wrote): not read again until their size or mtime changes.
+    db.run("CREATE TABLE IF NOT EXISTS file_skip (path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime REAL NOT NULL)");
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -131,6 +131,7 @@ export function readClipped(path: string, maxBytes: number): { text: string; cli
 export function formatShellResult(r: ShellResult, timeoutSeconds?: number): ToolResult {
   const parts: string[] = [];
   if (r.truncation.truncated) parts.push(note(r.truncation, r.fullOutputPath));
+  if (r.outputNotSaved) parts.push(r.outputNotSaved);
   let isError = false;
   if (r.cancelled) {
     parts.push("Command aborted");

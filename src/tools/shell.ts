@@ -1,3 +1,4 @@
+import { outputNotSaved } from "./output-space.ts";
 import { closeSync, fstatSync, openSync, readSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -85,6 +86,8 @@ export interface ShellResult extends ShellTail {
   exitCode: number | null;
   cancelled: boolean;
   timedOut: boolean;
+  /** Set when the full-output file's disk filled up, so the output may be cut short (output-space.ts). */
+  outputNotSaved?: string;
 }
 
 /**
@@ -228,12 +231,14 @@ export async function runShell(command: string, o: ShellOptions): Promise<ShellR
       if (!killedFor) throw err;
       code = null;
     }
+    const lost = outputNotSaved(path);
     return {
       ...final,
       output: final.truncation.content,
       exitCode: code,
       cancelled: killedFor === "abort",
       timedOut: killedFor === "timeout",
+      ...(lost ? { outputNotSaved: lost } : {}),
     };
   } finally {
     closeSync(input);
