@@ -13,6 +13,7 @@
  * A named import missing from `exports` is a load error, hence the explicit lists below.
  */
 import { pionHome, VERSION } from "../config.ts";
+import { isCompiledBinary, registerDiskModules } from "./disk-modules.ts";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize } from "../tools/truncate.ts";
 import * as text from "./text-helpers.ts";
 import { toolFactoryExports } from "./tool-factories.ts";
@@ -119,6 +120,7 @@ export function registerVirtualModules(): void {
       for (const [name, exports] of Object.entries(VIRTUAL_MODULES)) {
         build.module(name, () => ({ exports, loader: "object" }));
       }
+      if (isCompiledBinary()) registerDiskModules(build, { virtual: new Set(Object.keys(VIRTUAL_MODULES)) });
     },
   });
 }
