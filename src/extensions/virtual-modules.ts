@@ -15,6 +15,8 @@
 import { pionHome, VERSION } from "../config.ts";
 import { isCompiledBinary, registerDiskModules } from "./disk-modules.ts";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize } from "../tools/truncate.ts";
+import { completeSurface } from "./surface/export-surface.ts";
+import { frontmatterExports, thinkingExports } from "./surface/plain-helpers.ts";
 import * as text from "./text-helpers.ts";
 import { toolFactoryExports } from "./tool-factories.ts";
 import { TUI_MODULE_STAND_INS } from "./tui-stand-ins.ts";
@@ -22,11 +24,6 @@ import { StringEnum, Type } from "./type-builder.ts";
 
 type Exports = Record<string, unknown>;
 
-function unsupported(name: string): (...args: unknown[]) => never {
-  return () => {
-    throw new Error(`${name} is not available in pion extensions`);
-  };
-}
 
 const fileQueues = new Map<string, Promise<unknown>>();
 
@@ -71,13 +68,9 @@ const codingAgent: Exports = {
   withFileMutationQueue,
 };
 Object.assign(codingAgent, toolFactoryExports());
-for (const name of ["parseFrontmatter", "convertToLlm", "serializeConversation"]) codingAgent[name] = unsupported(name);
+Object.assign(codingAgent, frontmatterExports);
 
-const ai: Exports = { Type, StringEnum, uuidv7 };
-for (const name of [
-  "streamSimple", "complete", "calculateCost", "createAssistantMessageEventStream", "collapseSystemMessages",
-  "getCurrentSystemPrompt", "getCurrentTools", "registerApiProvider", "anthropicMessagesApi", "openAIResponsesApi",
-]) ai[name] = unsupported(name);
+const ai: Exports = { Type, StringEnum, uuidv7, ...thinkingExports };
 
 const tui: Exports = {
   visibleWidth: text.visibleWidth,
@@ -91,6 +84,14 @@ Object.assign(tui, TUI_MODULE_STAND_INS.tui);
 Object.assign(codingAgent, TUI_MODULE_STAND_INS.codingAgent);
 Object.assign(ai, TUI_MODULE_STAND_INS.ai);
 
+completeSurface("pi-coding-agent", codingAgent);
+completeSurface("pi-ai", ai);
+completeSurface("pi-tui", tui);
+const agentCore: Exports = completeSurface("pi-agent-core", {});
+
+/** pion's module for each of the reference's packages (the generated list is checked against these). */
+export const REFERENCE_MODULES = { "pi-coding-agent": codingAgent, "pi-ai": ai, "pi-agent-core": agentCore, "pi-tui": tui };
+
 const typebox: Exports = { Type, default: Type };
 
 /** Package name → exports. Legacy `@mariozechner/*` and `@sinclair/typebox` names map to the same modules. */
@@ -99,11 +100,11 @@ export const VIRTUAL_MODULES: Record<string, Exports> = {
   "@earendil-works/pi-ai": ai,
   "@earendil-works/pi-ai/compat": ai,
   "@earendil-works/pi-tui": tui,
-  "@earendil-works/pi-agent-core": {},
+  "@earendil-works/pi-agent-core": agentCore,
   "@mariozechner/pi-coding-agent": codingAgent,
   "@mariozechner/pi-ai": ai,
   "@mariozechner/pi-tui": tui,
-  "@mariozechner/pi-agent-core": {},
+  "@mariozechner/pi-agent-core": agentCore,
   typebox,
   "@sinclair/typebox": typebox,
 };
