@@ -88,25 +88,47 @@ completeSurface("pi-coding-agent", codingAgent);
 completeSurface("pi-ai", ai);
 completeSurface("pi-tui", tui);
 const agentCore: Exports = completeSurface("pi-agent-core", {});
+// The subpaths share pi-ai's own functions, then add their own names.
+const aiCompat: Exports = completeSurface("pi-ai/compat", { ...ai });
+const aiModels: Exports = completeSurface("pi-ai/models", { ...ai });
 
 /** pion's module for each of the reference's packages (the generated list is checked against these). */
-export const REFERENCE_MODULES = { "pi-coding-agent": codingAgent, "pi-ai": ai, "pi-agent-core": agentCore, "pi-tui": tui };
+export const REFERENCE_MODULES = { "pi-coding-agent": codingAgent, "pi-ai": ai, "pi-ai/compat": aiCompat, "pi-ai/models": aiModels, "pi-agent-core": agentCore, "pi-tui": tui };
 
-const typebox: Exports = { Type, default: Type };
+/**
+ * TypeBox itself (the version the reference ships), loaded on first import: its `Type`, `Value`,
+ * `Compile`... behave exactly as for the reference's extensions. Its schemas are plain JSON
+ * Schema, which is what pion validates tool arguments with and sends to the model.
+ */
+const TYPEBOX: Record<string, () => Exports> = {
+  typebox: () => withDefault(require("typebox")),
+  "typebox/value": () => withDefault(require("typebox/value")),
+  "typebox/compile": () => withDefault(require("typebox/compile")),
+  "typebox/type": () => withDefault(require("typebox/type")),
+  "typebox/guard": () => withDefault(require("typebox/guard")),
+  "typebox/format": () => withDefault(require("typebox/format")),
+  "typebox/error": () => withDefault(require("typebox/error")),
+  "typebox/system": () => withDefault(require("typebox/system")),
+  "typebox/schema": () => withDefault(require("typebox/schema")),
+};
+function withDefault(ns: Exports): Exports {
+  return { ...ns, default: ns.default ?? ns.Type ?? ns };
+}
+for (const [name, load] of Object.entries({ ...TYPEBOX })) TYPEBOX[name.replace(/^typebox/, "@sinclair/typebox")] = load;
 
 /** Package name → exports. Legacy `@mariozechner/*` and `@sinclair/typebox` names map to the same modules. */
 export const VIRTUAL_MODULES: Record<string, Exports> = {
   "@earendil-works/pi-coding-agent": codingAgent,
   "@earendil-works/pi-ai": ai,
-  "@earendil-works/pi-ai/compat": ai,
+  "@earendil-works/pi-ai/compat": aiCompat,
+  "@earendil-works/pi-ai/models": aiModels,
+  "@mariozechner/pi-ai/compat": aiCompat,
   "@earendil-works/pi-tui": tui,
   "@earendil-works/pi-agent-core": agentCore,
   "@mariozechner/pi-coding-agent": codingAgent,
   "@mariozechner/pi-ai": ai,
   "@mariozechner/pi-tui": tui,
   "@mariozechner/pi-agent-core": agentCore,
-  typebox,
-  "@sinclair/typebox": typebox,
 };
 
 let registered = false;
@@ -121,7 +143,8 @@ export function registerVirtualModules(): void {
       for (const [name, exports] of Object.entries(VIRTUAL_MODULES)) {
         build.module(name, () => ({ exports, loader: "object" }));
       }
-      if (isCompiledBinary()) registerDiskModules(build, { virtual: new Set(Object.keys(VIRTUAL_MODULES)) });
+      for (const [name, load] of Object.entries(TYPEBOX)) build.module(name, () => ({ exports: load(), loader: "object" }));
+      if (isCompiledBinary()) registerDiskModules(build, { virtual: new Set([...Object.keys(VIRTUAL_MODULES), ...Object.keys(TYPEBOX)]) });
     },
   });
 }

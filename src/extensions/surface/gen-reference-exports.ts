@@ -15,7 +15,8 @@ import { describeSurface, REFERENCE_PACKAGES, type ReferenceExports } from "./ex
 export async function readReferenceExports(codingAgentDir: string): Promise<ReferenceExports> {
   const out: ReferenceExports = {};
   for (const pkg of REFERENCE_PACKAGES) {
-    const mod = (await import(join(codingAgentDir, "..", pkg, "dist", "index.js"))) as Record<string, unknown>;
+    const [dir, sub = "index"] = pkg.split("/");
+    const mod = (await import(join(codingAgentDir, "..", dir!, "dist", `${sub}.js`))) as Record<string, unknown>;
     out[pkg] = {};
     for (const name of Object.keys(mod).sort()) {
       const value = mod[name];
