@@ -101,16 +101,19 @@ export const REFERENCE_MODULES = { "pi-coding-agent": codingAgent, "pi-ai": ai, 
  * Schema, which is what pion validates tool arguments with and sends to the model.
  */
 const TYPEBOX: Record<string, () => Exports> = {
-  typebox: () => withDefault(require("typebox")),
-  "typebox/value": () => withDefault(require("typebox/value")),
-  "typebox/compile": () => withDefault(require("typebox/compile")),
-  "typebox/type": () => withDefault(require("typebox/type")),
-  "typebox/guard": () => withDefault(require("typebox/guard")),
-  "typebox/format": () => withDefault(require("typebox/format")),
-  "typebox/error": () => withDefault(require("typebox/error")),
-  "typebox/system": () => withDefault(require("typebox/system")),
-  "typebox/schema": () => withDefault(require("typebox/schema")),
+  // In the binary the literal requires are bundled; from source they would find these virtual
+  // modules themselves, so the package's own files are required by path.
+  typebox: () => withDefault(isCompiledBinary() ? require("typebox") : fromDisk("typebox")),
+  "typebox/value": () => withDefault(isCompiledBinary() ? require("typebox/value") : fromDisk("typebox/value")),
+  "typebox/compile": () => withDefault(isCompiledBinary() ? require("typebox/compile") : fromDisk("typebox/compile")),
+  "typebox/type": () => withDefault(isCompiledBinary() ? require("typebox/type") : fromDisk("typebox/type")),
+  "typebox/guard": () => withDefault(isCompiledBinary() ? require("typebox/guard") : fromDisk("typebox/guard")),
+  "typebox/format": () => withDefault(isCompiledBinary() ? require("typebox/format") : fromDisk("typebox/format")),
+  "typebox/error": () => withDefault(isCompiledBinary() ? require("typebox/error") : fromDisk("typebox/error")),
+  "typebox/system": () => withDefault(isCompiledBinary() ? require("typebox/system") : fromDisk("typebox/system")),
+  "typebox/schema": () => withDefault(isCompiledBinary() ? require("typebox/schema") : fromDisk("typebox/schema")),
 };
+const fromDisk = (spec: string): Exports => require(Bun.resolveSync(spec, import.meta.dir)) as Exports;
 function withDefault(ns: Exports): Exports {
   return { ...ns, default: ns.default ?? ns.Type ?? ns };
 }

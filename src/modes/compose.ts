@@ -12,7 +12,7 @@ import { listCommands } from "../resources/commands.ts";
 import { expandPromptTemplate } from "../resources/prompt-templates.ts";
 import { expandSkillCommand } from "../resources/skills.ts";
 import { extensionsToLoad, loadResources, resourceScope } from "./compose-resources.ts";
-import { applyHttpProxy, imagePolicy, localShell, noteUnsupported, settingsReport } from "./compose-settings.ts";
+import { applyHttpProxy, imagePolicy, localShell, settingsReport, withPackageResources } from "./compose-settings.ts";
 import { withSettingsSessionDir } from "./session-dir.ts";
 import { projectConfigDirs } from "../config-dirs.ts";
 import { buildSystemPrompt } from "../resources/system-prompt.ts";
@@ -236,9 +236,8 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
   const projectTrust = decideProjectTrust({ home: o.home, cwd: o.cwd, approve: o.approve, defaultProjectTrust: userSettings.defaultProjectTrust });
   const notice = skippedNotice(projectTrust, o.home);
   if (notice) log("trust", notice);
-  const settings = loadSettings(o.home, o.cwd, projectTrust.trusted, (msg) => log("settings", msg), userSettings);
+  const settings = withPackageResources(loadSettings(o.home, o.cwd, projectTrust.trusted, (msg) => log("settings", msg), userSettings));
   applyHttpProxy(userSettings, o.env);
-  noteUnsupported(settings);
   // A shared store (ACP) was opened in its folder already; the session's files go beside it.
   if (!hooks.store) o = withSettingsSessionDir(o, settings);
   const sandbox = o.sandbox !== undefined || settings.sandbox?.mode !== undefined || settings.projectSandbox?.mode !== undefined ? await composeSandbox(o, settings) : undefined;
