@@ -4,6 +4,7 @@
  * A throwing handler becomes an `extension_error` frame (and a stderr line) and dispatch goes
  * on; for `tool_call` a throw blocks the call (fail closed, as the reference does).
  */
+import { apiMembers, commandMembers, contextMembers } from "./context-members.ts";
 import { log } from "../util/log.ts";
 import {
   createEventBus,
@@ -84,7 +85,7 @@ export class Runner implements ExtensionRunner {
   add(path: string): { record: ExtensionRecord; api: ExtensionApi } {
     const record = newExtensionRecord(path);
     this.records.push(record);
-    return { record, api: createExtensionApi(record, this.host) };
+    return { record, api: Object.assign(createExtensionApi(record, this.host), apiMembers(this.port)) };
   }
 
   remove(record: ExtensionRecord): void {
@@ -108,7 +109,7 @@ export class Runner implements ExtensionRunner {
 
   context(): ExtensionContext {
     const port = this.port;
-    return {
+    const base = {
       ui: this.bridge.ui,
       mode: port.mode,
       hasUI: port.hasUI,
@@ -117,21 +118,22 @@ export class Runner implements ExtensionRunner {
         return port.model();
       },
       modelRegistry: this.modelRegistry,
-      signal: undefined,
       isIdle: () => port.isIdle(),
       abort: () => port.abort(),
       shutdown: () => port.shutdown(),
       hasPendingMessages: () => port.hasPendingMessages(),
       isProjectTrusted: () => port.projectTrusted,
     };
+    return Object.defineProperties(base, Object.getOwnPropertyDescriptors(contextMembers(port))) as ExtensionContext;
   }
 
   private commandContext(): ExtensionCommandContext {
-    return Object.assign(this.context(), {
+    const ctx = Object.assign(this.context(), {
       waitForIdle: async () => {
         while (!this.port.isIdle()) await Bun.sleep(IDLE_POLL_MS);
       },
     });
+    return Object.assign(ctx, commandMembers(this.port, () => this.commandContext()));
   }
 
   private handlersFor(event: string): { record: ExtensionRecord; handler: Handler }[] {
@@ -302,6 +304,12 @@ export class Runner implements ExtensionRunner {
     this.bridge.respond(frame);
   }
 
+  providers(): { name: string; config: unknown; extensionPath: string }[] {
+    const byName = new Map<string, { name: string; config: unknown; extensionPath: string }>();
+    for (const r of this.records) for (const [name, config] of r.providers) byName.set(name, { name, config, extensionPath: r.path });
+    return [...byName.values()];
+  }
+
   virtualModels(): VirtualModelDefinition[] {
     const byKey = new Map<string, VirtualModelDefinition>();
     for (const record of this.records) for (const [key, def] of record.virtualModels) byKey.set(key, def);
@@ -319,6 +327,11 @@ export class Runner implements ExtensionRunner {
     getAvailable: () => this.port.models?.()?.available() ?? [],
     getAll: () => this.port.models?.()?.all() ?? [],
     findOfType: () => undefined,
+    getApiKeyAndHeaders: async (model: { provider: string }) => {
+      const auth = (await this.port.control?.()?.apiKeyAndHeaders(model.provider)) ?? {};
+      return { ok: true, ...auth };
+    },
+    getApiKey: async (model: { provider: string } | string) => (await this.port.control?.()?.apiKeyAndHeaders(typeof model === "string" ? model : model.provider))?.apiKey,
     classify: () => Promise.reject(new Error("pion has no classifier models")),
     streamSimple: () => {
       throw new Error("ctx.modelRegistry.streamSimple is not available in pion extensions");

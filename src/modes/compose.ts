@@ -31,7 +31,7 @@ import { HostTools } from "../extensions/host-tools.ts";
 import type { ExtensionRunner, RegisteredFlag } from "../extensions/types.ts";
 import type { DialogHost } from "../extensions/ui-bridge.ts";
 import { BUILTIN_TOOL_NAMES, startingTools, toolMatcher } from "../tools/select.ts";
-import { extensionPort, type SessionRef } from "./extension-port.ts";
+import { attachSession, extensionPort, toolsInUse, type SessionRef } from "./extension-port.ts";
 import { openStartupSession } from "./startup-session.ts";
 import { extensionRouter, withVirtualModels } from "./virtual-models.ts";
 import { createTodoTool } from "../tools/todo.ts";
@@ -329,7 +329,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
     if (hasExtensions && !o.noTools) for (const t of extensions!.tools()) all.set(t.name, t);
     if (mcp.manager && !o.noTools) for (const t of mcp.manager.tools()) if (toolSpec.mcp(t.name)) all.set(t.name, t);
     if (excluded) for (const name of [...all.keys()]) if (excluded(name)) all.delete(name);
-    return maskTools(all);
+    return maskTools(toolsInUse(ref, all));
   };
   const resources = loadResources(o, projectTrust.trusted, settings);
   const { store, fileFor } = hooks.store ? { store: hooks.store, fileFor: sessionFiles(o) } : sessionStorage(o);
@@ -380,7 +380,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
     const restored = session.model;
     if (model && (o.model || o.provider) && (restored?.provider !== model.provider || restored.id !== model.id)) session.setModel(model);
   }
-  ref.session = session;
+  attachSession(ref, { session, store, fileFor, extensions, cwd: o.cwd });
   for (const frame of ref.early.splice(0)) void session.publish(frame);
   if (o.name) session.setName(o.name);
   if (extensions && hasExtensions) {
