@@ -16,8 +16,8 @@ const standInClass = headlessClass;
 const anyKey = headless(new Proxy(
   {},
   {
-    get: (target, name) =>
-      typeof name === "string" ? Object.assign((...parts: unknown[]) => [name, ...parts].join("+"), { toString: () => name }) : Reflect.get(target, name),
+    get: (_target, name) =>
+      typeof name === "string" ? Object.assign((...parts: unknown[]) => [name, ...parts].join("+"), { toString: () => name }) : undefined,
   },
 ));
 

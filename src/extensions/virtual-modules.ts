@@ -15,7 +15,7 @@
 import { pionHome, VERSION } from "../config.ts";
 import { isCompiledBinary, registerDiskModules } from "./disk-modules.ts";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize } from "../tools/truncate.ts";
-import { completeSurface } from "./surface/export-surface.ts";
+import { completeSurface, REFERENCE_PACKAGES, type ReferencePackage } from "./surface/export-surface.ts";
 import { frontmatterExports, thinkingExports } from "./surface/plain-helpers.ts";
 import * as text from "./text-helpers.ts";
 import { toolFactoryExports } from "./tool-factories.ts";
@@ -84,16 +84,28 @@ Object.assign(tui, TUI_MODULE_STAND_INS.tui);
 Object.assign(codingAgent, TUI_MODULE_STAND_INS.codingAgent);
 Object.assign(ai, TUI_MODULE_STAND_INS.ai);
 
-completeSurface("pi-coding-agent", codingAgent);
-completeSurface("pi-ai", ai);
-completeSurface("pi-tui", tui);
-const agentCore: Exports = completeSurface("pi-agent-core", {});
 // The subpaths share pi-ai's own functions, then add their own names.
-const aiCompat: Exports = completeSurface("pi-ai/compat", { ...ai });
-const aiModels: Exports = completeSurface("pi-ai/models", { ...ai });
+const aiCompat: Exports = { ...ai };
+const aiModels: Exports = { ...ai };
+const agentCore: Exports = {};
 
-/** pion's module for each of the reference's packages (the generated list is checked against these). */
-export const REFERENCE_MODULES = { "pi-coding-agent": codingAgent, "pi-ai": ai, "pi-ai/compat": aiCompat, "pi-ai/models": aiModels, "pi-agent-core": agentCore, "pi-tui": tui };
+/**
+ * pion's module for each of the reference's packages, completed with the stand-ins of
+ * export-surface.ts when first imported (a module an extension never imports costs nothing).
+ */
+const OWN: Record<ReferencePackage, Exports> = { "pi-coding-agent": codingAgent, "pi-ai": ai, "pi-ai/compat": aiCompat, "pi-ai/models": aiModels, "pi-agent-core": agentCore, "pi-tui": tui };
+const completed = new Set<ReferencePackage>();
+function surfaceOf(pkg: ReferencePackage): Exports {
+  if (!completed.has(pkg)) {
+    completed.add(pkg);
+    completeSurface(pkg, OWN[pkg]);
+  }
+  return OWN[pkg];
+}
+
+/** Every module completed (the generated list is checked against these). */
+export const referenceModules = (): Record<ReferencePackage, Exports> =>
+  Object.fromEntries(REFERENCE_PACKAGES.map((pkg) => [pkg, surfaceOf(pkg)])) as Record<ReferencePackage, Exports>;
 
 /**
  * TypeBox itself (the version the reference ships), loaded on first import: its `Type`, `Value`,
@@ -119,20 +131,13 @@ function withDefault(ns: Exports): Exports {
 }
 for (const [name, load] of Object.entries({ ...TYPEBOX })) TYPEBOX[name.replace(/^typebox/, "@sinclair/typebox")] = load;
 
-/** Package name → exports. Legacy `@mariozechner/*` and `@sinclair/typebox` names map to the same modules. */
-export const VIRTUAL_MODULES: Record<string, Exports> = {
-  "@earendil-works/pi-coding-agent": codingAgent,
-  "@earendil-works/pi-ai": ai,
-  "@earendil-works/pi-ai/compat": aiCompat,
-  "@earendil-works/pi-ai/models": aiModels,
-  "@mariozechner/pi-ai/compat": aiCompat,
-  "@earendil-works/pi-tui": tui,
-  "@earendil-works/pi-agent-core": agentCore,
-  "@mariozechner/pi-coding-agent": codingAgent,
-  "@mariozechner/pi-ai": ai,
-  "@mariozechner/pi-tui": tui,
-  "@mariozechner/pi-agent-core": agentCore,
-};
+/** Package name → which of the reference's modules. Legacy `@mariozechner/*` names map to the same modules. */
+const PACKAGE_NAMES: Record<string, ReferencePackage> = Object.fromEntries(
+  REFERENCE_PACKAGES.flatMap((pkg) => [`@earendil-works/${pkg}`, `@mariozechner/${pkg}`].map((name) => [name, pkg])),
+);
+
+/** Package name → its (completed) exports. */
+export const virtualModule = (name: string): Exports | undefined => (PACKAGE_NAMES[name] ? surfaceOf(PACKAGE_NAMES[name]) : undefined);
 
 let registered = false;
 
@@ -143,11 +148,9 @@ export function registerVirtualModules(): void {
   Bun.plugin({
     name: "pion-extension-modules",
     setup(build) {
-      for (const [name, exports] of Object.entries(VIRTUAL_MODULES)) {
-        build.module(name, () => ({ exports, loader: "object" }));
-      }
+      for (const [name, pkg] of Object.entries(PACKAGE_NAMES)) build.module(name, () => ({ exports: surfaceOf(pkg), loader: "object" }));
       for (const [name, load] of Object.entries(TYPEBOX)) build.module(name, () => ({ exports: load(), loader: "object" }));
-      if (isCompiledBinary()) registerDiskModules(build, { virtual: new Set([...Object.keys(VIRTUAL_MODULES), ...Object.keys(TYPEBOX)]) });
+      if (isCompiledBinary()) registerDiskModules(build, { virtual: new Set([...Object.keys(PACKAGE_NAMES), ...Object.keys(TYPEBOX)]) });
     },
   });
 }

@@ -25,41 +25,44 @@ export type Behaviour = "pion" | "headless" | "unavailable";
 export type Surface = Record<string, Record<string, ReferenceExport & { pion: Behaviour }>>;
 type Exports = Record<string, unknown>;
 
-const UNAVAILABLE = Symbol.for("pion.unavailable");
-const HEADLESS = Symbol.for("pion.headless");
+// Marks kept aside (not as properties): a few hundred stand-ins are made when a module is first imported.
+const UNAVAILABLE = new WeakSet<object>();
+const HEADLESS = new WeakSet<object>();
+const mark = <T extends object>(set: WeakSet<object>, value: T): T => (set.add(value), value);
 
 /** A function pion cannot offer: throws when called, naming itself. */
 export function unavailable(name: string): (...args: unknown[]) => never {
-  const fn = () => {
+  return mark(UNAVAILABLE, () => {
     throw new Error(`${name} is not available in pion extensions`);
-  };
-  return Object.assign(fn, { [UNAVAILABLE]: true });
+  });
 }
 
 /** A terminal-UI value: marked so the generated list can say so. */
-export const headless = <T extends object>(value: T): T => Object.assign(value, { [HEADLESS]: true });
+export const headless = <T extends object>(value: T): T => mark(HEADLESS, value);
 
 /** A TUI component class: constructs, renders no lines, never drawn. */
 export function headlessClass(name: string): unknown {
-  const cls = class {
-    constructor(..._args: unknown[]) {}
-    render(_width?: number): string[] {
-      return [];
-    }
-    invalidate(): void {}
+  const named = {
+    [name]: class {
+      constructor(..._args: unknown[]) {}
+      render(_width?: number): string[] {
+        return [];
+      }
+      invalidate(): void {}
+    },
   };
-  Object.defineProperty(cls, "name", { value: name });
-  return headless(cls);
+  return headless(named[name]!);
 }
 
 function unavailableClass(name: string): unknown {
-  const cls = class {
-    constructor(..._args: unknown[]) {
-      if (new.target === cls) throw new Error(`${name} is not available in pion extensions`);
-    }
+  const named: Record<string, new (...args: unknown[]) => object> = {
+    [name]: class {
+      constructor(..._args: unknown[]) {
+        if (new.target === named[name]) throw new Error(`${name} is not available in pion extensions`);
+      }
+    },
   };
-  Object.defineProperty(cls, "name", { value: name });
-  return Object.assign(cls, { [UNAVAILABLE]: true });
+  return mark(UNAVAILABLE, named[name]!);
 }
 
 /** Whether a name the reference exports is terminal UI (its pi-tui package, components, themes, key hints, rendering). */
@@ -81,7 +84,7 @@ function standIn(pkg: string, name: string, ref: ReferenceExport): unknown {
     case "string":
       return "";
     default:
-      return Object.freeze({ [tui ? HEADLESS : UNAVAILABLE]: true });
+      return mark(tui ? HEADLESS : UNAVAILABLE, Object.freeze({}));
   }
 }
 
@@ -96,8 +99,8 @@ export function completeSurface(pkg: ReferencePackage, exports: Exports, list: R
 /** What a virtual module does with `name`: its own implementation, a headless stand-in, or an error when used. */
 export function behaviourOf(value: unknown): Behaviour {
   if ((typeof value === "function" || typeof value === "object") && value !== null) {
-    if ((value as Record<symbol, unknown>)[UNAVAILABLE]) return "unavailable";
-    if ((value as Record<symbol, unknown>)[HEADLESS]) return "headless";
+    if (UNAVAILABLE.has(value)) return "unavailable";
+    if (HEADLESS.has(value)) return "headless";
   }
   return "pion";
 }

@@ -8,7 +8,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { REFERENCE_MODULES } from "../virtual-modules.ts";
+import { referenceModules } from "../virtual-modules.ts";
 import { describeSurface, REFERENCE_PACKAGES, type ReferenceExports } from "./export-surface.ts";
 
 /** The runtime export list of the reference's packages installed beside `codingAgentDir`. */
@@ -30,7 +30,7 @@ export async function readReferenceExports(codingAgentDir: string): Promise<Refe
 if (import.meta.main) {
   const dir = process.env.PION_REFERENCE_PKG;
   if (!dir) throw new Error("set PION_REFERENCE_PKG to the folder of @earendil-works/pi-coding-agent");
-  const text = `${JSON.stringify(describeSurface(await readReferenceExports(dir), REFERENCE_MODULES), null, 1)}\n`;
+  const text = `${JSON.stringify(describeSurface(await readReferenceExports(dir), referenceModules()), null, 1)}\n`;
   // --stdout: print it (the test compares, in a process where no extension plugin maps the reference's own imports).
   if (process.argv.includes("--stdout")) process.stdout.write(text);
   else writeFileSync(join(import.meta.dir, "reference-exports.json"), text);

@@ -2,17 +2,17 @@ import { describe, expect, test } from "bun:test";
 import REFERENCE_EXPORTS from "../../../src/extensions/surface/reference-exports.json" with { type: "json" };
 import { join } from "node:path";
 import { describeSurface, REFERENCE_PACKAGES } from "../../../src/extensions/surface/export-surface.ts";
-import { REFERENCE_MODULES } from "../../../src/extensions/virtual-modules.ts";
+import { referenceModules } from "../../../src/extensions/virtual-modules.ts";
 
 const REFERENCE = process.env.PION_REFERENCE_PKG;
 const GENERATOR = join(import.meta.dir, "../../../src/extensions/surface/gen-reference-exports.ts");
 
 describe("the reference's export surface", () => {
   test("every name of the generated list is exported by pion's module, as the list says", () => {
-    const surface = describeSurface(REFERENCE_EXPORTS, REFERENCE_MODULES);
+    const surface = describeSurface(REFERENCE_EXPORTS, referenceModules());
     expect(surface).toEqual(REFERENCE_EXPORTS as typeof surface);
     for (const pkg of REFERENCE_PACKAGES) {
-      const mod = REFERENCE_MODULES[pkg] as Record<string, unknown>;
+      const mod = referenceModules()[pkg] as Record<string, unknown>;
       for (const name of Object.keys((REFERENCE_EXPORTS as Record<string, object>)[pkg]!)) expect(name in mod).toBe(true);
     }
   });
@@ -23,17 +23,17 @@ describe("the reference's export surface", () => {
   });
 
   test("helpers behave as the reference's: front matter, thinking levels, key hints; unavailable names throw on use", () => {
-    const ca = REFERENCE_MODULES["pi-coding-agent"] as Record<string, (...a: unknown[]) => unknown>;
+    const ca = referenceModules()["pi-coding-agent"] as Record<string, (...a: unknown[]) => unknown>;
     expect(ca.parseFrontmatter!("---\nname: x\ncount: 3\ntags: [a, b]\n---\nbody\n")).toEqual({ frontmatter: { name: "x", count: 3, tags: ["a", "b"] }, body: "body\n" });
     expect(ca.stripFrontmatter!("---\na: 1\n---\nrest")).toBe("rest");
     expect(ca.parseFrontmatter!("no block")).toEqual({ frontmatter: {}, body: "no block" });
-    const ai = REFERENCE_MODULES["pi-ai"] as Record<string, (...a: unknown[]) => unknown>;
+    const ai = referenceModules()["pi-ai"] as Record<string, (...a: unknown[]) => unknown>;
     expect(ai.clampThinkingLevel!({ reasoning: false }, "high")).toBe("off");
     expect(ai.clampThinkingLevel!({ reasoning: true, thinkingLevelMap: { minimal: null } }, "minimal")).toBe("low");
     expect(ai.clampThinkingLevel!({ reasoning: true, thinkingLevelMap: {} }, "max")).toBe("high");
     expect(ca.keyHint!("app.tools.expand", "to expand")).toBe("app.tools.expand to expand");
     expect(() => ca.createAgentSession!()).toThrow("createAgentSession is not available in pion extensions");
-    const Tui = (REFERENCE_MODULES["pi-tui"] as Record<string, new (...a: unknown[]) => { render(w: number): string[] }>).Markdown!;
+    const Tui = (referenceModules()["pi-tui"] as Record<string, new (...a: unknown[]) => { render(w: number): string[] }>).Markdown!;
     expect(new Tui("# x").render(80)).toEqual([]);
   });
 });
