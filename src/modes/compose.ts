@@ -32,6 +32,7 @@ import type { ExtensionRunner, RegisteredFlag } from "../extensions/types.ts";
 import type { DialogHost } from "../extensions/ui-bridge.ts";
 import { BUILTIN_TOOL_NAMES, startingTools, toolMatcher } from "../tools/select.ts";
 import { attachSession, extensionPort, toolsInUse, type SessionRef } from "./extension-port.ts";
+import { forwardEvents } from "./extension-events.ts";
 import { openStartupSession } from "./startup-session.ts";
 import { extensionRouter, withVirtualModels } from "./virtual-models.ts";
 import { createTodoTool } from "../tools/todo.ts";
@@ -166,19 +167,6 @@ export interface Composed {
   /** Environments for the processes pion starts (MCP servers too) and output masking. */
   guard: CredentialGuard;
 }
-
-const NOTIFIED: ReadonlySet<string> = new Set([
-  "agent_start",
-  "agent_end",
-  "turn_start",
-  "turn_end",
-  "message_start",
-  "message_update",
-  "message_end",
-  "tool_execution_start",
-  "tool_execution_update",
-  "tool_execution_end",
-]);
 
 /** The registry plus one keyless model (the scripted provider's). */
 function withModel(base: ModelRegistry, model: Model): ModelRegistry {
@@ -385,9 +373,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
   if (o.name) session.setName(o.name);
   if (extensions && hasExtensions) {
     // Extensions see the agent's events in order, after they are written.
-    session.subscribe((e) => {
-      if (NOTIFIED.has(e.type)) void extensions.notify(e.type, e as unknown as Record<string, unknown>);
-    });
+    forwardEvents(extensions, (fn) => session.subscribe(fn), () => session.model && { provider: session.model.provider, id: session.model.id }, session.thinkingLevel);
     await extensions.notify("session_start", { reason: "startup" });
   }
   if (o.verbose) {

@@ -1,0 +1,49 @@
+import { expect, test } from "bun:test";
+import { join } from "node:path";
+import { startFakeProvider } from "../support/fake-provider.ts";
+import { Pion, tempDirs, writeFakeModels, type Rec } from "../support/pion.ts";
+
+const EXT = join(import.meta.dir, "../fixtures/extensions/session-members.ts");
+
+test("ctx.sessionManager, context usage, system prompt, tools, thinking level, setModel, registerProvider, newSession and their events", async () => {
+  const fake = startFakeProvider({ replies: [{ blocks: [{ type: "text", text: "one" }] }, { blocks: [{ type: "text", text: "two" }] }] });
+  const { home, cwd } = tempDirs();
+  writeFakeModels(home, fake.url);
+  const p = new Pion({ home, cwd, args: ["--mode", "rpc", "--model", "fake/fake-model", "--thinking", "high", "-e", EXT] });
+  const note = (from: number) => p.waitFor((r) => r.type === "extension_ui_request" && r.method === "notify", from);
+  await p.request({ type: "prompt", message: "hi" });
+  await p.waitFor("agent_settled");
+  const state = (await p.request({ type: "get_state" })).data;
+  let from = p.records.length;
+  await p.request({ type: "prompt", message: "/probe" });
+  expect(JSON.parse((await note(from)).message)).toEqual({
+    sessionId: state.sessionId,
+    file: "string",
+    branch: ["model_change", "thinking_level_change", "message", "message"],
+    leaf: true,
+    header: "session",
+    usage: "number",
+    prompt: true,
+    tools: true,
+    level: "high",
+    switched: true,
+  });
+  const after = (await p.request({ type: "get_state" })).data;
+  expect([after.model.id, after.thinkingLevel, after.sessionName]).toEqual(["fake-plain", "off", "probed"]);
+  const models = (await p.request({ type: "get_available_models" })).data.models as Rec[];
+  expect(models.some((m) => m.provider === "ext-prov" && m.id === "ext-model")).toBe(true);
+  await p.request({ type: "prompt", message: "again" });
+  await p.waitFor("agent_settled", from);
+  expect(((fake.requests.at(-1)!.body as { tools?: { name: string }[] }).tools ?? []).map((t) => t.name)).toEqual(["read"]);
+  from = p.records.length;
+  await p.request({ type: "prompt", message: "/seen" });
+  expect((await note(from)).message).toBe("thinking_level_select:low model_select:fake-plain thinking_level_select:off session_info_changed:probed");
+  from = p.records.length;
+  await p.request({ type: "prompt", message: "/fresh" });
+  const fresh = JSON.parse((await note(from)).message);
+  expect(fresh.cancelled).toBe(false);
+  expect(fresh.id).not.toBe(state.sessionId);
+  expect(p.records.filter((r) => r.type === "extension_error")).toEqual([]);
+  await p.close();
+  await fake.stop();
+});
