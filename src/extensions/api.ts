@@ -60,7 +60,7 @@ export interface ToolDefinition {
   ): Promise<{ content: unknown[]; details?: unknown; isError?: boolean }> | { content: unknown[]; details?: unknown; isError?: boolean };
 }
 
-/** `ctx.modelRegistry`: lookups over pion's models; pion has no classifier models and no model calls for extensions. */
+/** `ctx.modelRegistry`: lookups over pion's models and calls to them; pion has no classifier models. */
 export interface ExtensionModelRegistry {
   find(provider: string, id: string): Model | undefined;
   getAvailable(): Model[];
@@ -71,8 +71,10 @@ export interface ExtensionModelRegistry {
   getApiKeyAndHeaders(model: { provider: string }): Promise<{ ok: true; apiKey?: string; headers?: Record<string, string> }>;
   getApiKey(model: { provider: string } | string): Promise<string | undefined>;
   classify(...args: unknown[]): Promise<never>;
-  streamSimple(...args: unknown[]): never;
-  complete(...args: unknown[]): Promise<never>;
+  /** Model calls through pion's providers (model-calls.ts). */
+  stream: typeof import("./model-calls.ts").streamModel;
+  streamSimple: typeof import("./model-calls.ts").streamModel;
+  complete: typeof import("./model-calls.ts").completeModel;
 }
 
 /** `pi.registerVirtualModel`: a selectable model whose `route` picks a physical model for each request. */

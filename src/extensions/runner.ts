@@ -4,6 +4,7 @@
  * A throwing handler becomes an `extension_error` frame (and a stderr line) and dispatch goes
  * on; for `tool_call` a throw blocks the call (fail closed, as the reference does).
  */
+import { completeModel, streamModel } from "./model-calls.ts";
 import { apiMembers, commandMembers, contextMembers } from "./context-members.ts";
 import { log } from "../util/log.ts";
 import {
@@ -333,10 +334,9 @@ export class Runner implements ExtensionRunner {
     },
     getApiKey: async (model: { provider: string } | string) => (await this.port.control?.()?.apiKeyAndHeaders(typeof model === "string" ? model : model.provider))?.apiKey,
     classify: () => Promise.reject(new Error("pion has no classifier models")),
-    streamSimple: () => {
-      throw new Error("ctx.modelRegistry.streamSimple is not available in pion extensions");
-    },
-    complete: () => Promise.reject(new Error("ctx.modelRegistry.complete is not available in pion extensions")),
+    stream: streamModel,
+    streamSimple: streamModel,
+    complete: completeModel,
   };
 
   /** A name registered by several extensions gets `:1`, `:2`... in load order, as in the reference. */

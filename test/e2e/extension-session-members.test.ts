@@ -6,7 +6,7 @@ import { Pion, tempDirs, writeFakeModels, type Rec } from "../support/pion.ts";
 const EXT = join(import.meta.dir, "../fixtures/extensions/session-members.ts");
 
 test("ctx.sessionManager, context usage, system prompt, tools, thinking level, setModel, registerProvider, newSession and their events", async () => {
-  const fake = startFakeProvider({ replies: [{ blocks: [{ type: "text", text: "one" }] }, { blocks: [{ type: "text", text: "two" }] }] });
+  const fake = startFakeProvider({ replies: [{ blocks: [{ type: "text", text: "one" }] }, { blocks: [{ type: "text", text: "two" }] }, { blocks: [{ type: "text", text: "answer" }] }, { blocks: [{ type: "text", text: "x" }] }] });
   const { home, cwd } = tempDirs();
   writeFakeModels(home, fake.url);
   const p = new Pion({ home, cwd, args: ["--mode", "rpc", "--model", "fake/fake-model", "--thinking", "high", "-e", EXT] });
@@ -43,6 +43,10 @@ test("ctx.sessionManager, context usage, system prompt, tools, thinking level, s
   const fresh = JSON.parse((await note(from)).message);
   expect(fresh.cancelled).toBe(false);
   expect(fresh.id).not.toBe(state.sessionId);
+  from = p.records.length;
+  await p.request({ type: "prompt", message: "/ask" });
+  expect((await note(from)).message).toBe("answer | start,text_start,text_delta,text_end,done");
+  expect(JSON.stringify(fake.requests.at(-2)!.body)).toContain("question?");
   expect(p.records.filter((r) => r.type === "extension_error")).toEqual([]);
   await p.close();
   await fake.stop();
