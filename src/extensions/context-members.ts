@@ -83,7 +83,7 @@ export function contextMembers(port: ExtensionSessionPort) {
 const cancelledOf = (r: unknown): { cancelled: boolean } => ({ cancelled: !!(r && typeof r === "object" && (r as { cancelled?: unknown }).cancelled) });
 
 /** The `ctx` members of command handlers: the session commands a user could run. */
-export function commandMembers(port: ExtensionSessionPort, replaced: () => unknown) {
+export function commandMembers(port: ExtensionSessionPort, replaced: () => unknown, notify: (event: string, payload: Record<string, unknown>) => Promise<void>) {
   const after = async (r: unknown, withSession?: (ctx: unknown) => Promise<void>) => {
     const out = cancelledOf(r);
     if (!out.cancelled && withSession) await withSession(replaced());
@@ -96,7 +96,10 @@ export function commandMembers(port: ExtensionSessionPort, replaced: () => unkno
       after(await must(port).command("switch_session", { sessionPath }), o?.withSession),
     fork: async (entryId: string, o?: { withSession?: (ctx: unknown) => Promise<void> }) => after(await must(port).command("fork", { entryId }), o?.withSession),
     navigateTree: async (targetId: string) => {
-      must(port).navigate(targetId);
+      const control = must(port);
+      const oldLeafId = control.leafId();
+      control.navigate(targetId);
+      await notify("session_tree", { newLeafId: targetId, oldLeafId, fromExtension: true });
       return { cancelled: false };
     },
     // Nothing pion loads changes while it runs without a restart; extensions keep their state.

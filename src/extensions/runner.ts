@@ -134,7 +134,7 @@ export class Runner implements ExtensionRunner {
         while (!this.port.isIdle()) await Bun.sleep(IDLE_POLL_MS);
       },
     });
-    return Object.assign(ctx, commandMembers(this.port, () => this.commandContext()));
+    return Object.assign(ctx, commandMembers(this.port, () => this.commandContext(), (event, payload) => this.notify(event, payload)));
   }
 
   private handlersFor(event: string): { record: ExtensionRecord; handler: Handler }[] {

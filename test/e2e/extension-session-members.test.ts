@@ -39,6 +39,9 @@ test("ctx.sessionManager, context usage, system prompt, tools, thinking level, s
   await p.request({ type: "prompt", message: "/seen" });
   expect((await note(from)).message).toBe("thinking_level_select:low model_select:fake-plain thinking_level_select:off session_info_changed:probed");
   from = p.records.length;
+  await p.request({ type: "prompt", message: "/back" });
+  expect(JSON.parse((await note(from)).message)).toEqual({ cancelled: false, leaf: true, seen: ["session_tree:false"] });
+  from = p.records.length;
   await p.request({ type: "prompt", message: "/fresh" });
   const fresh = JSON.parse((await note(from)).message);
   expect(fresh.cancelled).toBe(false);
