@@ -134,6 +134,7 @@ async function run(argv: string[]): Promise<number> {
     return usageError(err);
   }
   const a = parsed.values;
+  if (a.extension?.some((e) => e.startsWith("npm:"))) a.extension = await (await import("./modes/temporary-packages.ts")).temporaryPackages(a.extension, pionHome(), process.env);
   // As the reference does: extensions and the processes pion starts (tools, MCP servers) see
   // the switch as PI_OFFLINE=1, so their own automatic network activity can stay off too.
   if (isOffline(a.offline === true, process.env)) process.env.PI_OFFLINE = "1";

@@ -136,7 +136,7 @@ function list(o: PackagesCliOptions): number {
 }
 
 /** The folder npm installs into, made a private npm project the first time (as the reference makes its own). */
-function ensureNpmProject(dir: string): string {
+export function ensureNpmProject(dir: string): string {
   const root = npmRoot(dir);
   mkdirSync(root, { recursive: true });
   if (!existsSync(join(root, "package.json"))) writeFileSync(join(root, "package.json"), `${JSON.stringify({ name: "pi-extensions", private: true }, null, 2)}\n`);
@@ -146,7 +146,7 @@ function ensureNpmProject(dir: string): string {
 
 const OFFLINE = /ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ETIMEDOUT|ENETUNREACH|network|offline/i;
 
-async function runNpm(o: PackagesCliOptions, args: string[]): Promise<void> {
+export async function runNpm(o: Pick<PackagesCliOptions, "env" | "npm">, args: string[]): Promise<void> {
   const npm = o.npm ?? o.env.PION_NPM ?? "npm";
   let proc;
   try {

@@ -5,10 +5,25 @@
  */
 import { describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BINARY, Pion, tempDirs, writeSettings } from "../support/pion.ts";
 import { DEPS_RESULT, writeDepTree } from "../support/dep-tree.ts";
+
+test.concurrent("-e npm:<name>@<version> installs the package with npm under $PION_HOME/tmp/extensions once, then loads it", async () => {
+  const { home, cwd } = tempDirs();
+  // A stand-in npm: installs a package whose extension registers /hi, and counts its runs.
+  const npm = join(home, "fake-npm.sh");
+  const ext = 'export default function (pi) { pi.registerCommand("hi", { description: "hi", handler: async () => {} }); }';
+  writeFileSync(npm, `#!/bin/sh\necho run >> "${home}/npm-runs"\nmkdir -p "$4/node_modules/pi-x" && echo '{"name":"pi-x","pi":{"extensions":["./index.js"]}}' > "$4/node_modules/pi-x/package.json" && echo '${ext}' > "$4/node_modules/pi-x/index.js"\n`, { mode: 0o755 });
+  for (let run = 0; run < 2; run++) {
+    const p = new Pion({ home, cwd, env: { PION_NPM: npm }, args: ["--mode", "rpc", "--no-session", "-e", "npm:pi-x@1.0.0"] });
+    const names = ((await p.request({ type: "get_commands" })).data.commands as { name: string }[]).map((c) => c.name);
+    expect(names).toEqual(["hi"]);
+    await p.close();
+  }
+  expect(readFileSync(join(home, "npm-runs"), "utf8")).toBe("run\n");
+});
 
 for (const binary of [false, true]) {
   const d = binary && !existsSync(BINARY) ? describe.skip : describe;
