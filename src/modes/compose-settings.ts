@@ -38,12 +38,24 @@ export function localShell(settings: Settings): LocalShell {
  * The settings with their `packages` (src/extensions/packages.ts) added to the resource lists:
  * each package's extensions, skills and prompts join the `extensions`, `skills` and `prompts`
  * entries of the settings file that listed it, so they load, and obey `!`/`-` overrides, as
- * listed paths do. A package that is not installed or cannot load is said on stderr and skipped.
+ * listed paths do. An npm package that is not installed yet is installed first, as the reference
+ * does at start-up (not with PI_OFFLINE=1); one that cannot be is said on stderr and skipped.
  */
-export function withPackageResources(settings: Settings): Settings {
+export async function withPackageResources(settings: Settings, env: Record<string, string | undefined> = process.env): Promise<Settings> {
   const listed = settings.listedPackages ?? [];
   if (listed.length === 0 || !settings.listedResources) return settings;
-  const found = resourcesOf(dedupePackages(listed), (msg) => log("packages", msg));
+  const packages = dedupePackages(listed);
+  const missing = packages.filter((p) => p.parsed.type === "npm" && p.root && !existsSync(p.root));
+  if (missing.length > 0 && env.PI_OFFLINE !== "1") {
+    const { ensureNpmProject, runNpm } = await import("./packages-cli.ts");
+    for (const p of missing) {
+      log("packages", `installing ${p.source}...`);
+      await runNpm({ env }, ["install", (p.parsed as { spec: string }).spec, "--prefix", ensureNpmProject(p.base), "--legacy-peer-deps", "--no-audit", "--no-fund"]).catch((err: unknown) =>
+        log("packages", `${p.source}: ${err instanceof Error ? err.message : String(err)}`),
+      );
+    }
+  }
+  const found = resourcesOf(packages, (msg) => log("packages", msg));
   const lists = { ...settings.listedResources };
   for (const kind of RESOURCE_KINDS) {
     const added = found[kind].map((path) => {

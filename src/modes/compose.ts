@@ -224,7 +224,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
   const projectTrust = decideProjectTrust({ home: o.home, cwd: o.cwd, approve: o.approve, defaultProjectTrust: userSettings.defaultProjectTrust });
   const notice = skippedNotice(projectTrust, o.home);
   if (notice) log("trust", notice);
-  const settings = withPackageResources(loadSettings(o.home, o.cwd, projectTrust.trusted, (msg) => log("settings", msg), userSettings));
+  const settings = await withPackageResources(loadSettings(o.home, o.cwd, projectTrust.trusted, (msg) => log("settings", msg), userSettings), o.env);
   applyHttpProxy(userSettings, o.env);
   // A shared store (ACP) was opened in its folder already; the session's files go beside it.
   if (!hooks.store) o = withSettingsSessionDir(o, settings);

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { BINARY, Pion, tempDirs, writeSettings } from "../support/pion.ts";
 import { DEPS_RESULT, writeDepTree } from "../support/dep-tree.ts";
 
-test.concurrent("-e npm:<name>@<version> installs the package with npm under $PION_HOME/tmp/extensions once, then loads it", async () => {
+test.concurrent("-e npm:<name>@<version> installs the package with npm under $PION_HOME/tmp/extensions once, then loads it; a settings package is installed at start-up", async () => {
   const { home, cwd } = tempDirs();
   // A stand-in npm: installs a package whose extension registers /hi, and counts its runs.
   const npm = join(home, "fake-npm.sh");
@@ -23,6 +23,12 @@ test.concurrent("-e npm:<name>@<version> installs the package with npm under $PI
     await p.close();
   }
   expect(readFileSync(join(home, "npm-runs"), "utf8")).toBe("run\n");
+  // A settings package that is not installed yet is installed at start-up, into $PION_HOME/npm.
+  writeSettings(home, { packages: ["npm:pi-x@1.0.0"] });
+  const p = new Pion({ home, cwd, env: { PION_NPM: npm }, args: ["--mode", "rpc", "--no-session"] });
+  expect(((await p.request({ type: "get_commands" })).data.commands as { name: string }[]).map((c) => c.name)).toEqual(["hi"]);
+  await p.close();
+  expect(existsSync(join(home, "npm", "node_modules", "pi-x", "index.js"))).toBe(true);
 });
 
 for (const binary of [false, true]) {
