@@ -188,6 +188,19 @@ export class Runner implements ExtensionRunner {
     return { ...(current !== systemPrompt ? { systemPrompt: current } : {}), ...(messages.length ? { messages } : {}) };
   }
 
+  handles(event: string): boolean {
+    return this.handlersFor(event).length > 0;
+  }
+
+  async onProviderRequest(payload: unknown): Promise<unknown> {
+    let current = payload;
+    for (const { record, handler } of this.handlersFor("before_provider_request")) {
+      const r = await this.call(record, handler, { type: "before_provider_request", payload: current });
+      if (!r.failed && r.value !== undefined) current = r.value;
+    }
+    return current;
+  }
+
   async onContext(messages: unknown[]): Promise<unknown[]> {
     let current = messages;
     for (const { record, handler } of this.handlersFor("context")) {

@@ -166,6 +166,10 @@ export interface ExtensionRunner {
   /** `input` event: handlers may transform the text/images or mark it handled. */
   onInput(text: string, images: unknown[] | undefined, source: "rpc" | "extension"): Promise<InputOutcome>;
   onBeforeAgentStart(prompt: string, systemPrompt: string): Promise<BeforeAgentStartOutcome>;
+  /** Whether any extension handles `event`. */
+  handles(event: string): boolean;
+  /** `before_provider_request`: each handler may replace the provider payload (undefined keeps it). */
+  onProviderRequest(payload: unknown): Promise<unknown>;
   /** `context` event: handlers may replace the message list sent to the model. */
   onContext(messages: unknown[]): Promise<unknown[]>;
   onToolCall(call: ToolCallInfo): Promise<ToolCallDecision>;

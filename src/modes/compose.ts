@@ -32,7 +32,7 @@ import type { ExtensionRunner, RegisteredFlag } from "../extensions/types.ts";
 import type { DialogHost } from "../extensions/ui-bridge.ts";
 import { BUILTIN_TOOL_NAMES, startingTools, toolMatcher } from "../tools/select.ts";
 import { attachSession, extensionPort, toolsInUse, type SessionRef } from "./extension-port.ts";
-import { forwardEvents } from "./extension-events.ts";
+import { forwardEvents, withProviderHooks } from "./extension-events.ts";
 import { openStartupSession } from "./startup-session.ts";
 import { extensionRouter, withVirtualModels } from "./virtual-models.ts";
 import { createTodoTool } from "../tools/todo.ts";
@@ -331,7 +331,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
   const session = new AgentSession({
     store,
     gate: permissions ? (call, args, tool, signal) => permissions.check(call, args, tool, signal) : undefined,
-    stream,
+    stream: extensions ? withProviderHooks(stream, extensions) : stream,
     models: registry,
     tools,
     prepare,

@@ -6,6 +6,7 @@
  * reference); the session itself does not wait for them.
  */
 import type { ExtensionRunner } from "../extensions/types.ts";
+import type { StreamFn } from "../providers/types.ts";
 import type { SessionEvent } from "../session/session-types.ts";
 
 const NOTIFIED: ReadonlySet<string> = new Set([
@@ -69,4 +70,28 @@ export function forwardEvents(
     const event = extensionEvent(e, state);
     if (event) send(event[0], event[1]);
   });
+}
+
+/**
+ * The provider hooks around each model request's HTTP call, when an extension handles them:
+ * `before_provider_headers` (handlers change `headers` in place; null deletes one),
+ * `before_provider_request` (a handler's return value replaces the JSON payload), and
+ * `after_provider_response` (status and headers, before the stream is read).
+ */
+export function withProviderHooks(stream: StreamFn, extensions: ExtensionRunner): StreamFn {
+  const hooked = ["before_provider_headers", "before_provider_request", "after_provider_response"];
+  const hookedFetch = (async (input: string | URL | Request, init: RequestInit = {}) => {
+    const headers: Record<string, string | null> = Object.fromEntries(new Headers(init.headers).entries());
+    if (extensions.handles("before_provider_headers")) await extensions.notify("before_provider_headers", { headers });
+    let body = init.body;
+    if (typeof body === "string" && extensions.handles("before_provider_request")) {
+      const payload = await extensions.onProviderRequest(JSON.parse(body));
+      body = JSON.stringify(payload);
+    }
+    const kept = Object.fromEntries(Object.entries(headers).filter((e): e is [string, string] => e[1] !== null));
+    const res = await fetch(input, { ...init, headers: kept, body });
+    if (extensions.handles("after_provider_response")) await extensions.notify("after_provider_response", { status: res.status, headers: Object.fromEntries(res.headers.entries()) });
+    return res;
+  }) as typeof fetch;
+  return (req, signal) => (hooked.some((e) => extensions.handles(e)) ? stream({ ...req, fetch: hookedFetch }, signal) : stream(req, signal));
 }

@@ -14,6 +14,9 @@ test("ctx.sessionManager, context usage, system prompt, tools, thinking level, s
   await p.request({ type: "prompt", message: "hi" });
   await p.waitFor("agent_settled");
   const state = (await p.request({ type: "get_state" })).data;
+  // The provider hooks: a header added, the payload replaced, the response seen.
+  expect(fake.requests[0]!.headers["x-from-extension"]).toBe("yes");
+  expect((fake.requests[0]!.body as { metadata?: unknown }).metadata).toEqual({ user_id: "from-extension" });
   let from = p.records.length;
   await p.request({ type: "prompt", message: "/probe" });
   expect(JSON.parse((await note(from)).message)).toEqual({
@@ -37,7 +40,7 @@ test("ctx.sessionManager, context usage, system prompt, tools, thinking level, s
   expect(((fake.requests.at(-1)!.body as { tools?: { name: string }[] }).tools ?? []).map((t) => t.name)).toEqual(["read"]);
   from = p.records.length;
   await p.request({ type: "prompt", message: "/seen" });
-  expect((await note(from)).message).toBe("thinking_level_select:low model_select:fake-plain thinking_level_select:off session_info_changed:probed");
+  expect((await note(from)).message).toBe("after_provider_response:200 thinking_level_select:low model_select:fake-plain thinking_level_select:off session_info_changed:probed after_provider_response:200");
   from = p.records.length;
   await p.request({ type: "prompt", message: "/back" });
   expect(JSON.parse((await note(from)).message)).toEqual({ cancelled: false, leaf: true, seen: ["session_tree:false"] });
