@@ -201,6 +201,18 @@ export class Runner implements ExtensionRunner {
     return current;
   }
 
+  async onResourcesDiscover(event: { cwd: string; reason: string }): Promise<{ skillPaths: string[]; promptPaths: string[] }> {
+    const out = { skillPaths: [] as string[], promptPaths: [] as string[] };
+    const strings = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []);
+    for (const { record, handler } of this.handlersFor("resources_discover")) {
+      const r = await this.call(record, handler, { type: "resources_discover", ...event });
+      if (r.failed || !isObject(r.value)) continue;
+      out.skillPaths.push(...strings(r.value.skillPaths));
+      out.promptPaths.push(...strings(r.value.promptPaths));
+    }
+    return out;
+  }
+
   async onContext(messages: unknown[]): Promise<unknown[]> {
     let current = messages;
     for (const { record, handler } of this.handlersFor("context")) {

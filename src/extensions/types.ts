@@ -170,6 +170,8 @@ export interface ExtensionRunner {
   handles(event: string): boolean;
   /** `before_provider_request`: each handler may replace the provider payload (undefined keeps it). */
   onProviderRequest(payload: unknown): Promise<unknown>;
+  /** `resources_discover`: the skill and prompt paths every handler returned. */
+  onResourcesDiscover(event: { cwd: string; reason: string }): Promise<{ skillPaths: string[]; promptPaths: string[] }>;
   /** `context` event: handlers may replace the message list sent to the model. */
   onContext(messages: unknown[]): Promise<unknown[]>;
   onToolCall(call: ToolCallInfo): Promise<ToolCallDecision>;

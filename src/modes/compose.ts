@@ -32,7 +32,7 @@ import type { ExtensionRunner, RegisteredFlag } from "../extensions/types.ts";
 import type { DialogHost } from "../extensions/ui-bridge.ts";
 import { BUILTIN_TOOL_NAMES, startingTools, toolMatcher } from "../tools/select.ts";
 import { attachSession, extensionPort, toolsInUse, type SessionRef } from "./extension-port.ts";
-import { forwardEvents, withProviderHooks } from "./extension-events.ts";
+import { forwardEvents, withDiscoveredResources, withProviderHooks } from "./extension-events.ts";
 import { openStartupSession } from "./startup-session.ts";
 import { extensionRouter, withVirtualModels } from "./virtual-models.ts";
 import { createTodoTool } from "../tools/todo.ts";
@@ -319,7 +319,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
     if (excluded) for (const name of [...all.keys()]) if (excluded(name)) all.delete(name);
     return maskTools(toolsInUse(ref, all));
   };
-  const resources = loadResources(o, projectTrust.trusted, settings);
+  const resources = loadResources(o, projectTrust.trusted, extensions ? await withDiscoveredResources(settings, extensions, o.cwd) : settings);
   const { store, fileFor } = hooks.store ? { store: hooks.store, fileFor: sessionFiles(o) } : sessionStorage(o);
 
   const permissions = await composePermissions(o, settings, () => session, hooks.permissionGate === true || sandbox !== undefined, sandbox);

@@ -7,6 +7,8 @@
  */
 import type { ExtensionRunner } from "../extensions/types.ts";
 import type { StreamFn } from "../providers/types.ts";
+import type { Settings } from "../config.ts";
+import { resolve } from "node:path";
 import type { SessionEvent } from "../session/session-types.ts";
 
 const NOTIFIED: ReadonlySet<string> = new Set([
@@ -61,14 +63,18 @@ export function forwardEvents(
   const send = (name: string, payload: Payload) => {
     tail = tail.then(() => extensions.notify(name, payload));
   };
-  subscribe((e) => {
+  const modelChange = () => {
     const now = model();
-    if (now && (now.provider !== state.model?.provider || now.id !== state.model?.id)) {
-      send("model_select", { model: now, previousModel: state.model, source: "set" });
-      state.model = { ...now };
-    }
+    if (!now || (now.provider === state.model?.provider && now.id === state.model?.id)) return;
+    send("model_select", { model: now, previousModel: state.model, source: "set" });
+    state.model = { ...now };
+  };
+  subscribe((e) => {
+    // A model change that clamps the thinking level: thinking_level_select, then model_select (the reference's order).
+    if (e.type !== "thinking_level_changed") modelChange();
     const event = extensionEvent(e, state);
     if (event) send(event[0], event[1]);
+    if (e.type === "thinking_level_changed") modelChange();
   });
 }
 
@@ -94,4 +100,17 @@ export function withProviderHooks(stream: StreamFn, extensions: ExtensionRunner)
     return res;
   }) as typeof fetch;
   return (req, signal) => (hooked.some((e) => extensions.handles(e)) ? stream({ ...req, fetch: hookedFetch }, signal) : stream(req, signal));
+}
+
+/**
+ * `resources_discover` ({cwd, reason: "startup"}): the skill and prompt paths handlers return
+ * (relative ones from the cwd) join the settings' `skills` and `prompts` lists. Fired before
+ * the session's resources load, so before `session_start` (the reference fires it after).
+ */
+export async function withDiscoveredResources(settings: Settings, extensions: ExtensionRunner, cwd: string): Promise<Settings> {
+  if (!extensions.handles("resources_discover") || !settings.listedResources) return settings;
+  const found = await extensions.onResourcesDiscover({ cwd, reason: "startup" });
+  const entries = (paths: string[]) => paths.map((p) => ({ entry: resolve(cwd, p), base: cwd, level: "user" as const }));
+  const lists = settings.listedResources;
+  return { ...settings, listedResources: { ...lists, skills: [...lists.skills, ...entries(found.skillPaths)], prompts: [...lists.prompts, ...entries(found.promptPaths)] } };
 }

@@ -1,4 +1,5 @@
 import { expect, test } from "bun:test";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeProvider } from "../support/fake-provider.ts";
 import { Pion, tempDirs, writeFakeModels, type Rec } from "../support/pion.ts";
@@ -9,8 +10,12 @@ test("ctx.sessionManager, context usage, system prompt, tools, thinking level, s
   const fake = startFakeProvider({ replies: [{ blocks: [{ type: "text", text: "one" }] }, { blocks: [{ type: "text", text: "two" }] }, { blocks: [{ type: "text", text: "answer" }] }, { blocks: [{ type: "text", text: "x" }] }] });
   const { home, cwd } = tempDirs();
   writeFakeModels(home, fake.url);
+  mkdirSync(join(cwd, "ext-prompts"));
+  writeFileSync(join(cwd, "ext-prompts", "greet.md"), "---\ndescription: from resources_discover\n---\nSay hello");
   const p = new Pion({ home, cwd, args: ["--mode", "rpc", "--model", "fake/fake-model", "--thinking", "high", "-e", EXT] });
   const note = (from: number) => p.waitFor((r) => r.type === "extension_ui_request" && r.method === "notify", from);
+  const commands = (await p.request({ type: "get_commands" })).data.commands as Rec[];
+  expect(commands.find((c) => c.name === "greet")).toMatchObject({ source: "prompt", description: "from resources_discover" });
   await p.request({ type: "prompt", message: "hi" });
   await p.waitFor("agent_settled");
   const state = (await p.request({ type: "get_state" })).data;
@@ -40,7 +45,7 @@ test("ctx.sessionManager, context usage, system prompt, tools, thinking level, s
   expect(((fake.requests.at(-1)!.body as { tools?: { name: string }[] }).tools ?? []).map((t) => t.name)).toEqual(["read"]);
   from = p.records.length;
   await p.request({ type: "prompt", message: "/seen" });
-  expect((await note(from)).message).toBe("after_provider_response:200 thinking_level_select:low model_select:fake-plain thinking_level_select:off session_info_changed:probed after_provider_response:200");
+  expect((await note(from)).message).toBe("after_provider_response:200 thinking_level_select:low thinking_level_select:off model_select:fake-plain session_info_changed:probed after_provider_response:200");
   from = p.records.length;
   await p.request({ type: "prompt", message: "/back" });
   expect(JSON.parse((await note(from)).message)).toEqual({ cancelled: false, leaf: true, seen: ["session_tree:false"] });
