@@ -17,6 +17,7 @@ import { isCompiledBinary, registerDiskModules } from "./disk-modules.ts";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize } from "../tools/truncate.ts";
 import { modelCallExports } from "./model-calls.ts";
 import { toolSetExports } from "./surface/tool-sets.ts";
+import { SessionManager } from "./surface/session-manager.ts";
 import { completeSurface, REFERENCE_PACKAGES, type ReferencePackage } from "./surface/export-surface.ts";
 import { frontmatterExports, thinkingExports } from "./surface/plain-helpers.ts";
 import * as text from "./text-helpers.ts";
@@ -70,7 +71,7 @@ const codingAgent: Exports = {
   withFileMutationQueue,
 };
 Object.assign(codingAgent, toolFactoryExports());
-Object.assign(codingAgent, toolSetExports(codingAgent));
+Object.assign(codingAgent, toolSetExports(codingAgent), { SessionManager });
 Object.assign(codingAgent, frontmatterExports);
 
 const ai: Exports = { Type, StringEnum, uuidv7, ...thinkingExports, ...modelCallExports };
