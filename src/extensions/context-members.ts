@@ -66,6 +66,9 @@ export function sessionManagerView(port: ExtensionSessionPort) {
 export function contextMembers(port: ExtensionSessionPort) {
   return {
     sessionManager: sessionManagerView(port),
+    get scopedModels(): unknown[] {
+      return port.control?.()?.scopedModels() ?? [];
+    },
     get signal(): AbortSignal | undefined {
       return port.control?.()?.signal();
     },

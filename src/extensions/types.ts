@@ -98,6 +98,8 @@ export interface SessionControl {
   /** The running prompt's abort signal; undefined when idle. */
   signal(): AbortSignal | undefined;
   apiKeyAndHeaders(provider: string): Promise<{ apiKey?: string; headers?: Record<string, string> }>;
+  /** The models `--models` scoped the session to (empty when not scoped). */
+  scopedModels(): Model[];
 }
 
 /** The part of the model registry extensions read. */

@@ -368,7 +368,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
     const restored = session.model;
     if (model && (o.model || o.provider) && (restored?.provider !== model.provider || restored.id !== model.id)) session.setModel(model);
   }
-  attachSession(ref, { session, store, fileFor, extensions, cwd: o.cwd });
+  attachSession(ref, { session, store, fileFor, extensions, cwd: o.cwd, scopedModels });
   for (const frame of ref.early.splice(0)) void session.publish(frame);
   if (o.name) session.setName(o.name);
   if (extensions && hasExtensions) {

@@ -10,7 +10,7 @@ import type { AgentSession } from "../session/session.ts";
 import { sessionStats } from "../session/stats.ts";
 import type { SessionHeader } from "../store/entries.ts";
 import type { SessionStore } from "../store/store.ts";
-import type { ThinkingLevel } from "../providers/types.ts";
+import type { Model, ThinkingLevel } from "../providers/types.ts";
 import type { SessionRef } from "./extension-port.ts";
 
 export interface ControlDeps {
@@ -19,6 +19,7 @@ export interface ControlDeps {
   fileFor: (h: SessionHeader) => string | undefined;
   extensions?: ExtensionRunner;
   cwd: string;
+  scopedModels?: Model[];
 }
 
 export function sessionControl(ref: SessionRef, deps: ControlDeps): SessionControl {
@@ -72,5 +73,6 @@ export function sessionControl(ref: SessionRef, deps: ControlDeps): SessionContr
     },
     signal: () => s.runSignal,
     apiKeyAndHeaders: (provider) => ref.models?.requestAuth?.(provider) ?? Promise.resolve({}),
+    scopedModels: () => deps.scopedModels ?? [],
   };
 }
