@@ -27,10 +27,19 @@ export async function readReferenceExports(codingAgentDir: string): Promise<Refe
   return out;
 }
 
+/** One line per name, so a change to the reference reads as a diff of names. */
+export function formatSurface(surface: Record<string, Record<string, unknown>>): string {
+  const pkgs = Object.entries(surface).map(([pkg, names]) => {
+    const lines = Object.entries(names).map(([name, entry]) => `    ${JSON.stringify(name)}: ${JSON.stringify(entry)}`);
+    return `  ${JSON.stringify(pkg)}: {\n${lines.join(",\n")}\n  }`;
+  });
+  return `{\n${pkgs.join(",\n")}\n}\n`;
+}
+
 if (import.meta.main) {
   const dir = process.env.PION_REFERENCE_PKG;
   if (!dir) throw new Error("set PION_REFERENCE_PKG to the folder of @earendil-works/pi-coding-agent");
-  const text = `${JSON.stringify(describeSurface(await readReferenceExports(dir), referenceModules()), null, 1)}\n`;
+  const text = formatSurface(describeSurface(await readReferenceExports(dir), referenceModules()));
   // --stdout: print it (the test compares, in a process where no extension plugin maps the reference's own imports).
   if (process.argv.includes("--stdout")) process.stdout.write(text);
   else writeFileSync(join(import.meta.dir, "reference-exports.json"), text);
