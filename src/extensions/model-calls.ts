@@ -19,6 +19,9 @@ export function setModelAuth(auth: Auth): void {
   sessionAuth = auth;
 }
 
+/** The session's auth for a provider (pi-agent-core's Agent asks too). */
+export const sessionAuthFor = (provider: string) => sessionAuth(provider);
+
 interface CallContext {
   systemPrompt?: string;
   messages?: Message[];

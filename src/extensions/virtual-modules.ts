@@ -18,6 +18,7 @@ import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize } from "../tools/trunc
 import { modelCallExports } from "./model-calls.ts";
 import { toolSetExports } from "./surface/tool-sets.ts";
 import { SessionManager } from "./surface/session-manager.ts";
+import { Agent } from "./surface/agent.ts";
 import { completeSurface, REFERENCE_PACKAGES, type ReferencePackage } from "./surface/export-surface.ts";
 import { frontmatterExports, thinkingExports } from "./surface/plain-helpers.ts";
 import * as text from "./text-helpers.ts";
@@ -91,7 +92,7 @@ Object.assign(ai, TUI_MODULE_STAND_INS.ai);
 // The subpaths share pi-ai's own functions, then add their own names.
 const aiCompat: Exports = { ...ai };
 const aiModels: Exports = { ...ai };
-const agentCore: Exports = {};
+const agentCore: Exports = { Agent };
 
 /**
  * pion's module for each of the reference's packages, completed with the stand-ins of

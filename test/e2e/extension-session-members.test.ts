@@ -7,7 +7,7 @@ import { Pion, tempDirs, writeFakeModels, type Rec } from "../support/pion.ts";
 const EXT = join(import.meta.dir, "../fixtures/extensions/session-members.ts");
 
 test("ctx.sessionManager, context usage, system prompt, tools, thinking level, setModel, registerProvider, newSession and their events", async () => {
-  const fake = startFakeProvider({ replies: [{ blocks: [{ type: "text", text: "one" }] }, { blocks: [{ type: "text", text: "two" }] }, { blocks: [{ type: "text", text: "answer" }] }, { blocks: [{ type: "text", text: "x" }] }] });
+  const fake = startFakeProvider({ replies: [{ blocks: [{ type: "text", text: "one" }] }, { blocks: [{ type: "text", text: "two" }] }, { blocks: [{ type: "text", text: "answer" }] }, { blocks: [{ type: "text", text: "x" }] }, { blocks: [{ type: "toolCall", name: "echo", arguments: { text: "hey" } }] }, { blocks: [{ type: "text", text: "done" }] }] });
   const { home, cwd } = tempDirs();
   writeFakeModels(home, fake.url);
   mkdirSync(join(cwd, "ext-prompts"));
@@ -58,6 +58,10 @@ test("ctx.sessionManager, context usage, system prompt, tools, thinking level, s
   await p.request({ type: "prompt", message: "/ask" });
   expect((await note(from)).message).toBe("answer | start,text_start,text_delta,text_end,done");
   expect(JSON.stringify(fake.requests.at(-2)!.body)).toContain("question?");
+  from = p.records.length;
+  await p.request({ type: "prompt", message: "/agent" });
+  expect((await note(from)).message).toBe("user,assistant,toolResult,assistant echo:hey true");
+  expect((fake.requests.at(-1)!.body as { system?: unknown }).system).toEqual([expect.objectContaining({ text: "sub" })]);
   expect(p.records.filter((r) => r.type === "extension_error")).toEqual([]);
   await p.close();
   await fake.stop();
