@@ -98,6 +98,10 @@ async function run(argv: string[]): Promise<number> {
     const { runSandboxCli } = await import("./modes/sandbox-cli.ts");
     return runSandboxCli(argv.slice(1), { home: pionHome(), cwd: process.cwd(), out: writeOut, err: writeErr });
   }
+  if (argv[0] === "install" || argv[0] === "remove" || argv[0] === "uninstall" || argv[0] === "list") {
+    const { runPackagesCli } = await import("./modes/packages-cli.ts");
+    return runPackagesCli(argv[0] === "uninstall" ? "remove" : argv[0], argv.slice(1), { home: pionHome(), cwd: process.cwd(), env: process.env, out: writeOut, err: writeErr });
+  }
   if (argv[0] === "auth") {
     const { runAuthCli } = await import("./modes/auth-cli.ts");
     return runAuthCli(argv.slice(1), { home: pionHome(), cwd: process.cwd(), env: process.env, out: writeOut, err: writeErr });
@@ -130,6 +134,7 @@ async function run(argv: string[]): Promise<number> {
     return usageError(err);
   }
   const a = parsed.values;
+  if (a.extension?.some((e) => e.startsWith("npm:"))) a.extension = await (await import("./modes/temporary-packages.ts")).temporaryPackages(a.extension, pionHome(), process.env);
   // As the reference does: extensions and the processes pion starts (tools, MCP servers) see
   // the switch as PI_OFFLINE=1, so their own automatic network activity can stay off too.
   if (isOffline(a.offline === true, process.env)) process.env.PI_OFFLINE = "1";

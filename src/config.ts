@@ -106,6 +106,8 @@ export type Settings = v.InferOutput<typeof SettingsSchema> & {
   settingSources?: Record<string, string>;
   /** The `extensions`, `skills` and `prompts` lists of every file read, combined, each entry with its base folder. */
   listedResources?: Record<ResourceListKey, ListedEntry[]>;
+  /** The `packages` entries of every file read, each with its settings folder (a project's only when trusted). */
+  listedPackages?: MergedSettings["packages"];
 };
 
 function readSettingsFile(path: string): Settings {
@@ -117,7 +119,7 @@ function readSettingsFile(path: string): Settings {
 }
 
 /** The merged files as Settings: the values, plus where each came from and the combined resource lists. */
-const asSettings = (m: MergedSettings): Settings => ({ ...m.values, settingSources: m.sources, listedResources: m.lists }) as Settings;
+const asSettings = (m: MergedSettings): Settings => ({ ...m.values, settingSources: m.sources, listedResources: m.lists, listedPackages: m.packages }) as Settings;
 
 /**
  * The user's settings: the reference's `~/.pi/agent/settings.json`, then `$PION_HOME/settings.json`
@@ -169,6 +171,7 @@ export function loadSettings(
   merged.settingSources = { ...user.settingSources, ...files.sources };
   const lists = user.listedResources ?? emptyMerge().lists;
   merged.listedResources = Object.fromEntries(RESOURCE_LIST_KEYS.map((k) => [k, [...lists[k], ...files.lists[k]]]));
+  merged.listedPackages = [...(user.listedPackages ?? []), ...files.packages];
   const shellEnv = projectShellEnv(user.shellEnv, project.shellEnv);
   if (shellEnv) merged.shellEnv = shellEnv;
   // A folder may tighten what runs, never loosen it: only its deny rules count.

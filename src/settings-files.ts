@@ -23,9 +23,11 @@ export interface MergedSettings {
   /** Top-level key → the file its value came from (the last file that set it). */
   sources: Record<string, string>;
   lists: Record<ResourceListKey, ListedEntry[]>;
+  /** Every file's `packages` entries, in file order, each with its file's folder (src/extensions/packages.ts). */
+  packages: { entry: unknown; base: string; level: ListedEntry["level"] }[];
 }
 
-export const emptyMerge = (): MergedSettings => ({ values: {}, sources: {}, lists: { extensions: [], skills: [], prompts: [] } });
+export const emptyMerge = (): MergedSettings => ({ values: {}, sources: {}, lists: { extensions: [], skills: [], prompts: [] }, packages: [] });
 
 const isObject = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
 
@@ -33,6 +35,7 @@ const isObject = (x: unknown): x is Record<string, unknown> => typeof x === "obj
 export function mergeSettingsFile(into: MergedSettings, file: string, settings: Record<string, unknown>, level: ListedEntry["level"] = "user"): MergedSettings {
   for (const [key, value] of Object.entries(settings)) {
     into.sources[key] = file;
+    if (key === "packages" && Array.isArray(value)) into.packages.push(...value.map((entry: unknown) => ({ entry, base: dirname(file), level })));
     if ((RESOURCE_LIST_KEYS as readonly string[]).includes(key) && Array.isArray(value)) {
       const base = dirname(file);
       into.lists[key as ResourceListKey].push(...value.filter((e): e is string => typeof e === "string").map((entry) => ({ entry, base, level })));

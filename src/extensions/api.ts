@@ -22,8 +22,8 @@ export interface ExtensionContext {
   readonly model: { provider: string; id: string } | undefined;
   /** The models pion knows, virtual ones included. */
   modelRegistry: ExtensionModelRegistry;
-  /** No abort signal is shared with extensions yet. */
-  signal: AbortSignal | undefined;
+  /** The running prompt's abort signal; undefined when idle (context-members.ts, with the other session members). */
+  readonly signal: AbortSignal | undefined;
   isIdle(): boolean;
   abort(): void;
   shutdown(): void;
@@ -60,16 +60,21 @@ export interface ToolDefinition {
   ): Promise<{ content: unknown[]; details?: unknown; isError?: boolean }> | { content: unknown[]; details?: unknown; isError?: boolean };
 }
 
-/** `ctx.modelRegistry`: lookups over pion's models; pion has no classifier models and no model calls for extensions. */
+/** `ctx.modelRegistry`: lookups over pion's models and calls to them; pion has no classifier models. */
 export interface ExtensionModelRegistry {
   find(provider: string, id: string): Model | undefined;
   getAvailable(): Model[];
   getAll(): Model[];
   /** Models of another type than chat (classifiers): pion has none. */
   findOfType(type: string, provider: string, id: string): undefined;
+  /** The request auth of a model's provider, as the reference's registry answers it. */
+  getApiKeyAndHeaders(model: { provider: string }): Promise<{ ok: true; apiKey?: string; headers?: Record<string, string> }>;
+  getApiKey(model: { provider: string } | string): Promise<string | undefined>;
   classify(...args: unknown[]): Promise<never>;
-  streamSimple(...args: unknown[]): never;
-  complete(...args: unknown[]): Promise<never>;
+  /** Model calls through pion's providers (model-calls.ts). */
+  stream: typeof import("./model-calls.ts").streamModel;
+  streamSimple: typeof import("./model-calls.ts").streamModel;
+  complete: typeof import("./model-calls.ts").completeModel;
 }
 
 /** `pi.registerVirtualModel`: a selectable model whose `route` picks a physical model for each request. */
@@ -142,9 +147,9 @@ export interface ExtensionApi {
   registerToolRenderer(resolver: unknown): void;
   registerMarkdownTransformer(transformer: unknown, options?: unknown): void;
   registerProvider(name: string, config: unknown): void;
+  unregisterProvider(name: string): void;
   registerVirtualModel(model: VirtualModelDefinition): void;
   unregisterVirtualModel(provider: string, id: string): void;
-  setModel(model: unknown): Promise<boolean>;
 }
 
 /** `pi.registerFlag` options, as in the reference: a `--name` switch or a `--name <value>` option. */
@@ -169,6 +174,8 @@ export interface ExtensionRecord {
   flags: Map<string, FlagRegistration>;
   /** By `provider/id`. */
   virtualModels: Map<string, VirtualModelDefinition>;
+  /** `pi.registerProvider`: provider name → its models.json-style configuration. */
+  providers: Map<string, unknown>;
 }
 
 /** The runner's side of the API: what `pi` delegates to. */
@@ -188,7 +195,7 @@ export interface ApiHost {
 }
 
 export function newExtensionRecord(path: string): ExtensionRecord {
-  return { path, handlers: new Map(), tools: new Map(), commands: new Map(), flags: new Map(), virtualModels: new Map() };
+  return { path, handlers: new Map(), tools: new Map(), commands: new Map(), flags: new Map(), virtualModels: new Map(), providers: new Map() };
 }
 
 export function createExtensionApi(record: ExtensionRecord, host: ApiHost): ExtensionApi {
@@ -246,17 +253,18 @@ export function createExtensionApi(record: ExtensionRecord, host: ApiHost): Exte
       return host.flagValues.has(name) ? host.flagValues.get(name) : flag.default;
     },
     ...TUI_API_STAND_INS,
-    registerProvider() {
-      throw new Error("pi.registerProvider is not supported by pion; configure providers in models.json");
+    registerProvider(name, config) {
+      if (typeof name !== "string" || !name || !config || typeof config !== "object") throw new TypeError("pi.registerProvider(name, config): config is a models.json provider");
+      record.providers.set(name, config);
+    },
+    unregisterProvider(name) {
+      record.providers.delete(name);
     },
     registerVirtualModel(model) {
       record.virtualModels.set(virtualModelKey(model), checkVirtualModel(model));
     },
     unregisterVirtualModel(provider, id) {
       record.virtualModels.delete(`${provider}/${id}`);
-    },
-    setModel() {
-      return Promise.reject(new Error("pi.setModel is not supported by pion extensions"));
     },
   };
 }

@@ -7,12 +7,12 @@
  * explicit paths; the project's folders are scanned only when the project is trusted
  * (`project`). Explicit paths always load, even inside an untrusted folder: the user named them.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import type { ResourceList } from "../resources/resource-list.ts";
 import { projectPaths } from "../resources/project-paths.ts";
-import { log } from "../util/log.ts";
+import { packageResources } from "./packages.ts";
 
 export interface DiscoverOptions {
   home: string;
@@ -61,30 +61,8 @@ function scanLevel(dirs: readonly string[]): string[] {
   return [...byName.values()].flat();
 }
 
-/** A folder extension: its package.json `pi.extensions`, else index.ts / index.js. */
-function folderEntries(dir: string): string[] {
-  const manifest = join(dir, "package.json");
-  if (existsSync(manifest)) {
-    const entries = manifestEntries(manifest);
-    if (entries.length) return entries.map((e) => resolve(dir, e));
-  }
-  for (const index of ["index.ts", "index.js"]) {
-    if (existsSync(join(dir, index))) return [join(dir, index)];
-  }
-  return [];
-}
-
-function manifestEntries(file: string): string[] {
-  try {
-    const json: unknown = JSON.parse(readFileSync(file, "utf8"));
-    const pi = json && typeof json === "object" ? (json as { pi?: unknown }).pi : undefined;
-    const list = pi && typeof pi === "object" ? (pi as { extensions?: unknown }).extensions : undefined;
-    return Array.isArray(list) ? list.filter((e): e is string => typeof e === "string") : [];
-  } catch (err) {
-    log("extensions", `ignoring unreadable ${file}: ${err instanceof Error ? err.message : String(err)}`);
-    return [];
-  }
-}
+/** A folder extension, loaded as a package (packages.ts): its `pi.extensions`, else its `extensions/` folder, else index.ts / index.js. */
+const folderEntries = (dir: string): string[] => packageResources(dir).extensions;
 
 const isModuleFile = (name: string) => /\.(ts|js|mts|mjs)$/.test(name) && !name.endsWith(".d.ts");
 

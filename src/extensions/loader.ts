@@ -10,6 +10,7 @@
 import { existsSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { watchAsyncErrors } from "./async-errors.ts";
+import { setModelAuth } from "./model-calls.ts";
 import { Runner } from "./runner.ts";
 import { setFactoryShellGuard } from "./tool-factories.ts";
 import type { ExtensionRunner, ExtensionSessionPort } from "./types.ts";
@@ -27,6 +28,7 @@ export interface LoadOptions {
 export async function loadExtensions(paths: string[], port: ExtensionSessionPort, options: LoadOptions = {}): Promise<ExtensionRunner> {
   registerVirtualModules();
   setFactoryShellGuard(port.shellGuard, port.shellSandbox);
+  setModelAuth(async (provider) => port.control?.()?.apiKeyAndHeaders(provider));
   const runner = new Runner(port);
   if (options.reportAsyncErrors) watchAsyncErrors(runner);
   for (const raw of paths) {

@@ -4,6 +4,8 @@
  * A throwing handler becomes an `extension_error` frame (and a stderr line) and dispatch goes
  * on; for `tool_call` a throw blocks the call (fail closed, as the reference does).
  */
+import { completeModel, streamModel } from "./model-calls.ts";
+import { apiMembers, commandMembers, contextMembers } from "./context-members.ts";
 import { log } from "../util/log.ts";
 import {
   createEventBus,
@@ -84,7 +86,7 @@ export class Runner implements ExtensionRunner {
   add(path: string): { record: ExtensionRecord; api: ExtensionApi } {
     const record = newExtensionRecord(path);
     this.records.push(record);
-    return { record, api: createExtensionApi(record, this.host) };
+    return { record, api: Object.assign(createExtensionApi(record, this.host), apiMembers(this.port)) };
   }
 
   remove(record: ExtensionRecord): void {
@@ -108,7 +110,7 @@ export class Runner implements ExtensionRunner {
 
   context(): ExtensionContext {
     const port = this.port;
-    return {
+    const base = {
       ui: this.bridge.ui,
       mode: port.mode,
       hasUI: port.hasUI,
@@ -117,21 +119,22 @@ export class Runner implements ExtensionRunner {
         return port.model();
       },
       modelRegistry: this.modelRegistry,
-      signal: undefined,
       isIdle: () => port.isIdle(),
       abort: () => port.abort(),
       shutdown: () => port.shutdown(),
       hasPendingMessages: () => port.hasPendingMessages(),
       isProjectTrusted: () => port.projectTrusted,
     };
+    return Object.defineProperties(base, Object.getOwnPropertyDescriptors(contextMembers(port))) as ExtensionContext;
   }
 
   private commandContext(): ExtensionCommandContext {
-    return Object.assign(this.context(), {
+    const ctx = Object.assign(this.context(), {
       waitForIdle: async () => {
         while (!this.port.isIdle()) await Bun.sleep(IDLE_POLL_MS);
       },
     });
+    return Object.assign(ctx, commandMembers(this.port, () => this.commandContext(), (event, payload) => this.notify(event, payload)));
   }
 
   private handlersFor(event: string): { record: ExtensionRecord; handler: Handler }[] {
@@ -183,6 +186,31 @@ export class Runner implements ExtensionRunner {
       }
     }
     return { ...(current !== systemPrompt ? { systemPrompt: current } : {}), ...(messages.length ? { messages } : {}) };
+  }
+
+  handles(event: string): boolean {
+    return this.handlersFor(event).length > 0;
+  }
+
+  async onProviderRequest(payload: unknown): Promise<unknown> {
+    let current = payload;
+    for (const { record, handler } of this.handlersFor("before_provider_request")) {
+      const r = await this.call(record, handler, { type: "before_provider_request", payload: current });
+      if (!r.failed && r.value !== undefined) current = r.value;
+    }
+    return current;
+  }
+
+  async onResourcesDiscover(event: { cwd: string; reason: string }): Promise<{ skillPaths: string[]; promptPaths: string[] }> {
+    const out = { skillPaths: [] as string[], promptPaths: [] as string[] };
+    const strings = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []);
+    for (const { record, handler } of this.handlersFor("resources_discover")) {
+      const r = await this.call(record, handler, { type: "resources_discover", ...event });
+      if (r.failed || !isObject(r.value)) continue;
+      out.skillPaths.push(...strings(r.value.skillPaths));
+      out.promptPaths.push(...strings(r.value.promptPaths));
+    }
+    return out;
   }
 
   async onContext(messages: unknown[]): Promise<unknown[]> {
@@ -302,6 +330,12 @@ export class Runner implements ExtensionRunner {
     this.bridge.respond(frame);
   }
 
+  providers(): { name: string; config: unknown; extensionPath: string }[] {
+    const byName = new Map<string, { name: string; config: unknown; extensionPath: string }>();
+    for (const r of this.records) for (const [name, config] of r.providers) byName.set(name, { name, config, extensionPath: r.path });
+    return [...byName.values()];
+  }
+
   virtualModels(): VirtualModelDefinition[] {
     const byKey = new Map<string, VirtualModelDefinition>();
     for (const record of this.records) for (const [key, def] of record.virtualModels) byKey.set(key, def);
@@ -319,11 +353,15 @@ export class Runner implements ExtensionRunner {
     getAvailable: () => this.port.models?.()?.available() ?? [],
     getAll: () => this.port.models?.()?.all() ?? [],
     findOfType: () => undefined,
-    classify: () => Promise.reject(new Error("pion has no classifier models")),
-    streamSimple: () => {
-      throw new Error("ctx.modelRegistry.streamSimple is not available in pion extensions");
+    getApiKeyAndHeaders: async (model: { provider: string }) => {
+      const auth = (await this.port.control?.()?.apiKeyAndHeaders(model.provider)) ?? {};
+      return { ok: true, ...auth };
     },
-    complete: () => Promise.reject(new Error("ctx.modelRegistry.complete is not available in pion extensions")),
+    getApiKey: async (model: { provider: string } | string) => (await this.port.control?.()?.apiKeyAndHeaders(typeof model === "string" ? model : model.provider))?.apiKey,
+    classify: () => Promise.reject(new Error("pion has no classifier models")),
+    stream: streamModel,
+    streamSimple: streamModel,
+    complete: completeModel,
   };
 
   /** A name registered by several extensions gets `:1`, `:2`... in load order, as in the reference. */

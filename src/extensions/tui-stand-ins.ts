@@ -6,46 +6,42 @@
  * what its name says (text-helpers.ts, ui-bridge.ts) or throws a clear error.
  */
 
+import { headless, headlessClass } from "./surface/export-surface.ts";
+
 function noop(..._args: unknown[]): void {}
 
-/** An inert class for a TUI component an extension may construct but pion never renders. */
-function standInClass(name: string): unknown {
-  const cls = class {
-    constructor(..._args: unknown[]) {}
-    render(): string[] {
-      return [];
-    }
-    invalidate(): void {}
-  };
-  Object.defineProperty(cls, "name", { value: name });
-  return cls;
-}
+const standInClass = headlessClass;
 
 /** `Key.enter`, `Key.ctrl("x")`, `Key.ctrlShift("u")`...: any name works, as a value or a builder. */
-const anyKey = new Proxy(
+const anyKey = headless(new Proxy(
   {},
   {
     get: (_target, name) =>
       typeof name === "string" ? Object.assign((...parts: unknown[]) => [name, ...parts].join("+"), { toString: () => name }) : undefined,
   },
-);
+));
 
 /** Exports of the reference's packages (virtual-modules.ts), by package. */
 export const TUI_MODULE_STAND_INS: Record<"tui" | "codingAgent" | "ai", Record<string, unknown>> = {
   tui: {
     Key: anyKey,
-    matchesKey: () => false,
-    parseKey: () => undefined,
-    isKeyRelease: () => false,
+    matchesKey: headless(() => false),
+    parseKey: headless(() => undefined),
+    isKeyRelease: headless(() => false),
     CURSOR_MARKER: "",
-    renderFakeCursor: () => "",
+    renderFakeCursor: headless(() => ""),
     ...Object.fromEntries(
       ["Text", "Box", "Container", "Spacer", "Markdown", "Editor", "Input", "SelectList", "SettingsList"].map((n) => [n, standInClass(n)]),
     ),
   },
   codingAgent: {
-    getMarkdownTheme: () => ({}),
-    getSettingsListTheme: () => ({}),
+    getMarkdownTheme: headless(() => ({})),
+    getSettingsListTheme: headless(() => ({})),
+    getSelectListTheme: headless(() => ({})),
+    // Key hints as plain text: the binding's name (or the raw key) and the description.
+    keyText: headless((binding: string) => String(binding)),
+    keyHint: headless((binding: string, description: string) => `${binding} ${description}`),
+    rawKeyHint: headless((key: string, description: string) => `${key} ${description}`),
     CustomEditor: standInClass("CustomEditor"),
     DynamicBorder: standInClass("DynamicBorder"),
     BorderedLoader: standInClass("BorderedLoader"),

@@ -92,7 +92,8 @@ export function StringEnum(values: readonly string[], options: Schema = {}): Sch
  */
 export function toJsonSchema(parameters: unknown): Schema {
   if (parameters === undefined || parameters === null) return { type: "object", properties: {} };
-  const plain: unknown = JSON.parse(JSON.stringify(parameters));
+  // TypeBox marks modifiers with "~"-prefixed keys ("~optional", "~readonly"): its own, not JSON Schema.
+  const plain: unknown = JSON.parse(JSON.stringify(parameters, (key, value: unknown) => (key.startsWith("~") ? undefined : value)));
   if (!plain || typeof plain !== "object" || Array.isArray(plain)) throw new Error("tool parameters must be a JSON Schema object");
   return plain as Schema;
 }

@@ -65,6 +65,41 @@ export interface ExtensionSessionPort {
   otherCommands?(): SlashCommandInfo[];
   /** Optional: the models `ctx.modelRegistry` looks up (virtual ones included); none without it. */
   models?(): ModelLookup | undefined;
+  /** Optional: the session behind `ctx.sessionManager`, `ctx.compact`, `pi.setModel`... (context-members.ts); undefined before it exists. */
+  control?(): SessionControl | undefined;
+}
+
+/** The session state and controls extensions reach (the session's composition implements it). */
+export interface SessionControl {
+  header(): unknown;
+  file(): string | undefined;
+  sessionId(): string;
+  leafId(): string | null;
+  entries(): unknown[];
+  entry(id: string): unknown;
+  /** The path from the root to `fromId` (default: the leaf). */
+  branch(fromId?: string): unknown[];
+  name(): string | undefined;
+  systemPrompt(): string;
+  contextUsage(): { tokens: number | null; contextWindow: number; percent: number | null } | undefined;
+  compact(customInstructions?: string): Promise<unknown>;
+  thinkingLevel(): string;
+  setThinkingLevel(level: string): void;
+  /** false when the model is unknown or has no credentials. */
+  setModel(provider: string, id: string): boolean;
+  /** The tools the next model call gets, and every tool there is. */
+  activeTools(): string[];
+  allTools(): { name: string; description: string; parameters: unknown }[];
+  setActiveTools(names: string[]): void;
+  /** A session command as the host would send it (new_session, switch_session, fork): the handler's result. */
+  command(type: string, args: Record<string, unknown>): Promise<unknown>;
+  /** Move the leaf to an entry of the tree (the reference's `navigateTree` without a summary). */
+  navigate(targetId: string): void;
+  /** The running prompt's abort signal; undefined when idle. */
+  signal(): AbortSignal | undefined;
+  apiKeyAndHeaders(provider: string): Promise<{ apiKey?: string; headers?: Record<string, string> }>;
+  /** The models `--models` scoped the session to (empty when not scoped). */
+  scopedModels(): Model[];
 }
 
 /** The part of the model registry extensions read. */
@@ -133,6 +168,12 @@ export interface ExtensionRunner {
   /** `input` event: handlers may transform the text/images or mark it handled. */
   onInput(text: string, images: unknown[] | undefined, source: "rpc" | "extension"): Promise<InputOutcome>;
   onBeforeAgentStart(prompt: string, systemPrompt: string): Promise<BeforeAgentStartOutcome>;
+  /** Whether any extension handles `event`. */
+  handles(event: string): boolean;
+  /** `before_provider_request`: each handler may replace the provider payload (undefined keeps it). */
+  onProviderRequest(payload: unknown): Promise<unknown>;
+  /** `resources_discover`: the skill and prompt paths every handler returned. */
+  onResourcesDiscover(event: { cwd: string; reason: string }): Promise<{ skillPaths: string[]; promptPaths: string[] }>;
   /** `context` event: handlers may replace the message list sent to the model. */
   onContext(messages: unknown[]): Promise<unknown[]>;
   onToolCall(call: ToolCallInfo): Promise<ToolCallDecision>;
@@ -153,6 +194,8 @@ export interface ExtensionRunner {
   runCommand(text: string): Promise<boolean>;
   /** An extension_ui_response from the host; unknown ids are ignored. */
   handleUiResponse(frame: { id: string; value?: string; confirmed?: boolean; cancelled?: boolean }): void;
+  /** Every provider registered with `pi.registerProvider` (the latest registration of a name wins), in load order. */
+  providers(): { name: string; config: unknown; extensionPath: string }[];
   /** Every registered virtual model, one per provider/id (the latest registration wins), in load order. */
   virtualModels(): VirtualModelDefinition[];
   /** Ask the router of the virtual model provider/id; what it returns is unchecked. Throws when none is registered or the router throws. */

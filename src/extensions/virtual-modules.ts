@@ -13,7 +13,14 @@
  * A named import missing from `exports` is a load error, hence the explicit lists below.
  */
 import { pionHome, VERSION } from "../config.ts";
+import { isCompiledBinary, registerDiskModules } from "./disk-modules.ts";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize } from "../tools/truncate.ts";
+import { modelCallExports } from "./model-calls.ts";
+import { toolSetExports } from "./surface/tool-sets.ts";
+import { SessionManager } from "./surface/session-manager.ts";
+import { Agent } from "./surface/agent.ts";
+import { completeSurface, REFERENCE_PACKAGES, type ReferencePackage } from "./surface/export-surface.ts";
+import { frontmatterExports, thinkingExports } from "./surface/plain-helpers.ts";
 import * as text from "./text-helpers.ts";
 import { toolFactoryExports } from "./tool-factories.ts";
 import { TUI_MODULE_STAND_INS } from "./tui-stand-ins.ts";
@@ -21,11 +28,6 @@ import { StringEnum, Type } from "./type-builder.ts";
 
 type Exports = Record<string, unknown>;
 
-function unsupported(name: string): (...args: unknown[]) => never {
-  return () => {
-    throw new Error(`${name} is not available in pion extensions`);
-  };
-}
 
 const fileQueues = new Map<string, Promise<unknown>>();
 
@@ -70,13 +72,10 @@ const codingAgent: Exports = {
   withFileMutationQueue,
 };
 Object.assign(codingAgent, toolFactoryExports());
-for (const name of ["parseFrontmatter", "convertToLlm", "serializeConversation"]) codingAgent[name] = unsupported(name);
+Object.assign(codingAgent, toolSetExports(codingAgent), { SessionManager });
+Object.assign(codingAgent, frontmatterExports);
 
-const ai: Exports = { Type, StringEnum, uuidv7 };
-for (const name of [
-  "streamSimple", "complete", "calculateCost", "createAssistantMessageEventStream", "collapseSystemMessages",
-  "getCurrentSystemPrompt", "getCurrentTools", "registerApiProvider", "anthropicMessagesApi", "openAIResponsesApi",
-]) ai[name] = unsupported(name);
+const ai: Exports = { Type, StringEnum, uuidv7, ...thinkingExports, ...modelCallExports };
 
 const tui: Exports = {
   visibleWidth: text.visibleWidth,
@@ -90,22 +89,60 @@ Object.assign(tui, TUI_MODULE_STAND_INS.tui);
 Object.assign(codingAgent, TUI_MODULE_STAND_INS.codingAgent);
 Object.assign(ai, TUI_MODULE_STAND_INS.ai);
 
-const typebox: Exports = { Type, default: Type };
+// The subpaths share pi-ai's own functions, then add their own names.
+const aiCompat: Exports = { ...ai };
+const aiModels: Exports = { ...ai };
+const agentCore: Exports = { Agent };
 
-/** Package name → exports. Legacy `@mariozechner/*` and `@sinclair/typebox` names map to the same modules. */
-export const VIRTUAL_MODULES: Record<string, Exports> = {
-  "@earendil-works/pi-coding-agent": codingAgent,
-  "@earendil-works/pi-ai": ai,
-  "@earendil-works/pi-ai/compat": ai,
-  "@earendil-works/pi-tui": tui,
-  "@earendil-works/pi-agent-core": {},
-  "@mariozechner/pi-coding-agent": codingAgent,
-  "@mariozechner/pi-ai": ai,
-  "@mariozechner/pi-tui": tui,
-  "@mariozechner/pi-agent-core": {},
-  typebox,
-  "@sinclair/typebox": typebox,
+/**
+ * pion's module for each of the reference's packages, completed with the stand-ins of
+ * export-surface.ts when first imported (a module an extension never imports costs nothing).
+ */
+const OWN: Record<ReferencePackage, Exports> = { "pi-coding-agent": codingAgent, "pi-ai": ai, "pi-ai/compat": aiCompat, "pi-ai/models": aiModels, "pi-agent-core": agentCore, "pi-tui": tui };
+const completed = new Set<ReferencePackage>();
+function surfaceOf(pkg: ReferencePackage): Exports {
+  if (!completed.has(pkg)) {
+    completed.add(pkg);
+    completeSurface(pkg, OWN[pkg]);
+  }
+  return OWN[pkg];
+}
+
+/** Every module completed (the generated list is checked against these). */
+export const referenceModules = (): Record<ReferencePackage, Exports> =>
+  Object.fromEntries(REFERENCE_PACKAGES.map((pkg) => [pkg, surfaceOf(pkg)])) as Record<ReferencePackage, Exports>;
+
+/**
+ * TypeBox itself (the version the reference ships), loaded on first import: its `Type`, `Value`,
+ * `Compile`... behave exactly as for the reference's extensions. Its schemas are plain JSON
+ * Schema, which is what pion validates tool arguments with and sends to the model.
+ */
+const TYPEBOX: Record<string, () => Exports> = {
+  // In the binary the literal requires are bundled; from source they would find these virtual
+  // modules themselves, so the package's own files are required by path.
+  typebox: () => withDefault(isCompiledBinary() ? require("typebox") : fromDisk("typebox")),
+  "typebox/value": () => withDefault(isCompiledBinary() ? require("typebox/value") : fromDisk("typebox/value")),
+  "typebox/compile": () => withDefault(isCompiledBinary() ? require("typebox/compile") : fromDisk("typebox/compile")),
+  "typebox/type": () => withDefault(isCompiledBinary() ? require("typebox/type") : fromDisk("typebox/type")),
+  "typebox/guard": () => withDefault(isCompiledBinary() ? require("typebox/guard") : fromDisk("typebox/guard")),
+  "typebox/format": () => withDefault(isCompiledBinary() ? require("typebox/format") : fromDisk("typebox/format")),
+  "typebox/error": () => withDefault(isCompiledBinary() ? require("typebox/error") : fromDisk("typebox/error")),
+  "typebox/system": () => withDefault(isCompiledBinary() ? require("typebox/system") : fromDisk("typebox/system")),
+  "typebox/schema": () => withDefault(isCompiledBinary() ? require("typebox/schema") : fromDisk("typebox/schema")),
 };
+const fromDisk = (spec: string): Exports => require(Bun.resolveSync(spec, import.meta.dir)) as Exports;
+function withDefault(ns: Exports): Exports {
+  return { ...ns, default: ns.default ?? ns.Type ?? ns };
+}
+for (const [name, load] of Object.entries({ ...TYPEBOX })) TYPEBOX[name.replace(/^typebox/, "@sinclair/typebox")] = load;
+
+/** Package name → which of the reference's modules. Legacy `@mariozechner/*` names map to the same modules. */
+const PACKAGE_NAMES: Record<string, ReferencePackage> = Object.fromEntries(
+  REFERENCE_PACKAGES.flatMap((pkg) => [`@earendil-works/${pkg}`, `@mariozechner/${pkg}`].map((name) => [name, pkg])),
+);
+
+/** Package name → its (completed) exports. */
+export const virtualModule = (name: string): Exports | undefined => (PACKAGE_NAMES[name] ? surfaceOf(PACKAGE_NAMES[name]) : undefined);
 
 let registered = false;
 
@@ -116,9 +153,9 @@ export function registerVirtualModules(): void {
   Bun.plugin({
     name: "pion-extension-modules",
     setup(build) {
-      for (const [name, exports] of Object.entries(VIRTUAL_MODULES)) {
-        build.module(name, () => ({ exports, loader: "object" }));
-      }
+      for (const [name, pkg] of Object.entries(PACKAGE_NAMES)) build.module(name, () => ({ exports: surfaceOf(pkg), loader: "object" }));
+      for (const [name, load] of Object.entries(TYPEBOX)) build.module(name, () => ({ exports: load(), loader: "object" }));
+      if (isCompiledBinary()) registerDiskModules(build, { virtual: new Set([...Object.keys(PACKAGE_NAMES), ...Object.keys(TYPEBOX)]) });
     },
   });
 }

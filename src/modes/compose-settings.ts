@@ -10,6 +10,7 @@ import type { StreamFn } from "../providers/types.ts";
 import type { LocalShell } from "../tools/index.ts";
 import { expandHome } from "../util/home-path.ts";
 import { log } from "../util/log.ts";
+import { dedupePackages, RESOURCE_KINDS, resourcesOf } from "../extensions/packages.ts";
 
 /**
  * The user's `httpProxy` as `HTTP_PROXY` / `HTTPS_PROXY` of `env` (pion's process environment,
@@ -33,9 +34,37 @@ export function localShell(settings: Settings): LocalShell {
   return { ...(path ? { path } : {}), ...(settings.shellCommandPrefix ? { commandPrefix: settings.shellCommandPrefix } : {}) };
 }
 
-/** Settings pion accepts but cannot act on yet: said once per run on stderr. */
-export function noteUnsupported(settings: Settings): void {
-  if (settings.packages?.length) log("settings", `packages is not supported yet: the ${settings.packages.length} package(s) listed in ${settings.settingSources?.packages ?? "settings"} are not loaded`);
+/**
+ * The settings with their `packages` (src/extensions/packages.ts) added to the resource lists:
+ * each package's extensions, skills and prompts join the `extensions`, `skills` and `prompts`
+ * entries of the settings file that listed it, so they load, and obey `!`/`-` overrides, as
+ * listed paths do. An npm package that is not installed yet is installed first, as the reference
+ * does at start-up (not with PI_OFFLINE=1); one that cannot be is said on stderr and skipped.
+ */
+export async function withPackageResources(settings: Settings, env: Record<string, string | undefined> = process.env): Promise<Settings> {
+  const listed = settings.listedPackages ?? [];
+  if (listed.length === 0 || !settings.listedResources) return settings;
+  const packages = dedupePackages(listed);
+  const missing = packages.filter((p) => p.parsed.type === "npm" && p.root && !existsSync(p.root));
+  if (missing.length > 0 && env.PI_OFFLINE !== "1") {
+    const { ensureNpmProject, runNpm } = await import("./packages-cli.ts");
+    for (const p of missing) {
+      log("packages", `installing ${p.source}...`);
+      await runNpm({ env }, ["install", (p.parsed as { spec: string }).spec, "--prefix", ensureNpmProject(p.base), "--legacy-peer-deps", "--no-audit", "--no-fund"]).catch((err: unknown) =>
+        log("packages", `${p.source}: ${err instanceof Error ? err.message : String(err)}`),
+      );
+    }
+  }
+  const found = resourcesOf(packages, (msg) => log("packages", msg));
+  const lists = { ...settings.listedResources };
+  for (const kind of RESOURCE_KINDS) {
+    const added = found[kind].map((path) => {
+      const pkg = found.byPackage.get(path)!;
+      return { entry: path, base: pkg.base, level: pkg.level };
+    });
+    lists[kind] = [...lists[kind], ...added];
+  }
+  return { ...settings, listedResources: lists };
 }
 
 /** `--verbose` lines: the folders read and, per setting, the file its value came from. */

@@ -14,7 +14,7 @@ import { listCommands } from "../resources/commands.ts";
 import { expandPromptTemplate } from "../resources/prompt-templates.ts";
 import { expandSkillCommand } from "../resources/skills.ts";
 import { extensionsToLoad, loadResources, resourceScope } from "./compose-resources.ts";
-import { applyHttpProxy, imagePolicy, localShell, noteUnsupported, settingsReport } from "./compose-settings.ts";
+import { applyHttpProxy, imagePolicy, localShell, settingsReport, withPackageResources } from "./compose-settings.ts";
 import { withSettingsSessionDir } from "./session-dir.ts";
 import { projectConfigDirs } from "../config-dirs.ts";
 import { buildSystemPrompt } from "../resources/system-prompt.ts";
@@ -34,7 +34,8 @@ import { HostTools } from "../extensions/host-tools.ts";
 import type { ExtensionRunner, RegisteredFlag } from "../extensions/types.ts";
 import type { DialogHost } from "../extensions/ui-bridge.ts";
 import { BUILTIN_TOOL_NAMES, startingTools, toolMatcher } from "../tools/select.ts";
-import { extensionPort, type SessionRef } from "./extension-port.ts";
+import { attachSession, extensionPort, toolsInUse, type SessionRef } from "./extension-port.ts";
+import { forwardEvents, withDiscoveredResources, withProviderHooks } from "./extension-events.ts";
 import { openStartupSession } from "./startup-session.ts";
 import { extensionRouter, withVirtualModels } from "./virtual-models.ts";
 import { createTodoTool } from "../tools/todo.ts";
@@ -172,19 +173,6 @@ export interface Composed {
   guard: CredentialGuard;
 }
 
-const NOTIFIED: ReadonlySet<string> = new Set([
-  "agent_start",
-  "agent_end",
-  "turn_start",
-  "turn_end",
-  "message_start",
-  "message_update",
-  "message_end",
-  "tool_execution_start",
-  "tool_execution_update",
-  "tool_execution_end",
-]);
-
 /** The registry plus one keyless model (the scripted provider's). */
 function withModel(base: ModelRegistry, model: Model): ModelRegistry {
   const own = (p: string) => p === model.provider;
@@ -244,9 +232,8 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
   const projectTrust = decideProjectTrust({ home: o.home, cwd: o.cwd, approve: o.approve, defaultProjectTrust: userSettings.defaultProjectTrust });
   const notice = skippedNotice(projectTrust, o.home);
   if (notice) log("trust", notice);
-  const settings = loadSettings(o.home, o.cwd, projectTrust.trusted, (msg) => log("settings", msg), userSettings);
+  const settings = await withPackageResources(loadSettings(o.home, o.cwd, projectTrust.trusted, (msg) => log("settings", msg), userSettings), o.env);
   applyHttpProxy(userSettings, o.env);
-  noteUnsupported(settings);
   // A shared store (ACP) was opened in its folder already; the session's files go beside it.
   if (!hooks.store) o = withSettingsSessionDir(o, settings);
   const sandbox = o.sandbox !== undefined || settings.sandbox?.mode !== undefined || settings.projectSandbox?.mode !== undefined ? await composeSandbox(o, settings) : undefined;
@@ -345,9 +332,9 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
     if (hasExtensions && !o.noTools) for (const t of extensions!.tools()) all.set(t.name, t);
     if (mcp.manager && !o.noTools) for (const t of mcp.manager.tools()) if (toolSpec.mcp(t.name)) all.set(t.name, t);
     if (excluded) for (const name of [...all.keys()]) if (excluded(name)) all.delete(name);
-    return maskTools(all);
+    return maskTools(toolsInUse(ref, all));
   };
-  const resources = loadResources(o, projectTrust.trusted, settings);
+  const resources = loadResources(o, projectTrust.trusted, extensions ? await withDiscoveredResources(settings, extensions, o.cwd) : settings);
   // A damaged database set aside when the store opens (on first use) is announced to the host too.
   const recovered: Recovery[] = [];
   let announce = (r: Recovery) => void recovered.push(r);
@@ -363,7 +350,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
   const session = new AgentSession({
     store,
     gate: permissions ? (call, args, tool, signal) => permissions.check(call, args, tool, signal) : undefined,
-    stream,
+    stream: extensions ? withProviderHooks(stream, extensions) : stream,
     models: registry,
     tools,
     prepare,
@@ -402,14 +389,12 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
     const restored = session.model;
     if (model && (o.model || o.provider) && (restored?.provider !== model.provider || restored.id !== model.id)) session.setModel(model);
   }
-  ref.session = session;
+  attachSession(ref, { session, store, fileFor, extensions, cwd: o.cwd, scopedModels });
   for (const frame of ref.early.splice(0)) void session.publish(frame);
   if (o.name) session.setName(o.name);
   if (extensions && hasExtensions) {
     // Extensions see the agent's events in order, after they are written.
-    session.subscribe((e) => {
-      if (NOTIFIED.has(e.type)) void extensions.notify(e.type, e as unknown as Record<string, unknown>);
-    });
+    forwardEvents(extensions, (fn) => session.subscribe(fn), () => session.model && { provider: session.model.provider, id: session.model.id }, session.thinkingLevel);
     await extensions.notify("session_start", { reason: "startup" });
   }
   if (o.verbose) {

@@ -4,7 +4,9 @@
  * they write meanwhile wait in `ref.early`.
  */
 import type { CredentialGuard } from "../credentials/guard.ts";
-import type { ExtensionSessionPort, ModelLookup } from "../extensions/types.ts";
+import type { ExtensionSessionPort, ModelLookup, SessionControl } from "../extensions/types.ts";
+import type { Tool } from "../tools/tool.ts";
+import { sessionControl, type ControlDeps } from "./session-control.ts";
 import type { DialogHost } from "../extensions/ui-bridge.ts";
 import type { AgentSession } from "../session/session.ts";
 import type { ExtensionFrame } from "../session/session-types.ts";
@@ -15,7 +17,12 @@ export interface SessionRef {
   session?: AgentSession;
   early: ExtensionFrame[];
   /** The models extensions look up (set once extensions are loaded and virtual models join). */
-  models?: ModelLookup;
+  models?: ModelLookup & { requestAuth?(provider: string): Promise<{ apiKey?: string; headers?: Record<string, string> }> };
+  /** Set with the session (session-control.ts). */
+  control?: SessionControl;
+  /** Every tool of the last model call, and the names an extension limited them to. */
+  allTools?: ReadonlyMap<string, Tool>;
+  activeTools?: ReadonlySet<string>;
 }
 
 export function extensionPort(
@@ -61,10 +68,28 @@ export function extensionPort(
     shellGuard: guard,
     ...(sandbox ? { shellSandbox: sandbox } : {}),
     models: () => ref.models,
+    control: () => ref.control,
     writeFrame: (frame) => {
       const f = frame as unknown as ExtensionFrame;
       if (ref.session) void ref.session.publish(f);
       else ref.early.push(f);
     },
   };
+}
+
+/** Sets the ref's session and the control extensions use from now on. */
+export function attachSession(ref: SessionRef, deps: ControlDeps): void {
+  ref.session = deps.session;
+  ref.control = sessionControl(ref, deps);
+}
+
+/**
+ * The tools the next call gets: all of them, or those an extension chose with `setActiveTools`
+ * (remembered by name, so a tool registered later under a chosen name joins). Records the full set
+ * for `getAllTools`.
+ */
+export function toolsInUse(ref: SessionRef, all: Map<string, Tool>): Map<string, Tool> {
+  ref.allTools = all;
+  if (!ref.activeTools) return all;
+  return new Map([...all].filter(([name]) => ref.activeTools!.has(name)));
 }

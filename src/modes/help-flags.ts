@@ -1,5 +1,6 @@
 import { loadSettings, loadUserSettings } from "../config.ts";
 import { extensionsToLoad } from "./compose-resources.ts";
+import { withPackageResources } from "./compose-settings.ts";
 import { decideProjectTrust } from "../trust/project-trust.ts";
 import type { ExtensionSessionPort, RegisteredFlag } from "../extensions/types.ts";
 
@@ -18,7 +19,7 @@ export async function extensionFlagsForHelp(o: {
   // The folder's own extensions count only when a run would load them (a trusted folder).
   const user = loadUserSettings(o.home);
   const trust = decideProjectTrust({ home: o.home, cwd: o.cwd, approve: o.approve, defaultProjectTrust: user.defaultProjectTrust });
-  const settings = loadSettings(o.home, o.cwd, trust.trusted, () => {}, user);
+  const settings = await withPackageResources(loadSettings(o.home, o.cwd, trust.trusted, () => {}, user));
   const paths = extensionsToLoad({ ...o, env: process.env }, trust.trusted, settings);
   if (paths.length === 0) return [];
   const { loadExtensions } = await import("../extensions/loader.ts");

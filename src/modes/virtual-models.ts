@@ -12,6 +12,7 @@ import type { Model } from "../providers/types.ts";
 import type { VirtualModelDefinition } from "../extensions/api.ts";
 import type { ExtensionRunner } from "../extensions/types.ts";
 import type { ModelRouter } from "../session/routing.ts";
+import { withExtensionProviders } from "./extension-providers.ts";
 
 /** What a virtual-only provider answers for its key: it needs none. */
 const NO_KEY_NEEDED = "none";
@@ -41,8 +42,9 @@ function entryOf(def: VirtualModelDefinition): Model {
   return m;
 }
 
-/** `base` with the runner's virtual models (read at each call: extensions may register more later). */
-export function withVirtualModels(base: ModelRegistry, runner: ExtensionRunner): ModelRegistry {
+/** `physical` with the providers extensions registered (extension-providers.ts) and the runner's virtual models (read at each call: extensions may register more later). */
+export function withVirtualModels(physical: ModelRegistry, runner: ExtensionRunner): ModelRegistry {
+  const base = withExtensionProviders(physical, runner);
   const virtual = () => runner.virtualModels().map(entryOf);
   const virtualOnly = (p: string) => base.providerDefaults(p) === undefined;
   const hides = (list: Model[]) => {

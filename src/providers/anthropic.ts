@@ -29,6 +29,7 @@ export const streamAnthropic: StreamFn = (req, signal) => {
       baseURL: req.model.baseUrl.replace(/\/v1\/?$/, ""),
       maxRetries: 0,
       logger: sdkLogger,
+      ...(req.fetch ? { fetch: req.fetch } : {}),
       // x-api-key as well: Anthropic-compatible proxies often read only that header.
       defaultHeaders: {
         ...(apiKey ? { "x-api-key": apiKey } : {}),

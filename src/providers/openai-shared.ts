@@ -39,6 +39,7 @@ export function runOpenAIStream(
       baseURL: openaiBaseUrl(req.model.baseUrl),
       maxRetries: 0,
       defaultHeaders: headers,
+      ...(req.fetch ? { fetch: req.fetch } : {}),
       // Otherwise the SDK reads OPENAI_ORG_ID / OPENAI_PROJECT_ID and sends them to any compatible server.
       organization: null,
       project: null,

@@ -215,6 +215,8 @@ export interface LlmRequest {
   idleTimeoutMs?: number;
   /** settings.json `thinkingBudgets`. */
   thinkingBudgets?: ThinkingBudgets;
+  /** The HTTP client for the request (extensions' provider hooks wrap it); default the global fetch. */
+  fetch?: typeof fetch;
 }
 
 /** Delta-only events of one assistant message, as they go on the wire in message_update. */

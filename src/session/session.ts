@@ -111,6 +111,11 @@ export class AgentSession extends SessionEntries {
     return this.events.emit(e);
   }
 
+  /** The running prompt's (or compaction's) abort signal; undefined when idle. */
+  get runSignal(): AbortSignal | undefined {
+    return this.run?.controller.signal;
+  }
+
   get isStreaming(): boolean {
     return this.run !== undefined && !this.run.compactionOnly;
   }

@@ -124,12 +124,12 @@ describe("settings keys from the reference", () => {
     expect(p.stderr).not.toContain("builtin");
   });
 
-  test.concurrent("packages: accepted, and said once on stderr that they are not supported yet", async () => {
+  test.concurrent("packages: a listed npm package that is not installed (offline: not installed at start-up) is said once on stderr and skipped", async () => {
     const dirs = tempDirs();
     writeSettings(dirs.home, { packages: ["npm:some-pi-package"] });
-    const r = await runPion(["--mode", "rpc"], { ...dirs, stdin: "" });
+    const r = await runPion(["--mode", "rpc", "--offline"], { ...dirs, stdin: "" });
     expect(r.code).toBe(0);
-    expect(r.stderr.split("packages is not supported yet").length).toBe(2);
+    expect(r.stderr.split("package npm:some-pi-package is not installed").length).toBe(2);
   });
 
   test.concurrent("httpProxy from the user's settings carries the provider requests; a project's is ignored", async () => {

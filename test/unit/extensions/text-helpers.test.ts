@@ -1,11 +1,11 @@
 import { describe, expect, test } from "bun:test";
-import { VIRTUAL_MODULES } from "../../../src/extensions/virtual-modules.ts";
+import { virtualModule } from "../../../src/extensions/virtual-modules.ts";
 import { stripAnsi } from "../../../src/extensions/text-helpers.ts";
 
 // Through the module map extensions import, so a helper swapped for a stand-in fails here.
 type Truncation = { content: string; truncated: boolean; lastLinePartial: boolean; firstLineExceedsLimit: boolean; totalLines: number };
-const agent = VIRTUAL_MODULES["@earendil-works/pi-coding-agent"] as Record<string, (...a: never[]) => unknown>;
-const tui = VIRTUAL_MODULES["@earendil-works/pi-tui"] as Record<string, (...a: never[]) => unknown>;
+const agent = virtualModule("@earendil-works/pi-coding-agent") as Record<string, (...a: never[]) => unknown>;
+const tui = virtualModule("@earendil-works/pi-tui") as Record<string, (...a: never[]) => unknown>;
 const truncateHead = agent.truncateHead as unknown as (t: string, o?: { maxLines?: number; maxBytes?: number }) => Truncation;
 const truncateTail = agent.truncateTail as unknown as (t: string, o?: { maxLines?: number; maxBytes?: number }) => Truncation;
 const truncateLine = agent.truncateLine as unknown as (l: string, max?: number) => { text: string; wasTruncated: boolean };

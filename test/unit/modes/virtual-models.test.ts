@@ -39,7 +39,7 @@ const defs: VirtualModelDefinition[] = [
   { provider: "keyed", id: "auto", name: "Keyed auto", contextWindow: 5000, route },
   { provider: "keyless", id: "v", route },
 ];
-const registry = withVirtualModels(base, { virtualModels: () => defs } as unknown as ExtensionRunner);
+const registry = withVirtualModels(base, { virtualModels: () => defs, providers: () => [] } as unknown as ExtensionRunner);
 const key = (m: Model) => `${m.provider}/${m.id}`;
 
 describe("the registry with virtual models", () => {
