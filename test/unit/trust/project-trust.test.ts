@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { loadSettings, type Settings } from "../../../src/config.ts";
 
 /** The settings' values without where they came from. */
-const values = ({ settingSources: _s, listedResources: _l, ...rest }: Settings) => rest;
+const values = ({ settingSources: _s, listedResources: _l, listedPackages: _p, ...rest }: Settings) => rest;
 import { projectPaths } from "../../../src/resources/project-paths.ts";
 import { loadPromptTemplates } from "../../../src/resources/prompt-templates.ts";
 import { loadSkills } from "../../../src/resources/skills.ts";
