@@ -35,6 +35,11 @@ export interface AcpAgentDeps {
   keyHint: string;
   /** Whether some provider has a key (what the "environment" auth method can check). */
   hasKey: () => boolean;
+  /**
+   * What opening the store found and repaired since the last call (a damaged pion.db set aside
+   * and rebuilt), each sent to the editor as a `_pion/session_store_recovered` notification.
+   */
+  storeRecoveries?: () => Record<string, unknown>[];
 }
 
 const MODE_NAMES: Record<PermissionMode, { name: string; description: string }> = {
@@ -48,6 +53,11 @@ export function createAcpAgent(deps: AcpAgentDeps): acp.AgentApp {
   /** The additional directories each live session was opened with (none: absent). */
   const roots = new Map<string, string[]>();
   let clientCaps: acp.ClientCapabilities | undefined;
+
+  /** The store opens on first use, inside a request: its repairs are told to that request's editor. */
+  const announceRecoveries = (client: acp.AgentContext): void => {
+    for (const r of deps.storeRecoveries?.() ?? []) void client.notify("_pion/session_store_recovered", r).catch(() => undefined);
+  };
 
   const get = (sessionId: string): SessionLink => {
     const link = sessions.get(sessionId);
@@ -213,12 +223,14 @@ export function createAcpAgent(deps: AcpAgentDeps): acp.AgentApp {
     })
     .onRequest("session/new", async ({ params, client }) => {
       const link = await open(client, params.cwd, params.mcpServers ?? [], { additionalDirectories: params.additionalDirectories });
+      announceRecoveries(client);
       announceCommands(link);
       return { sessionId: link.sessionId, modes: modes(link), configOptions: configOptions(link) };
     })
     .onRequest("session/load", async ({ params, client }) => {
       await closeLink(params.sessionId);
       const link = await open(client, params.cwd, params.mcpServers ?? [], { resume: params.sessionId, additionalDirectories: params.additionalDirectories });
+      announceRecoveries(client);
       for (const m of link.composed.session.messages()) {
         for (const update of replayMessage(m, params.cwd)) await client.notify("session/update", { sessionId: link.sessionId, update });
       }
@@ -279,8 +291,9 @@ export function createAcpAgent(deps: AcpAgentDeps): acp.AgentApp {
       link.send({ sessionUpdate: "current_mode_update", currentModeId: gate.mode });
       return {};
     })
-    .onRequest("session/list", ({ params }) => {
+    .onRequest("session/list", ({ params, client }) => {
       const page = deps.store.listSessions({ cwd: params.cwd ?? undefined, cursor: params.cursor ?? undefined });
+      announceRecoveries(client);
       return {
         sessions: page.sessions.map((s) => ({
           sessionId: s.sessionId,

@@ -15,12 +15,15 @@ export async function runAcpMode(given: CliOptions): Promise<number> {
   const opts = withSettingsSessionDir(given);
   const acp = await import("@agentclientprotocol/sdk");
   const [{ createAcpAgent }, { orderInput }] = await Promise.all([import("../acp/agent.ts"), import("../acp/input-order.ts")]);
-  const { store } = sessionStorage(opts);
+  // A damaged pion.db set aside when the store opens: told to the editor of the request that opened it.
+  const recoveries: Record<string, unknown>[] = [];
+  const { store } = sessionStorage(opts, (r) => recoveries.push({ movedTo: r.movedTo, recovered: r.recovered, unreadable: r.unreadable, message: r.message }));
   const open = new Set<Composed>();
   const app = createAcpAgent({
     store,
     keyHint: "ANTHROPIC_API_KEY, OPENAI_API_KEY or another provider's key variable",
     hasKey: () => loadModels(opts.home, opts.env, { apiKey: opts.apiKey }).available().length > 0,
+    storeRecoveries: () => recoveries.splice(0),
     compose: async (o, hooks) => {
       // Settings and project trust are decided per session, for the cwd the editor names.
       const composed = await composeSession(

@@ -166,6 +166,25 @@ test.concurrent("pion.db replaced with random bytes: one stderr line, an RPC eve
   check.close();
 }, LIMIT);
 
+test.concurrent("ACP: a pion.db of random bytes is set aside when session/list opens the store, and the editor is told", async () => {
+  const { dirs, c } = setupAcp();
+  const first = await continueWith(dirs, [], "before the damage");
+  const db = join(dirs.home, "sessions", "pion.db");
+  writeFileSync(db, Buffer.from(Array.from({ length: 50000 }, (_, i) => (i * 131) % 256)));
+  await c.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+  const listed = await c.agent.request("session/list", { cwd: dirs.cwd });
+  expect(listed.sessions.map((x) => x.sessionId)).toEqual([first.sessionId]);
+  for (let i = 0; i < 100 && c.extNotifications.length === 0; i++) await Bun.sleep(20);
+  expect(c.extNotifications).toHaveLength(1);
+  const note = c.extNotifications[0]!;
+  expect(note.method).toBe("_pion/session_store_recovered");
+  const { movedTo, recovered } = note.params as { movedTo: string; recovered: number };
+  expect(recovered).toBe(0);
+  expect(movedTo).toStartWith(`${db}.corrupt-`);
+  expect(existsSync(movedTo)).toBe(true);
+  await c.close();
+}, LIMIT);
+
 test.concurrent("a file pion continued, then continued by another writer: -c brings the new entries in and goes on after them", async () => {
   const dirs = tempDirs();
   const sd = join(dirs.home, "sd");

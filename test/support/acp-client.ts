@@ -15,6 +15,8 @@ export interface AcpTestClient {
   agent: acp.ClientContext;
   /** session/update payloads by session id, in arrival order. */
   updates: Map<string, acp.SessionUpdate[]>;
+  /** pion's own notifications (`_pion/…`), in arrival order. */
+  extNotifications: { method: string; params: unknown }[];
   /** fs requests the agent made. */
   fsCalls: { method: string; params: unknown }[];
   permissionRequests: acp.RequestPermissionRequest[];
@@ -59,12 +61,17 @@ export function startAcp(o: AcpClientOptions): AcpTestClient {
   const permissionRequests: acp.RequestPermissionRequest[] = [];
   const elicitationRequests: acp.CreateElicitationRequest[] = [];
   const terminals = new FakeTerminals();
+  const extNotifications: { method: string; params: unknown }[] = [];
   const app = acp
     .client({ name: "pion-test-editor" })
     .onNotification("session/update", ({ params }) => {
       const list = updates.get(params.sessionId) ?? [];
       list.push(params.update);
       updates.set(params.sessionId, list);
+    })
+    // Any other notification: pion's own (`_pion/…`) are kept.
+    .onNotification("*", (n: { method: string; params?: unknown }) => {
+      if (n.method.startsWith("_pion/")) extNotifications.push({ method: n.method, params: n.params });
     })
     .onRequest("session/request_permission", async ({ params }) => {
       permissionRequests.push(params);
@@ -101,6 +108,7 @@ export function startAcp(o: AcpClientOptions): AcpTestClient {
   return {
     agent: conn.agent,
     updates,
+    extNotifications,
     fsCalls,
     permissionRequests,
     elicitationRequests,
