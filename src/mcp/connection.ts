@@ -6,7 +6,9 @@
  * next call.
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { CallToolResult, Tool as SdkTool } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, ReadResourceResult, Resource, ResourceTemplate, Tool as SdkTool } from "@modelcontextprotocol/sdk/types.js";
+import { resolveCommandValues } from "./command-values.ts";
+import type { LogNotice } from "./server-log.ts";
 import { VERSION } from "../config.ts";
 import { errorMessage } from "../util/errors.ts";
 import { log } from "../util/log.ts";
@@ -39,6 +41,7 @@ type Sdk = {
   Client: typeof import("@modelcontextprotocol/sdk/client/index.js").Client;
   StreamableHTTPClientTransport: typeof import("@modelcontextprotocol/sdk/client/streamableHttp.js").StreamableHTTPClientTransport;
   ToolListChangedNotificationSchema: typeof import("@modelcontextprotocol/sdk/types.js").ToolListChangedNotificationSchema;
+  LoggingMessageNotificationSchema: typeof import("@modelcontextprotocol/sdk/types.js").LoggingMessageNotificationSchema;
 };
 let sdk: Promise<Sdk> | undefined;
 const loadSdk = () =>
@@ -50,19 +53,29 @@ const loadSdk = () =>
     Client: c.Client,
     StreamableHTTPClientTransport: h.StreamableHTTPClientTransport,
     ToolListChangedNotificationSchema: t.ToolListChangedNotificationSchema,
+    LoggingMessageNotificationSchema: t.LoggingMessageNotificationSchema,
   })));
+
+export interface McpPage<T> {
+  items: T[];
+  nextCursor?: string;
+}
 
 export class McpConnection {
   state: McpState;
   error?: string;
   tools: McpToolInfo[] = [];
+  /** The server offers resources (its capabilities say so). */
+  hasResources = false;
+  /** The first line of the server's instructions, once connected. */
+  summary?: string;
   private client?: Client;
   private connecting?: Promise<void>;
   private stopped = false;
 
   constructor(
     readonly config: McpServerConfig,
-    private readonly o: { guard: McpGuard; onChange: () => void },
+    private readonly o: { guard: McpGuard; onChange: () => void; onLog?: (server: string, n: LogNotice) => void },
   ) {
     this.state = config.enabled ? "connecting" : "disabled";
   }
@@ -95,18 +108,21 @@ export class McpConnection {
     const cfg = this.config;
     let stdio: BunStdioTransport | undefined;
     try {
-      const { Client, StreamableHTTPClientTransport, ToolListChangedNotificationSchema } = await loadSdk();
+      const { Client, StreamableHTTPClientTransport, ToolListChangedNotificationSchema, LoggingMessageNotificationSchema } = await loadSdk();
+      // `!command` values run now, in the background, and their output is masked like any credential.
+      const env = resolveCommandValues(cfg.transport === "stdio" ? cfg.env : {}, `env of "${cfg.name}"`, this.o.guard);
+      const headers = resolveCommandValues(cfg.transport === "http" ? cfg.headers : {}, `headers of "${cfg.name}"`, this.o.guard);
       const transport =
         cfg.transport === "stdio"
           ? (stdio = new BunStdioTransport({
               name: cfg.name,
               command: cfg.command,
               args: cfg.args,
-              env: this.o.guard.childEnv(cfg.env),
+              env: this.o.guard.childEnv(env),
               cwd: cfg.cwd,
               mask: this.o.guard.mask,
             }))
-          : new StreamableHTTPClientTransport(new URL(cfg.url), { requestInit: { headers: cfg.headers } });
+          : new StreamableHTTPClientTransport(new URL(cfg.url), { requestInit: { headers } });
       const client = new Client({ name: "pion", version: VERSION }, { capabilities: {} });
       client.onclose = () => {
         if (this.client !== client) return;
@@ -123,6 +139,10 @@ export class McpConnection {
       }
       this.client = client;
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => void this.refreshTools());
+      const onLog = this.o.onLog;
+      if (onLog) client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => onLog(cfg.name, n.params));
+      this.hasResources = client.getServerCapabilities()?.resources !== undefined;
+      this.summary = client.getInstructions()?.trim().split("\n")[0] || undefined;
       this.tools = await this.listAll(client);
       this.error = undefined;
       this.set("connected");
@@ -183,6 +203,35 @@ export class McpConnection {
     }
   }
 
+  /** One page of the server's resources. */
+  async resourcesPage(cursor: string | undefined, signal: AbortSignal): Promise<McpPage<Resource>> {
+    const r = await this.request(signal, (c, opts) => c.listResources(cursor ? { cursor } : undefined, opts));
+    return { items: r.resources, ...(r.nextCursor ? { nextCursor: r.nextCursor } : {}) };
+  }
+
+  async templatesPage(cursor: string | undefined, signal: AbortSignal): Promise<McpPage<ResourceTemplate>> {
+    const r = await this.request(signal, (c, opts) => c.listResourceTemplates(cursor ? { cursor } : undefined, opts));
+    return { items: r.resourceTemplates, ...(r.nextCursor ? { nextCursor: r.nextCursor } : {}) };
+  }
+
+  readResource(uri: string, signal: AbortSignal): Promise<ReadResourceResult> {
+    return this.request(signal, (c, opts) => c.readResource({ uri }, opts));
+  }
+
+  /** A request to the server (connecting first when it dropped), with the configured timeout; rejects naming the server. */
+  private async request<T>(signal: AbortSignal, send: (c: Client, opts: { signal: AbortSignal; timeout: number }) => Promise<T>): Promise<T> {
+    if (!this.config.enabled) throw new Error(`MCP server "${this.config.name}" is disabled`);
+    if (!this.client) await this.connect();
+    const client = this.client;
+    if (!client) throw new Error(`MCP server "${this.config.name}" is not connected: ${this.error ?? "unknown error"}`);
+    try {
+      return await send(client, { signal, timeout: this.config.timeoutMs });
+    } catch (err) {
+      if (signal.aborted) throw new Error("aborted");
+      throw new Error(`MCP server "${this.config.name}": ${errorMessage(err)}`);
+    }
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     const client = this.client;
@@ -204,7 +253,7 @@ export class McpConnection {
 function describe(err: unknown, stdio: BunStdioTransport | undefined): string {
   const e = err as { code?: unknown; message?: string };
   if (e?.code === 401 || /\b401\b/.test(String(e?.message))) {
-    return "the server requires authorization (OAuth sign-in is not supported by pion; configure an Authorization header)";
+    return "needs sign-in: the server requires authorization (pion cannot sign in with OAuth yet; configure an Authorization header)";
   }
   let msg = errorMessage(err);
   if (e?.code === "ENOENT" || /ENOENT|not found|No such file/i.test(msg)) msg = `command not found: ${msg}`;

@@ -1,8 +1,13 @@
 import { existsSync } from "node:fs";
+import { join } from "node:path";
 import type { CredentialGuard } from "../credentials/guard.ts";
 import type { McpConfig, McpServerConfig } from "../mcp/config.ts";
 import { mcpConfigFiles } from "../mcp/config-files.ts";
+import type { McpConnection } from "../mcp/connection.ts";
 import type { McpManager } from "../mcp/manager.ts";
+import type { createMcpToolSet } from "../mcp/tool-set.ts";
+import type { Entry } from "../store/entries.ts";
+import type { Tool } from "../tools/tool.ts";
 import { log } from "../util/log.ts";
 import type { CliOptions } from "./compose.ts";
 
@@ -26,16 +31,24 @@ export async function startMcp(o: CliOptions, projectTrusted: boolean, guard: Cr
     guard.addCredentials(serverCredentials(config.servers));
     if (config.servers.length === 0 && config.errors.length === 0) config = undefined;
   }
+  let hasDirect: ((c: McpServerConfig) => boolean) | undefined;
   /** Servers given at run time, on top of the configured ones. */
   let runtime: McpServerConfig[] = [];
   const state = {
     manager: undefined as McpManager | undefined,
+    toolSet: undefined as ReturnType<typeof createMcpToolSet> | undefined,
+    /** The first model call waits only for servers that may declare tools directly. */
+    waitsFor: (c: McpConnection) => hasDirect?.(c.config) ?? true,
     config,
     async ensure() {
       if (state.manager) return;
-      const { McpManager } = await import("../mcp/manager.ts");
-      state.manager = new McpManager({ guard, onStatus: (s) => publish({ type: "mcp_status", ...s }) });
+      const [{ McpManager }, toolSet] = await Promise.all([import("../mcp/manager.ts"), import("../mcp/tool-set.ts")]);
+      hasDirect = toolSet.hasDirect;
+      state.manager = new McpManager({ guard, logFile: join(o.home, "mcp.log"), onStatus: (s) => publish({ type: "mcp_status", ...s }) });
+      state.toolSet = toolSet.createMcpToolSet(state.manager);
     },
+    /** The MCP tools of the next model call on the branch `branch()` returns. */
+    tools: (branch: () => readonly Entry[]): Tool[] => state.toolSet?.tools(branch) ?? [],
     started: false,
     /**
      * Starts the configured servers, once. Loading the SDK takes the main thread for 100+ ms,
