@@ -8,6 +8,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult, ReadResourceResult, Resource, ResourceTemplate, Tool as SdkTool } from "@modelcontextprotocol/sdk/types.js";
 import { resolveCommandValues } from "./command-values.ts";
+import type { McpAuthStore } from "./auth-store.ts";
 import type { LogNotice } from "./server-log.ts";
 import { VERSION } from "../config.ts";
 import { errorMessage } from "../util/errors.ts";
@@ -25,6 +26,8 @@ export interface McpServerStatus {
   toolCount: number;
   source: string;
   error?: string;
+  /** An HTTP server that wants an OAuth sign-in (`pion mcp login NAME`). */
+  needsSignIn?: boolean;
 }
 
 /** What MCP servers need of pion's credential guard (credentials/guard.ts). */
@@ -69,13 +72,14 @@ export class McpConnection {
   hasResources = false;
   /** The first line of the server's instructions, once connected. */
   summary?: string;
+  needsSignIn = false;
   private client?: Client;
   private connecting?: Promise<void>;
   private stopped = false;
 
   constructor(
     readonly config: McpServerConfig,
-    private readonly o: { guard: McpGuard; onChange: () => void; onLog?: (server: string, n: LogNotice) => void },
+    private readonly o: { guard: McpGuard; onChange: () => void; onLog?: (server: string, n: LogNotice) => void; authStore?: McpAuthStore },
   ) {
     this.state = config.enabled ? "connecting" : "disabled";
   }
@@ -93,6 +97,7 @@ export class McpConnection {
       toolCount: this.tools.length,
       source: this.config.source,
       ...(this.error !== undefined ? { error: this.o.guard.mask(this.error) } : {}),
+      ...(this.needsSignIn ? { needsSignIn: true } : {}),
     };
   }
 
@@ -107,6 +112,7 @@ export class McpConnection {
     this.set("connecting");
     const cfg = this.config;
     let stdio: BunStdioTransport | undefined;
+    let signIn: Awaited<ReturnType<McpConnection["authProvider"]>>;
     try {
       const { Client, StreamableHTTPClientTransport, ToolListChangedNotificationSchema, LoggingMessageNotificationSchema } = await loadSdk();
       // `!command` values run now, in the background, and their output is masked like any credential.
@@ -122,7 +128,7 @@ export class McpConnection {
               cwd: cfg.cwd,
               mask: this.o.guard.mask,
             }))
-          : new StreamableHTTPClientTransport(new URL(cfg.url), { requestInit: { headers } });
+          : new StreamableHTTPClientTransport(new URL(cfg.url), { requestInit: { headers }, ...((signIn = await this.authProvider(headers)) ? { authProvider: signIn } : {}) });
       const client = new Client({ name: "pion", version: VERSION }, { capabilities: {} });
       client.onclose = () => {
         if (this.client !== client) return;
@@ -130,7 +136,7 @@ export class McpConnection {
         if (!this.stopped) this.set("failed", this.error ?? "the connection closed");
       };
       client.onerror = (err) => {
-        if (this.client === client) this.error = describe(err, stdio);
+        if (this.client === client) this.error = describe(err, stdio, cfg.name);
       };
       await client.connect(transport, { timeout: this.startupTimeoutMs });
       if (this.stopped) {
@@ -145,9 +151,11 @@ export class McpConnection {
       this.summary = client.getInstructions()?.trim().split("\n")[0] || undefined;
       this.tools = await this.listAll(client);
       this.error = undefined;
+      this.needsSignIn = false;
       this.set("connected");
     } catch (err) {
-      const msg = describe(err, stdio);
+      this.needsSignIn = signIn?.needsSignIn === true || (err as Error)?.name === "UnauthorizedError";
+      const msg = this.needsSignIn ? `needs sign-in: run \`pion mcp login ${cfg.name}\`` : describe(err, stdio, cfg.name);
       try {
         await stdio?.close();
       } catch {
@@ -158,6 +166,15 @@ export class McpConnection {
         this.set("failed", msg);
       }
     }
+  }
+
+  /** OAuth for an HTTP server that sends no Authorization header of its own (loaded only then). */
+  private async authProvider(headers: Record<string, string>) {
+    const cfg = this.config;
+    const store = this.o.authStore;
+    if (cfg.transport !== "http" || !store || Object.keys(headers).some((h) => h.toLowerCase() === "authorization")) return undefined;
+    const { PionOAuthProvider } = await import("./oauth-provider.ts");
+    return new PionOAuthProvider(cfg, { store, guard: this.o.guard });
   }
 
   private async listAll(client: Client): Promise<McpToolInfo[]> {
@@ -250,10 +267,10 @@ export class McpConnection {
   }
 }
 
-function describe(err: unknown, stdio: BunStdioTransport | undefined): string {
+function describe(err: unknown, stdio: BunStdioTransport | undefined, name: string): string {
   const e = err as { code?: unknown; message?: string };
   if (e?.code === 401 || /\b401\b/.test(String(e?.message))) {
-    return "needs sign-in: the server requires authorization (pion cannot sign in with OAuth yet; configure an Authorization header)";
+    return `the server requires authorization (HTTP 401): sign in with \`pion mcp login ${name}\` (OAuth) or configure an Authorization header (${errorMessage(err)})`;
   }
   let msg = errorMessage(err);
   if (e?.code === "ENOENT" || /ENOENT|not found|No such file/i.test(msg)) msg = `command not found: ${msg}`;

@@ -5,6 +5,7 @@
  */
 import { serverCredentials, type McpConfigError, type McpServerConfig } from "./config.ts";
 import { McpConnection, type McpGuard, type McpServerStatus } from "./connection.ts";
+import { McpAuthStore } from "./auth-store.ts";
 import { createServerLog } from "./server-log.ts";
 import { killAll } from "./stdio-transport.ts";
 import { adaptServerTools, type McpTool } from "./tools.ts";
@@ -19,6 +20,8 @@ export interface McpManagerOptions {
   onStatus?: (status: McpServerStatus) => void;
   /** Where the servers' logging notifications go (`$PION_HOME/mcp.log`). */
   logFile?: string;
+  /** OAuth sign-ins (`$PION_HOME/mcp-auth.json`); without it HTTP servers get no OAuth. */
+  authFile?: string;
 }
 
 let exitHookInstalled = false;
@@ -29,8 +32,10 @@ export class McpManager {
   private cache?: McpTool[];
   private readonly reported = new WeakMap<McpConnection, string>();
   private readonly onLog?: ReturnType<typeof createServerLog>;
+  private readonly authStore?: McpAuthStore;
 
   constructor(private readonly o: McpManagerOptions) {
+    if (o.authFile) this.authStore = new McpAuthStore(o.authFile);
     if (o.logFile) this.onLog = createServerLog(o.logFile, o.guard.mask);
     if (!exitHookInstalled) {
       exitHookInstalled = true;
@@ -52,7 +57,7 @@ export class McpManager {
     const fresh = servers
       .filter((s) => !keep.some((c) => c.config.name === s.name))
       .map((cfg) => {
-        const conn: McpConnection = new McpConnection(cfg, { guard: this.o.guard, onChange: () => this.changed(conn), ...(this.onLog ? { onLog: this.onLog } : {}) });
+        const conn: McpConnection = new McpConnection(cfg, { guard: this.o.guard, onChange: () => this.changed(conn), ...(this.onLog ? { onLog: this.onLog } : {}), ...(this.authStore ? { authStore: this.authStore } : {}) });
         return conn;
       });
     this.conns = [...keep, ...fresh];

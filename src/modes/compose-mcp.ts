@@ -44,7 +44,7 @@ export async function startMcp(o: CliOptions, projectTrusted: boolean, guard: Cr
       if (state.manager) return;
       const [{ McpManager }, toolSet] = await Promise.all([import("../mcp/manager.ts"), import("../mcp/tool-set.ts")]);
       hasDirect = toolSet.hasDirect;
-      state.manager = new McpManager({ guard, logFile: join(o.home, "mcp.log"), onStatus: (s) => publish({ type: "mcp_status", ...s }) });
+      state.manager = new McpManager({ guard, logFile: join(o.home, "mcp.log"), authFile: join(o.home, "mcp-auth.json"), onStatus: (s) => publish({ type: "mcp_status", ...s }) });
       state.toolSet = toolSet.createMcpToolSet(state.manager);
     },
     /** The MCP tools of the next model call on the branch `branch()` returns. */
