@@ -15,7 +15,7 @@ export async function prepareEmbeds(): Promise<Embeds> {
   const commit = (await Bun.$`git rev-parse --short HEAD`.nothrow().quiet().text()).trim() || "unknown";
   // The threads pion starts run their module bundled into a string (src/util/worker-code.ts: the binary
   // would look a worker file it does not embed up in the working directory, a folder pion must not run code from).
-  const WORKERS = { "import-check": "./src/store/import-check.ts", checkpoint: "./src/store/checkpoint-worker.ts" };
+  const WORKERS = { "import-check": "./src/store/import-check.ts", checkpoint: "./src/store/checkpoint-worker.ts", codemode: "./src/codemode/worker.ts" };
   const workers: Record<string, string> = {};
   for (const [name, entry] of Object.entries(WORKERS)) {
     const built = await Bun.build({ entrypoints: [entry], target: "bun", format: "esm", minify: true });

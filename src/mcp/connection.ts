@@ -70,7 +70,8 @@ export class McpConnection {
   tools: McpToolInfo[] = [];
   /** The server offers resources (its capabilities say so). */
   hasResources = false;
-  /** The first line of the server's instructions, once connected. */
+  /** The server's instructions and their first line, once connected. */
+  instructions?: string;
   summary?: string;
   needsSignIn = false;
   private client?: Client;
@@ -148,7 +149,8 @@ export class McpConnection {
       const onLog = this.o.onLog;
       if (onLog) client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => onLog(cfg.name, n.params));
       this.hasResources = client.getServerCapabilities()?.resources !== undefined;
-      this.summary = client.getInstructions()?.trim().split("\n")[0] || undefined;
+      this.instructions = client.getInstructions()?.trim() || undefined;
+      this.summary = this.instructions?.split("\n")[0]?.replace(/^#+\s*/, "") || undefined;
       this.tools = await this.listAll(client);
       this.error = undefined;
       this.needsSignIn = false;

@@ -8,7 +8,8 @@
 import type { ImageContent, TextContent } from "../providers/types.ts";
 import { READ_ONLY, ToolArgumentError, type Tool, type ToolResult } from "../tools/tool.ts";
 import type { McpConnection, McpPage } from "./connection.ts";
-import { limitContent, saveTempFile } from "./output-limit.ts";
+import { saveTempFile } from "../util/middle-cut.ts";
+import { limitContent } from "./output-limit.ts";
 
 export const RESOURCE_TOOL_NAMES = ["list_mcp_resources", "list_mcp_resource_templates", "read_mcp_resource"] as const;
 
@@ -132,7 +133,7 @@ export function createResourceTools(servers: () => readonly McpConnection[], rea
         else if ("blob" in item && typeof item.blob === "string") {
           if (item.mimeType?.startsWith("image/")) blocks.push({ type: "image", data: item.blob, mimeType: item.mimeType });
           else {
-            const path = saveTempFile(Buffer.from(item.blob, "base64"), "");
+            const path = saveTempFile(Buffer.from(item.blob, "base64"), "", "pion-mcp-");
             blocks.push({ type: "text", text: `[binary resource ${item.uri}${item.mimeType ? ` (${item.mimeType})` : ""} saved to ${path}]` });
           }
         }

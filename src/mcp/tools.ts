@@ -92,7 +92,9 @@ function adaptTool(conn: McpConnection, info: McpToolInfo, name: string, exposur
             }
           : undefined,
       });
-      return limitResult(toToolResult(result));
+      const r = limitResult(toToolResult(result));
+      // The server answered (an isError result included): scripts tell it from a refused call by this.
+      return { ...r, details: { ...((r.details as Record<string, unknown> | undefined) ?? {}), server: conn.config.name } };
     },
   };
 }

@@ -5,8 +5,7 @@ import type { McpConfig, McpServerConfig } from "../mcp/config.ts";
 import { mcpConfigFiles } from "../mcp/config-files.ts";
 import type { McpConnection } from "../mcp/connection.ts";
 import type { McpManager } from "../mcp/manager.ts";
-import type { createMcpToolSet } from "../mcp/tool-set.ts";
-import type { Entry } from "../store/entries.ts";
+import type { createMcpToolSet, SessionPort } from "../mcp/tool-set.ts";
 import type { Tool } from "../tools/tool.ts";
 import { log } from "../util/log.ts";
 import type { CliOptions } from "./compose.ts";
@@ -45,10 +44,24 @@ export async function startMcp(o: CliOptions, projectTrusted: boolean, guard: Cr
       const [{ McpManager }, toolSet] = await Promise.all([import("../mcp/manager.ts"), import("../mcp/tool-set.ts")]);
       hasDirect = toolSet.hasDirect;
       state.manager = new McpManager({ guard, logFile: join(o.home, "mcp.log"), authFile: join(o.home, "mcp-auth.json"), onStatus: (s) => publish({ type: "mcp_status", ...s }) });
-      state.toolSet = toolSet.createMcpToolSet(state.manager);
+      state.toolSet = toolSet.createMcpToolSet(state.manager, { maskDeep: guard.maskDeep });
     },
-    /** The MCP tools of the next model call on the branch `branch()` returns. */
-    tools: (branch: () => readonly Entry[]): Tool[] => state.toolSet?.tools(branch) ?? [],
+    /** The MCP tools of the next model call on the session's branch. */
+    tools: (session: SessionPort): Tool[] => state.toolSet?.tools(session) ?? [],
+    /**
+     * Before a run's first model call: starts the servers, waits (up to MCP_STARTUP_WAIT_MS) for
+     * those that may declare tools directly, reports the ones still connecting, loads codemode.
+     */
+    async prepareRun(): Promise<void> {
+      const manager = state.manager;
+      if (!manager) return;
+      state.start();
+      for (const name of await manager.waitForStartup(MCP_STARTUP_WAIT_MS, state.waitsFor)) {
+        const s = manager.status().find((x) => x.name === name);
+        if (s) publish({ type: "mcp_status", ...s, message: `not connected after ${MCP_STARTUP_WAIT_MS / 1000} s: this model call goes on without its tools` });
+      }
+      await state.toolSet?.prepare();
+    },
     started: false,
     /**
      * Starts the configured servers, once. Loading the SDK takes the main thread for 100+ ms,

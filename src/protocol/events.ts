@@ -97,16 +97,19 @@ export const EVENT_SCHEMAS = {
   message_start: ev("message_start", { message: AgentMessageSchema }),
   message_update: ev("message_update", { assistantMessageEvent: AssistantMessageEventSchema }),
   message_end: ev("message_end", { message: AgentMessageSchema, entryId: v.string() }),
-  tool_execution_start: ev("tool_execution_start", { toolCallId: v.string(), toolName: v.string(), args: v.unknown() }),
+  // parentToolCallId (additive): a call a tool made (a codemode script's), not one of the model's.
+  tool_execution_start: ev("tool_execution_start", { toolCallId: v.string(), toolName: v.string(), args: v.unknown(), parentToolCallId: v.optional(v.string()) }),
   tool_execution_update: ev("tool_execution_update", {
     toolCallId: v.string(),
     toolName: v.string(),
     args: v.unknown(),
     partialResult: ToolResultSchema,
+    parentToolCallId: v.optional(v.string()),
   }),
   tool_execution_end: ev("tool_execution_end", {
     toolCallId: v.string(),
     toolName: v.string(),
+    parentToolCallId: v.optional(v.string()),
     result: ToolResultSchema,
     isError: v.boolean(),
     durationMs: v.number(),

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync, statSync } from "node:fs";
-import { cutMiddle, limitContent, MCP_TEXT_LIMIT_BYTES } from "../../../src/mcp/output-limit.ts";
+import { limitContent, MCP_TEXT_LIMIT_BYTES } from "../../../src/mcp/output-limit.ts";
+import { cutMiddle } from "../../../src/util/middle-cut.ts";
 import { limitResult } from "../../../src/mcp/tools.ts";
 
 describe("MCP result limit", () => {
