@@ -1,7 +1,7 @@
 /**
- * How a server's tools reach the model (`exposure`, `toolExposure` of mcp.json): declared
- * (`direct`), loaded on demand by `tool_search` (`deferred`; `codemode` too until pion has a
- * codemode tool), or unreachable (`hidden`). Pure.
+ * How a server's tools reach the model (`exposure`, `toolExposure` of mcp.json): called from
+ * `codemode` scripts (`codemode`, the default), declared once `tool_search` loads them
+ * (`deferred`; either indirect way reaches both), declared (`direct`), or unreachable (`hidden`). Pure.
  */
 import { wildcardMatch } from "../util/wildcard.ts";
 
@@ -9,7 +9,7 @@ export const EXPOSURES = ["codemode", "deferred", "direct", "hidden"] as const;
 export type Exposure = (typeof EXPOSURES)[number];
 
 /** What a server without `exposure` gets. */
-export const DEFAULT_EXPOSURE: Exposure = "direct";
+export const DEFAULT_EXPOSURE: Exposure = "codemode";
 
 export interface ExposureRules {
   exposure: Exposure;
@@ -32,5 +32,5 @@ export function exposureOf(rules: ExposureRules, tool: string): Exposure {
   return pattern ? pattern[1] : rules.exposure;
 }
 
-/** Tools the model can reach by searching (tool_search loads them); `codemode` counts until codemode exists. */
+/** Tools reached indirectly: by codemode scripts, or loaded by tool_search. */
 export const isSearchable = (e: Exposure): boolean => e === "deferred" || e === "codemode";

@@ -1,7 +1,8 @@
 /**
  * The MCP tools a model call declares: every `direct` tool, the tools `tool_search` loaded on
  * the branch, `tool_search` itself while a server has `deferred` tools, `codemode` while a
- * server has `codemode` tools, and the resource tools while a connected server offers resources.
+ * server has `codemode` tools, and the resource tools while a connected `direct` server offers
+ * resources (with only `codemode` or `deferred` servers offering them, scripts reach them).
  */
 import type { Namespace } from "../codemode/tool.ts";
 import type { Entry } from "../store/entries.ts";
@@ -41,7 +42,9 @@ export function createMcpToolSet(manager: McpManager, o: { maskDeep: <T>(v: T) =
     const loaded = new Set(loadedOnBranch(branch()));
     return docs(manager.tools().filter((t) => isSearchable(t.exposure) && !loaded.has(t.name)));
   }, ready);
-  const resources = createResourceTools(() => manager.connections(), ready);
+  // Resources of hidden servers stay out of reach.
+  const resourceServers = () => manager.connections().filter((c) => c.config.exposure !== "hidden" && c.hasResources && c.state === "connected");
+  const resources = createResourceTools(resourceServers, ready);
   /** Tools scripts reach that are not declared: masked as the declared ones are. */
   const scriptOnly = () =>
     manager
@@ -85,7 +88,8 @@ export function createMcpToolSet(manager: McpManager, o: { maskDeep: <T>(v: T) =
       const conns = manager.connections();
       if (conns.some((c) => has(c.config, "deferred"))) out.push(search);
       if (codemodeLoaded && conns.some((c) => has(c.config, "codemode"))) out.push(codemodeLoaded);
-      if (conns.some((c) => c.hasResources && c.state === "connected")) out.push(...(resources as Tool[]));
+      // The resource tools take the widest exposure of the servers they reach: declared when one is direct, else scripts reach them.
+      if (resourceServers().some((c) => c.config.exposure === "direct")) out.push(...(resources as Tool[]));
       return out;
     },
   };

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { startFakeProvider } from "../support/fake-provider.ts";
 import { Pion, tempDirs, writeFakeModels, type Rec } from "../support/pion.ts";
@@ -12,12 +12,12 @@ setDefaultTimeout(90_000);
 const stops: (() => Promise<unknown>)[] = [];
 afterAll(async () => void (await Promise.all(stops.map((s) => s()))));
 
-function setup(args: string[] = [], dirs = tempDirs(), servers: Record<string, unknown> = { everything: everything() }) {
+function setup(args: string[] = [], dirs = tempDirs(), servers: Record<string, unknown> = { everything: everything() }, binary = false) {
   const fake = startFakeProvider();
   stops.push(() => fake.stop());
   writeFakeModels(dirs.home, fake.url);
   writeFileSync(join(dirs.home, "mcp.json"), JSON.stringify({ mcpServers: servers }));
-  const p = new Pion({ ...dirs, args: ["--mode", "rpc", "--model", "fake/fake-model", ...args] });
+  const p = new Pion({ ...dirs, binary, args: ["--mode", "rpc", "--model", "fake/fake-model", ...args] });
   return { fake, p, dirs };
 }
 
@@ -121,6 +121,14 @@ describe("codemode", () => {
     await p.waitFor("agent_settled", 0, 10000);
     expect(performance.now() - t0).toBeLessThan(3000);
     expect(text(endOf(p, "c0"))).toContain("aborted");
+    await p.close();
+  });
+
+  test.concurrent.skipIf(!existsSync(join(ROOT, "dist/pion")))("dist/pion runs scripts (QuickJS and its WASM are in the binary)", async () => {
+    const { fake, p } = setup([], tempDirs(), { everything: everything() }, true);
+    await connected(p, "everything");
+    const [r] = await scripts(p, fake, [`return (await tools.mcp__everything__echo({ message: "from the binary" })).content[0].text;`]);
+    expect(text(r)).toContain("Echo: from the binary");
     await p.close();
   });
 });

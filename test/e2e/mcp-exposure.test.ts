@@ -57,8 +57,19 @@ describe("MCP exposure", () => {
     await again.p.close();
   });
 
-  test.concurrent("hidden: no tool of the server is declared or searchable; resource tools list, page and read text and binaries", async () => {
-    const { fake, p, dirs } = setup({ everything: everything({ exposure: "hidden" }) });
+  test.concurrent("hidden: no tool of the server is declared or searchable, nor its resources", async () => {
+    const { fake, p } = setup({ everything: everything({ exposure: "hidden" }) });
+    await connected(p, "everything");
+    fake.enqueue({ blocks: [{ type: "text", text: "ok" }] });
+    await p.request({ type: "prompt", message: "go" });
+    await p.waitFor("agent_settled");
+    const names = declared(fake.requests[0]!.body);
+    expect(names.filter((n) => n.startsWith("mcp__") || n.includes("mcp_resource") || n === "tool_search" || n === "codemode")).toEqual([]);
+    await p.close();
+  });
+
+  test.concurrent("resource tools list, page and read text and binaries; a server without resources is named", async () => {
+    const { fake, p, dirs } = setup({ everything: everything({ exposure: "direct" }) });
     await connected(p, "everything");
     fake.enqueue({
       blocks: [
@@ -74,8 +85,6 @@ describe("MCP exposure", () => {
     await p.request({ type: "prompt", message: "go" });
     await p.waitFor("agent_settled");
     const names = declared(fake.requests[0]!.body);
-    expect(names.filter((n) => n.startsWith("mcp__"))).toEqual([]);
-    expect(names).not.toContain("tool_search");
     expect(names).toEqual(expect.arrayContaining(["list_mcp_resources", "list_mcp_resource_templates", "read_mcp_resource"]));
     const all = JSON.parse(text(endOf(p, "l")));
     expect(all.resources.length).toBeGreaterThan(0);
@@ -92,7 +101,7 @@ describe("MCP exposure", () => {
   });
 
   test.concurrent("resource tools are read-only for the permission gate, a server tool without readOnlyHint is not", async () => {
-    const { fake, p } = setup({ everything: everything() }, ["--permission-mode", "read-only"]);
+    const { fake, p } = setup({ everything: everything({ exposure: "direct" }) }, ["--permission-mode", "read-only"]);
     await connected(p, "everything");
     fake.enqueue({
       blocks: [
@@ -105,11 +114,12 @@ describe("MCP exposure", () => {
     await p.waitFor("agent_settled");
     expect(endOf(p, "l")).toMatchObject({ isError: false });
     expect(endOf(p, "w")).toMatchObject({ isError: true });
+    expect(text(endOf(p, "w"))).not.toContain("not found");
     await p.close();
   });
 
   test.concurrent("the servers' logging notifications go to mcp.log", async () => {
-    const { fake, p, dirs } = setup({ everything: everything() });
+    const { fake, p, dirs } = setup({ everything: everything({ exposure: "direct" }) });
     await connected(p, "everything");
     fake.enqueue({ blocks: [{ type: "toolCall", id: "w", name: "mcp__everything__toggle_simulated_logging", arguments: {} }] });
     fake.enqueue({ blocks: [{ type: "text", text: "ok" }] });

@@ -50,7 +50,7 @@ describe("MCP OAuth", () => {
     stops.push(() => fake.stop());
     const dirs = tempDirs();
     writeFakeModels(dirs.home, fake.url);
-    writeFileSync(join(dirs.home, "mcp.json"), JSON.stringify({ mcpServers: { secure: { url: oauth.url, oauth: { scope: "mcp:tools" } } } }));
+    writeFileSync(join(dirs.home, "mcp.json"), JSON.stringify({ mcpServers: { secure: { url: oauth.url, exposure: "direct", oauth: { scope: "mcp:tools" } } } }));
 
     const before = await runPion(["mcp", "list", "--json"], dirs);
     expect(before.code).toBe(1);

@@ -95,7 +95,7 @@ describe("mcp config", () => {
     expect(exposureOf(cfg, "get_issue")).toBe("codemode");
     expect(exposureOf(cfg, "delete_repo")).toBe("hidden");
     const plain = toServerConfig("s", { command: "x" }, "f", {}, "/");
-    expect("exposure" in plain && plain.exposure).toBe("direct");
+    expect("exposure" in plain && plain.exposure).toBe("codemode");
     const alias = toServerConfig("s", { command: "x", exposure: "codemode-deferred" }, "f", {}, "/");
     expect("exposure" in alias && alias.exposure).toBe("codemode");
     const bad = toServerConfig("s", { command: "x", exposure: "sometimes" }, "f", {}, "/");
