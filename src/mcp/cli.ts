@@ -56,15 +56,21 @@ async function list(args: string[], ctx: McpCliContext): Promise<number> {
   const longest = Math.max(0, ...config.servers.map((s) => s.timeoutMs));
   await manager.waitForStartup(Math.min(longest, 30_000));
   const tools = manager.tools();
-  const rows = manager.status().map((s) => ({ ...s, tools: tools.filter((t) => t.server === s.name).map((t) => t.name) }));
+  const exposure = new Map(config.servers.map((c) => [c.name, c.exposure]));
+  // A tool whose exposure differs from its server's is marked with its own.
+  const rows = manager.status().map((s) => ({
+    ...s,
+    ...(exposure.has(s.name) ? { exposure: exposure.get(s.name) } : {}),
+    tools: tools.filter((t) => t.server === s.name).map((t) => (t.exposure === exposure.get(s.name) ? t.name : `${t.name} (${t.exposure})`)),
+  }));
   await manager.stop();
   if (json) ctx.out(`${JSON.stringify({ servers: rows }, null, 2)}\n`);
   else ctx.out(rows.length === 0 ? `No MCP servers configured (${userConfigPath(ctx.home)})\n` : rows.map(describe).join(""));
   return rows.some((r) => r.state === "failed" || r.state === "connecting") ? 1 : 0;
 }
 
-function describe(s: McpServerStatus & { tools: string[] }): string {
-  const head = `${s.name}  ${s.state}  ${s.transport}  ${s.toolCount} tool${s.toolCount === 1 ? "" : "s"}  (${s.source})\n`;
+function describe(s: McpServerStatus & { tools: string[]; exposure?: string }): string {
+  const head = `${s.name}  ${s.state}${s.needsSignIn ? " (needs sign-in)" : ""}  ${s.transport}  ${s.exposure ?? "-"}  ${s.toolCount} tool${s.toolCount === 1 ? "" : "s"}  (${s.source})\n`;
   const err = s.error ? `  error: ${s.error}\n` : "";
   return head + err + s.tools.map((t) => `  ${t}\n`).join("");
 }
