@@ -27,6 +27,8 @@ export interface Namespace {
 }
 
 export interface CodemodeDeps {
+  /** The configured servers whose tools scripts reach, for the description (fixed for the session). */
+  servers: { name: string; description?: string }[];
   /** Every tool a script may call (the declared ones and those reached only from scripts). */
   callable: () => Tool[];
   search: (query: string, limit: number, namespace?: string) => { name: string; description: string }[];
@@ -61,7 +63,7 @@ export function createCodemodeTool(deps: CodemodeDeps): Tool<{ code: string }> {
   return {
     name: CODEMODE_NAME,
     label: CODEMODE_NAME,
-    description: DESCRIPTION,
+    description: deps.servers.length === 0 ? DESCRIPTION : `${DESCRIPTION}\n\nMCP servers (tools \`mcp__<server>__<tool>\`; \`describeNamespace("mcp__<server>")\` lists them):\n${deps.servers.map((s) => `- mcp__${ident(s.name)}${s.description ? `: ${s.description}` : ""}`).join("\n")}`,
     // The script itself touches nothing: each call it makes is judged on its own.
     annotations: READ_ONLY,
     parameters: { type: "object", properties: { code: { type: "string", description: "Raw JavaScript source." } }, required: ["code"], additionalProperties: false },
@@ -82,9 +84,13 @@ export function createCodemodeTool(deps: CodemodeDeps): Tool<{ code: string }> {
       const tools = [...all.values()].filter((t) => t.name !== CODEMODE_NAME && t.name !== "tool_search");
       const byIdent = new Map(tools.map((t) => [ident(t.name), t]));
       const { runScript } = await import("./runner.ts");
+      // Calls still running when the script ends are cancelled with it.
+      const calls = new AbortController();
+      const stop = () => calls.abort();
+      ctx.signal.addEventListener("abort", stop, { once: true });
       const answer = async (method: CallMessage["method"], payload: unknown): Promise<unknown> => {
         const p = (payload ?? {}) as Record<string, unknown>;
-        if (method === "tool") return callTool(byIdent, String(p.name), p.args, runTool, ctx, deps.mask);
+        if (method === "tool") return callTool(byIdent, String(p.name), p.args, runTool, calls.signal, deps.mask);
         if (method === "searchTools") {
           const limit = typeof p.limit === "number" && p.limit > 0 ? Math.floor(p.limit) : 8;
           return deps.search(String(p.query ?? ""), limit, typeof p.namespace === "string" ? p.namespace : undefined);
@@ -102,6 +108,9 @@ export function createCodemodeTool(deps: CodemodeDeps): Tool<{ code: string }> {
         answer,
         signal: ctx.signal,
         ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+      }).finally(() => {
+        ctx.signal.removeEventListener("abort", stop);
+        calls.abort();
       });
       if (outcome.ok && Object.keys(outcome.writes).length > 0) deps.saveWrites({ customType: STORE_ENTRY_TYPE, data: { writes: outcome.writes } });
       const r = formatOutcome(outcome, performance.now() - started, options);
@@ -110,10 +119,10 @@ export function createCodemodeTool(deps: CodemodeDeps): Tool<{ code: string }> {
   };
 }
 
-async function callTool(byIdent: Map<string, Tool>, name: string, args: unknown, runTool: NonNullable<ToolContext["runTool"]>, ctx: ToolContext, mask: (s: string) => string): Promise<unknown> {
+async function callTool(byIdent: Map<string, Tool>, name: string, args: unknown, runTool: NonNullable<ToolContext["runTool"]>, signal: AbortSignal, mask: (s: string) => string): Promise<unknown> {
   const tool = byIdent.get(ident(name));
   if (!tool) throw new Error(`tools.${name} is not a tool; see ALL_TOOLS or searchTools()`);
-  const r = await runTool(tool, args ?? {}, ctx.signal);
+  const r = await runTool(tool, args ?? {}, signal);
   const details = (r.details ?? {}) as { structuredContent?: unknown; fullOutputPath?: unknown; server?: unknown };
   // An MCP server's answer (its isError results too); a refused or invalid call has no server.
   if ("mcpName" in tool && typeof details.server === "string") {

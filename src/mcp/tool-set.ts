@@ -55,6 +55,10 @@ export function createMcpToolSet(manager: McpManager, o: { maskDeep: <T>(v: T) =
   const codemodeTool = () =>
     (codemode ??= import("../codemode/tool.ts").then(({ createCodemodeTool }) =>
       createCodemodeTool({
+        servers: manager
+          .connections()
+          .filter((c) => has(c.config, "codemode") || has(c.config, "deferred"))
+          .map((c) => ({ name: c.config.name, ...(c.config.description ? { description: c.config.description } : {}) })),
         callable: () => [...scriptOnly(), ...(resources as Tool[])],
         search: (query, limit, namespace) => {
           const key = namespace === undefined ? undefined : serverKey(namespace);
