@@ -5,7 +5,7 @@
  */
 import { serverCredentials, type McpConfigError, type McpServerConfig } from "./config.ts";
 import { McpConnection, type McpGuard, type McpServerStatus } from "./connection.ts";
-import { McpAuthStore } from "./auth-store.ts";
+import { authKey, McpAuthStore } from "./auth-store.ts";
 import { createServerLog } from "./server-log.ts";
 import { killAll } from "./stdio-transport.ts";
 import { adaptServerTools, type McpTool } from "./tools.ts";
@@ -112,6 +112,17 @@ export class McpManager {
     await Promise.race([Promise.all(pending.map((c) => c.connect())), new Promise((r) => (timer = setTimeout(r, ms)))]);
     clearTimeout(timer);
     return pending.filter((c) => c.state === "connecting").map((c) => c.config.name);
+  }
+
+  /**
+   * Servers that needed a sign-in and have tokens now (`pion mcp login` in another shell):
+   * connected again, so a running session uses the new credentials on its next run.
+   */
+  async reconnectSignedIn(): Promise<void> {
+    const store = this.authStore;
+    if (!store) return;
+    const ready = this.conns.filter((c) => c.needsSignIn && c.state === "failed" && c.config.transport === "http" && store.get(authKey(c.config.name, c.config.url)).tokens);
+    await Promise.all(ready.map((c) => c.connect()));
   }
 
   async stop(): Promise<void> {

@@ -56,6 +56,7 @@ export async function startMcp(o: CliOptions, projectTrusted: boolean, guard: Cr
       const manager = state.manager;
       if (!manager) return;
       state.start();
+      await manager.reconnectSignedIn();
       for (const name of await manager.waitForStartup(MCP_STARTUP_WAIT_MS, state.waitsFor)) {
         const s = manager.status().find((x) => x.name === name);
         if (s) publish({ type: "mcp_status", ...s, message: `not connected after ${MCP_STARTUP_WAIT_MS / 1000} s: this model call goes on without its tools` });

@@ -46,6 +46,8 @@ export const McpServerStatusSchema = v.strictObject({
   toolCount: v.number(),
   source: v.string(),
   error: v.optional(v.string()),
+  /** An HTTP server that wants an OAuth sign-in (`pion mcp login NAME`). */
+  needsSignIn: v.optional(v.boolean()),
   message: v.optional(v.string()),
 });
 

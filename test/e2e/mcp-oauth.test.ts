@@ -56,6 +56,11 @@ describe("MCP OAuth", () => {
     expect(before.code).toBe(1);
     expect(JSON.parse(before.stdout).servers[0]).toMatchObject({ name: "secure", state: "failed", needsSignIn: true });
 
+    // A session started before the sign-in reports it and picks the tokens up on its next run.
+    const early = new Pion({ ...dirs, args: ["--mode", "rpc", "--model", "fake/fake-model"] });
+    const status = await early.waitFor((r) => r.type === "mcp_status" && r.name === "secure" && r.state === "failed", 0, 30000);
+    expect(status).toMatchObject({ needsSignIn: true, error: expect.stringContaining("needs sign-in") });
+
     const first = await login(dirs, "secure", "callback");
     expect(first.stderr).toContain('Signed in to "secure"');
     expect(first.code).toBe(0);
@@ -67,6 +72,12 @@ describe("MCP OAuth", () => {
     expect(statSync(authFile).mode & 0o777).toBe(0o600);
     const stored = JSON.parse(readFileSync(authFile, "utf8")).servers[`secure ${oauth.url}`];
     expect(stored.tokens.access_token).toStartWith("at-");
+
+    fake.enqueue({ blocks: [{ type: "text", text: "signed in now" }] });
+    await early.request({ type: "prompt", message: "again" });
+    await early.waitFor("agent_settled");
+    expect(((fake.requests.at(-1)!.body as { tools: { name: string }[] }).tools ?? []).map((t) => t.name)).toContain("mcp__secure__whoami");
+    await early.close();
 
     const listed = await runPion(["mcp", "list"], dirs);
     expect(listed.code).toBe(0);
