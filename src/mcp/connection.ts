@@ -8,6 +8,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult, ReadResourceResult, Resource, ResourceTemplate, Tool as SdkTool } from "@modelcontextprotocol/sdk/types.js";
 import { resolveCommandValues } from "./command-values.ts";
+import { retryingFetch } from "./retry-fetch.ts";
 import type { McpAuthStore } from "./auth-store.ts";
 import type { LogNotice } from "./server-log.ts";
 import { VERSION } from "../config.ts";
@@ -129,7 +130,11 @@ export class McpConnection {
               cwd: cfg.cwd,
               mask: this.o.guard.mask,
             }))
-          : new StreamableHTTPClientTransport(new URL(cfg.url), { requestInit: { headers }, ...((signIn = await this.authProvider(headers)) ? { authProvider: signIn } : {}) });
+          : new StreamableHTTPClientTransport(new URL(cfg.url), {
+              requestInit: { headers },
+              fetch: retryingFetch(),
+              ...((signIn = await this.authProvider(headers)) ? { authProvider: signIn } : {}),
+            });
       const client = new Client({ name: "pion", version: VERSION }, { capabilities: {} });
       client.onclose = () => {
         if (this.client !== client) return;
