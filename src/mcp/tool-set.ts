@@ -71,7 +71,7 @@ export function createMcpToolSet(manager: McpManager, o: { maskDeep: <T>(v: T) =
           const description = c.config.description ?? c.summary;
           return { name: `mcp__${c.config.name}`, ...(description ? { description } : {}), ...(c.instructions ? { instructions: c.instructions } : {}), tools: manager.tools().filter((t) => t.server === c.config.name).map((t) => t.name) };
         },
-        ready: (servers) => manager.waitForStartup(WAIT_MS, (c) => servers === "all" || servers.includes(serverKey(c.config.name))),
+        ready: (servers) => manager.waitForStartup(WAIT_MS, (c) => servers === "all" || servers.some((n) => serverKey(n) === serverKey(c.config.name))),
         branch,
         saveWrites: (e) => session?.appendCustom(e.customType, e.data),
         mask: (s) => o.maskDeep(s),
