@@ -46,6 +46,19 @@ export async function startMcp(o: CliOptions, projectTrusted: boolean, guard: Cr
       state.manager = new McpManager({ guard, logFile: join(o.home, "mcp.log"), authFile: join(o.home, "mcp-auth.json"), onStatus: (s) => publish({ type: "mcp_status", ...s }) });
       state.toolSet = toolSet.createMcpToolSet(state.manager, { maskDeep: guard.maskDeep });
     },
+    /**
+     * `append` with the `mcp_servers` section: the configured servers whose tools are not declared
+     * (codemode, deferred) and how to reach them. From the configuration only, so it does not
+     * change as servers connect.
+     */
+    withPromptSection(append: string | undefined): string | undefined {
+      const servers = withRuntimeList(state.config?.servers ?? [], runtime).filter((c) => c.enabled && c.exposure !== "direct" && c.exposure !== "hidden");
+      if (servers.length === 0) return append;
+      const how = (c: McpServerConfig) => (c.exposure === "deferred" ? "load its tools with `tool_search`" : "call its tools from `codemode` scripts");
+      const lines = servers.map((c) => `- ${c.name} (\`mcp__${c.name.replace(/[^A-Za-z0-9_]/g, "_")}__*\`; ${how(c)})${c.description ? `: ${c.description}` : ""}`);
+      const section = `<mcp_servers>\nMCP servers whose tools are not declared to you:\n${lines.join("\n")}\n</mcp_servers>`;
+      return append ? `${append}\n\n${section}` : section;
+    },
     /** The MCP tools of the next model call on the session's branch. */
     tools: (session: SessionPort): Tool[] => state.toolSet?.tools(session) ?? [],
     /**
@@ -94,6 +107,12 @@ export async function startMcp(o: CliOptions, projectTrusted: boolean, guard: Cr
   if (config) await state.ensure();
   return state;
 }
+
+/** The configured servers with the run-time ones in place of those of the same name. */
+const withRuntimeList = (configured: readonly McpServerConfig[], runtime: readonly McpServerConfig[]) => [
+  ...configured.filter((c) => !runtime.some((r) => r.name === c.name)),
+  ...runtime,
+];
 
 const logConfigErrors = (c: McpConfig) => {
   for (const e of c.errors) log("mcp", `${e.name === "*" ? e.source : `server "${e.name}"`}: ${e.error}`);

@@ -347,7 +347,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
         cwd: o.cwd,
         tools: active,
         custom: resources.systemPrompt,
-        append: resources.append,
+        append: mcp.withPromptSection(resources.append),
         skills: resources.skills,
         contextFiles: resources.contextFiles,
       }),

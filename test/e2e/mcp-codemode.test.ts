@@ -54,6 +54,7 @@ describe("codemode", () => {
     const first = declared(fake.requests[0]!.body);
     expect(first).toContain("codemode");
     expect(first.filter((n) => n.startsWith("mcp__"))).toEqual([]);
+    expect(JSON.stringify(fake.requests[0]!.body)).toContain("<mcp_servers>\\nMCP servers whose tools are not declared to you:\\n- everything (`mcp__everything__*`; call its tools from `codemode` scripts)");
     expect(text(par)).toContain("Script completed");
     expect(text(par)).toContain("==> text 1/2 <==\nEcho: one");
     expect(text(par)).toMatch(/==> text 2\/2 <==\n.*5/);
