@@ -54,6 +54,16 @@ describe("MCP exposure", () => {
     await again.p.request({ type: "prompt", message: "more" });
     await again.p.waitFor("agent_settled");
     expect(declared(again.fake.requests[0]!.body)).toContain("mcp__everything__echo");
+    // Another branch (before the search) does not have it.
+    const forkable = (await again.p.request({ type: "get_fork_messages" })).data as { messages: { entryId: string }[] };
+    await again.p.request({ type: "branch", entryId: forkable.messages[0]!.entryId });
+    again.fake.enqueue({ blocks: [{ type: "text", text: "other branch" }] });
+    const from = again.p.records.length;
+    await again.p.request({ type: "prompt", message: "elsewhere" });
+    await again.p.waitFor((r) => r.type === "agent_settled", from);
+    const other = declared(again.fake.requests[1]!.body);
+    expect(other).toContain("tool_search");
+    expect(other).not.toContain("mcp__everything__echo");
     await again.p.close();
   });
 
