@@ -63,3 +63,11 @@ describe("--tools with MCP entries", () => {
     expect(minus.mcp("mcp__x__a")).toBe(true);
   });
 });
+
+describe("--tools with codemode", () => {
+  test("the reference's example: read, codemode and one server's tools", () => {
+    const spec = splitMcpToolSpec("read,codemode,mcp__radius__*");
+    expect(spec.rest).toEqual(["read"]);
+    expect(["codemode", "mcp__radius__search", "mcp__other__x", "tool_search"].filter(spec.mcp)).toEqual(["codemode", "mcp__radius__search"]);
+  });
+});
