@@ -41,10 +41,8 @@ export async function startMcp(o: CliOptions, projectTrusted: boolean, guard: Cr
     config,
     async ensure() {
       if (state.manager) return;
-      const [{ McpManager }, toolSet] = await Promise.all([import("../mcp/manager.ts"), import("../mcp/tool-set.ts")]);
-      hasDirect = toolSet.hasDirect;
+      const { McpManager } = await import("../mcp/manager.ts");
       state.manager = new McpManager({ guard, logFile: join(o.home, "mcp.log"), authFile: join(o.home, "mcp-auth.json"), onStatus: (s) => publish({ type: "mcp_status", ...s }) });
-      state.toolSet = toolSet.createMcpToolSet(state.manager, { maskDeep: guard.maskDeep });
     },
     /**
      * `append` with the `mcp_servers` section: the configured servers whose tools are not declared
@@ -68,6 +66,12 @@ export async function startMcp(o: CliOptions, projectTrusted: boolean, guard: Cr
     async prepareRun(): Promise<void> {
       const manager = state.manager;
       if (!manager) return;
+      // The tool set (tool_search, resources, codemode's entry) loads with the first run, not at start-up.
+      if (!state.toolSet) {
+        const toolSet = await import("../mcp/tool-set.ts");
+        hasDirect = toolSet.hasDirect;
+        state.toolSet = toolSet.createMcpToolSet(manager, { maskDeep: guard.maskDeep });
+      }
       state.start();
       await manager.reconnectSignedIn();
       for (const name of await manager.waitForStartup(MCP_STARTUP_WAIT_MS, state.waitsFor)) {
