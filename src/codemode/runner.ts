@@ -4,7 +4,7 @@
  * in arrival order, for 60 s or its deadline at most. Abort and the deadline end the worker
  * at once, whatever the script is doing.
  */
-import { workerUrl } from "../util/worker-code.ts";
+import { lazyWorkerUrl } from "../util/worker-code.ts";
 import type { CallMessage, DoneMessage, FromWorker, OutputItem, ToWorker } from "./protocol.ts";
 
 export const DEFAULT_MEMORY_BYTES = 256 * 1024 * 1024;
@@ -64,7 +64,13 @@ function acquire(signal: AbortSignal, deadline: number): Promise<() => void> {
 export async function runScript(o: ScriptRun): Promise<ScriptOutcome> {
   const deadline = o.timeoutMs !== undefined ? Date.now() + o.timeoutMs : Number.POSITIVE_INFINITY;
   const release = await acquire(o.signal, deadline);
-  const worker = new Worker(workerUrl("codemode", new URL("./worker.ts", import.meta.url)));
+  let worker: Worker;
+  try {
+    worker = new Worker(await lazyWorkerUrl("codemode", new URL("./worker.ts", import.meta.url)));
+  } catch (err) {
+    release();
+    throw err;
+  }
   const partial: ScriptOutcome = { ok: false, items: [], console: [], writes: {} };
   try {
     return await new Promise<ScriptOutcome>((resolve) => {
