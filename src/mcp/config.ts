@@ -35,7 +35,7 @@ const EntrySchema = v.looseObject({
 });
 type Entry = v.InferOutput<typeof EntrySchema>;
 
-const FileSchema = v.looseObject({ mcpServers: v.optional(v.record(v.string(), v.unknown())) });
+const FileSchema = v.looseObject({ mcpServers: v.optional(v.record(v.string(), v.unknown())), autoEnableCodemode: v.optional(v.boolean()) });
 
 interface Common extends ExposureRules {
   name: string;
@@ -77,6 +77,8 @@ export interface McpConfigError {
 export interface McpConfig {
   servers: McpServerConfig[];
   errors: McpConfigError[];
+  /** `autoEnableCodemode` beside `mcpServers` (the last file that sets it wins): false keeps the codemode tool off. */
+  autoEnableCodemode?: boolean;
 }
 
 export const NAME_PATTERN = /^[A-Za-z0-9_-]+$/;
@@ -84,14 +86,17 @@ export const NAME_PATTERN = /^[A-Za-z0-9_-]+$/;
 export const userConfigPath = (home: string) => join(home, "mcp.json");
 export const projectConfigPath = (cwd: string) => join(cwd, ".pion", "mcp.json");
 
-/** Reads the raw `mcpServers` object of one file (missing file: empty). Throws naming the file. */
-export function readServers(path: string): Record<string, unknown> {
+/** Reads one file (missing file: empty). Throws naming the file. */
+function readFile(path: string): v.InferOutput<typeof FileSchema> {
   const raw = readJsonFile(path);
   if (raw === undefined) return {};
   const parsed = v.safeParse(FileSchema, raw);
   if (!parsed.success) throw new Error(`Invalid MCP configuration in ${path}: ${describeIssues(parsed.issues)}`);
-  return parsed.output.mcpServers ?? {};
+  return parsed.output;
 }
+
+/** Reads the raw `mcpServers` object of one file (missing file: empty). Throws naming the file. */
+export const readServers = (path: string): Record<string, unknown> => readFile(path).mcpServers ?? {};
 
 /**
  * The servers to connect: the user's, then a trusted project's (an entry replaces the user's
@@ -105,7 +110,9 @@ export function loadMcpConfig(o: { home: string; cwd: string; env: Record<string
   for (const file of files) {
     let servers: Record<string, unknown>;
     try {
-      servers = readServers(file);
+      const f = readFile(file);
+      servers = f.mcpServers ?? {};
+      if (f.autoEnableCodemode !== undefined) out.autoEnableCodemode = f.autoEnableCodemode;
     } catch (err) {
       out.errors.push({ name: "*", source: file, transport: "unknown", error: err instanceof Error ? err.message : String(err) });
       continue;

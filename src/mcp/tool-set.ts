@@ -29,7 +29,8 @@ export const hasDirect = (c: McpServerConfig) => has(c, "direct");
 
 const serverKey = (name: string) => name.replace(/^mcp__/, "").replace(/[^A-Za-z0-9_]/g, "_").toLowerCase();
 
-export function createMcpToolSet(manager: McpManager, o: { maskDeep: <T>(v: T) => T }) {
+export function createMcpToolSet(manager: McpManager, o: { maskDeep: <T>(v: T) => T; autoEnableCodemode?: boolean; warn?: (msg: string) => void }) {
+  let warned = false;
   let session: SessionPort | undefined;
   const branch = () => session?.branchPath() ?? [];
   const ready = () => manager.waitForStartup(WAIT_MS);
@@ -82,7 +83,13 @@ export function createMcpToolSet(manager: McpManager, o: { maskDeep: <T>(v: T) =
   return {
     /** Loads what the next model call may declare (codemode's module), off the hot path. */
     async prepare(): Promise<void> {
-      if (manager.connections().some((c) => has(c.config, "codemode"))) codemodeLoaded = await codemodeTool();
+      const codemodeServers = manager.connections().filter((c) => has(c.config, "codemode"));
+      if (codemodeServers.length === 0) return;
+      if (o.autoEnableCodemode !== false) codemodeLoaded = await codemodeTool();
+      else if (!warned) {
+        warned = true;
+        o.warn?.(`autoEnableCodemode is false: the codemode tools of ${codemodeServers.map((c) => c.config.name).join(", ")} cannot be called (give them "deferred" or "direct" exposure)`);
+      }
     },
     /** The tools for the next model call on the session's current branch. */
     tools(port: SessionPort): Tool[] {

@@ -70,7 +70,8 @@ export async function startMcp(o: CliOptions, projectTrusted: boolean, guard: Cr
       if (!state.toolSet) {
         const toolSet = await import("../mcp/tool-set.ts");
         hasDirect = toolSet.hasDirect;
-        state.toolSet = toolSet.createMcpToolSet(manager, { maskDeep: guard.maskDeep });
+        const autoEnableCodemode = state.config?.autoEnableCodemode;
+        state.toolSet = toolSet.createMcpToolSet(manager, { maskDeep: guard.maskDeep, warn: (m) => log("mcp", m), ...(autoEnableCodemode !== undefined ? { autoEnableCodemode } : {}) });
       }
       state.start();
       await manager.reconnectSignedIn();

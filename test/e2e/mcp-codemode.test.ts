@@ -132,4 +132,20 @@ describe("codemode", () => {
     expect(text(r)).toContain("Echo: from the binary");
     await p.close();
   });
+
+  test.concurrent("autoEnableCodemode: false keeps the codemode tool off, with one warning", async () => {
+    const fake = startFakeProvider();
+    stops.push(() => fake.stop());
+    const dirs = tempDirs();
+    writeFakeModels(dirs.home, fake.url);
+    writeFileSync(join(dirs.home, "mcp.json"), JSON.stringify({ autoEnableCodemode: false, mcpServers: { everything: everything() } }));
+    const p = new Pion({ ...dirs, args: ["--mode", "rpc", "--model", "fake/fake-model"] });
+    await connected(p, "everything");
+    fake.enqueue({ blocks: [{ type: "text", text: "ok" }] });
+    await p.request({ type: "prompt", message: "hi" });
+    await p.waitFor("agent_settled");
+    expect(declared(fake.requests[0]!.body)).not.toContain("codemode");
+    await p.close();
+    expect(p.stderr).toContain("autoEnableCodemode is false");
+  });
 });

@@ -58,4 +58,15 @@ describe("the reference's mcp.json examples", () => {
     expect(c.servers.map((s) => s.name)).toEqual(["dev-radius"]);
     expect(c.errors[0]!.error).toContain('same tool names as server "dev-radius"');
   });
+
+  test("autoEnableCodemode beside mcpServers: a trusted project's value wins", () => {
+    const root = mkdtempSync(join(tmpdir(), "pion-mcp-docs-"));
+    const home = join(root, "home");
+    const cwd = join(root, "p");
+    for (const d of [home, join(cwd, ".pion")]) mkdirSync(d, { recursive: true });
+    writeFileSync(join(home, "mcp.json"), JSON.stringify({ autoEnableCodemode: false, mcpServers: { a: { command: "srv" } } }));
+    expect(loadMcpConfig({ home, cwd, env: {}, projectTrusted: false }).autoEnableCodemode).toBe(false);
+    writeFileSync(join(cwd, ".pion", "mcp.json"), JSON.stringify({ autoEnableCodemode: true }));
+    expect(loadMcpConfig({ home, cwd, env: {}, projectTrusted: true }).autoEnableCodemode).toBe(true);
+  });
 });
