@@ -4,10 +4,10 @@
  * request without MCP. Tokens are estimated as characters / 4 of the declarations' JSON (name,
  * description, parameters), as sent to the fake provider.
  */
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { startFakeProvider } from "../test/support/fake-provider.ts";
-import { Pion, tempDirs, writeFakeModels } from "../test/support/pion.ts";
+import { BINARY, Pion, tempDirs, writeFakeModels } from "../test/support/pion.ts";
 
 const ROOT = resolve(import.meta.dir, "..");
 const EVERYTHING = join(ROOT, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
@@ -17,7 +17,7 @@ async function declared(exposure: string | undefined) {
   const dirs = tempDirs();
   writeFakeModels(dirs.home, fake.url);
   if (exposure) writeFileSync(join(dirs.home, "mcp.json"), JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, "stdio"], exposure } } }));
-  const p = new Pion({ ...dirs, args: ["--mode", "rpc", "--model", "fake/fake-model"] });
+  const p = new Pion({ ...dirs, binary: existsSync(BINARY), args: ["--mode", "rpc", "--model", "fake/fake-model"] });
   if (exposure) await p.waitFor((r) => r.type === "mcp_status" && r.name === "everything" && r.state === "connected", 0, 30000);
   fake.enqueue({ blocks: [{ type: "text", text: "ok" }] });
   await p.request({ type: "prompt", message: "hi" });
