@@ -92,7 +92,7 @@ function adaptTool(conn: McpConnection, info: McpToolInfo, name: string, exposur
             }
           : undefined,
       });
-      const r = limitResult(toToolResult(result));
+      const r = limitResult(toToolResult(result, conn.config.name));
       // The server answered (an isError result included): scripts tell it from a refused call by this.
       return { ...r, details: { ...((r.details as Record<string, unknown> | undefined) ?? {}), server: conn.config.name } };
     },
@@ -107,8 +107,8 @@ export function limitResult(r: ToolResult): ToolResult {
   return { ...r, content, details };
 }
 
-/** Maps an MCP CallToolResult to pion's result content. */
-export function toToolResult(r: CallToolResult): ToolResult {
+/** Maps an MCP CallToolResult to pion's result content; resource links name the server to read them from. */
+export function toToolResult(r: CallToolResult, server?: string): ToolResult {
   const content: (TextContent | ImageContent)[] = [];
   for (const block of r.content ?? []) {
     switch (block.type) {
@@ -128,7 +128,10 @@ export function toToolResult(r: CallToolResult): ToolResult {
         break;
       }
       case "resource_link":
-        content.push({ type: "text", text: `[resource link: ${block.uri}${block.name ? ` (${block.name})` : ""}${block.description ? `: ${block.description}` : ""}]` });
+        content.push({
+          type: "text",
+          text: `[resource link: ${block.uri}${block.name ? ` (${block.name})` : ""}${block.description ? `: ${block.description}` : ""}${server ? `; read it with read_mcp_resource {"server": ${JSON.stringify(server)}, "uri": ${JSON.stringify(block.uri)}}` : ""}]`,
+        });
         break;
     }
   }

@@ -71,3 +71,10 @@ describe("--tools with codemode", () => {
     expect(["codemode", "mcp__radius__search", "mcp__other__x", "tool_search"].filter(spec.mcp)).toEqual(["codemode", "mcp__radius__search"]);
   });
 });
+
+describe("resource links", () => {
+  test("name the server and the tool that reads them", () => {
+    const r = toToolResult({ content: [{ type: "resource_link", uri: "demo://a", name: "a" }] }, "everything");
+    expect(r.content[0]).toEqual({ type: "text", text: '[resource link: demo://a (a); read it with read_mcp_resource {"server": "everything", "uri": "demo://a"}]' });
+  });
+});
