@@ -13,6 +13,7 @@ import { readFileSync } from "node:fs";
 import type { ImageContent, TextContent } from "../providers/types.ts";
 import type { Entry } from "../store/entries.ts";
 import { READ_ONLY, ToolArgumentError, type Tool, type ToolContext, type ToolResult } from "../tools/tool.ts";
+import { toolDeclaration } from "./declaration.ts";
 import type { CallMessage } from "./protocol.ts";
 import { formatOutcome, parseOptions } from "./script-output.ts";
 import { STORE_ENTRY_TYPE, storeOnBranch } from "./script-store.ts";
@@ -97,7 +98,9 @@ export function createCodemodeTool(deps: CodemodeDeps): Tool<{ code: string }> {
         }
         if (method === "describeTool") {
           const t = byIdent.get(ident(String(p.name)));
-          return t ? { name: t.name, description: t.description, inputSchema: t.parameters } : undefined;
+          if (!t) return undefined;
+          const result = "mcpName" in t ? "CallToolResult" : t.name === "bash" ? "{ output: string; truncated: boolean; full_output_path?: string; exit_code: number; wall_time_seconds: number }" : "string";
+          return { name: t.name, description: t.description, declaration: toolDeclaration(ident(t.name), t.description, t.parameters, result), inputSchema: t.parameters };
         }
         return deps.namespace(String(p.name));
       };

@@ -48,6 +48,7 @@ describe("codemode", () => {
       `const found = await searchTools("add two numbers", { limit: 3 });
        const ns = await describeNamespace("mcp__everything");
        const d = await describeTool("mcp__everything__echo");
+       if (!d.declaration.includes("declare function mcp__everything__echo(args: {")) throw new Error(d.declaration);
        return { first: found[0].name, all: ALL_TOOLS.some((t) => t.name === "mcp__everything__echo"), tools: ns.tools.length > 5, hasSchema: !!d.inputSchema };`,
       `store("count", (load("count") ?? 0) + 1); store("gone", 1); store("gone", undefined); return load("count");`,
     ]);

@@ -46,3 +46,17 @@ describe("codemode scripts", () => {
     expect(scriptReach("ALL_TOOLS.filter(Boolean)")).toBe("all");
   });
 });
+
+describe("tool declarations for scripts", () => {
+  test("a JSON Schema as a TypeScript type, descriptions as comments", async () => {
+    const { toolDeclaration } = await import("../../../src/codemode/declaration.ts");
+    const d = toolDeclaration("mcp__x__search", "Search things", {
+      type: "object",
+      properties: { query: { type: "string", description: "What to find" }, limit: { type: "integer" }, mode: { enum: ["a", "b"] }, tags: { type: "array", items: { type: ["string", "null"] } }, "odd-key": { type: "boolean" } },
+      required: ["query"],
+    }, "CallToolResult");
+    expect(d).toBe(
+      '/**\n * Search things\n */\ndeclare function mcp__x__search(args: {\n  /** What to find */\n  query: string;\n  limit?: number;\n  mode?: "a" | "b";\n  tags?: (string | null)[];\n  "odd-key"?: boolean;\n}): Promise<CallToolResult>;',
+    );
+  });
+});
