@@ -55,7 +55,8 @@ export async function startMcp(o: CliOptions, projectTrusted: boolean, guard: Cr
       const how = (c: McpServerConfig) => (c.exposure === "deferred" ? "load its tools with `tool_search`" : "call its tools from `codemode` scripts");
       const lines = servers.map((c) => `- ${c.name} (\`mcp__${c.name.replace(/[^A-Za-z0-9_]/g, "_")}__*\`; ${how(c)})${c.description ? `: ${c.description}` : ""}`);
       const section = `<mcp_servers>\nMCP servers whose tools are not declared to you:\n${lines.join("\n")}\n</mcp_servers>`;
-      return append ? `${append}\n\n${section}` : section;
+      // Before the user's APPEND_SYSTEM.md text, which stays last.
+      return append ? `${section}\n\n${append}` : section;
     },
     /** The MCP tools of the next model call on the session's branch. */
     tools: (session: SessionPort): Tool[] => state.toolSet?.tools(session) ?? [],
