@@ -8,6 +8,11 @@
 export interface Embeds {
   commit: string;
   workers: Record<string, string>;
+  /**
+   * Workers too large to keep in every process (codemode's carries QuickJS's WASM): the path of
+   * each bundled file, embedded as a file that `pion-worker:<name>` names, read when it starts.
+   */
+  lazyWorkers: Record<string, string>;
   dbTemplate: string;
 }
 
@@ -16,11 +21,24 @@ export async function prepareEmbeds(): Promise<Embeds> {
   // The threads pion starts run their module bundled into a string (src/util/worker-code.ts: the binary
   // would look a worker file it does not embed up in the working directory, a folder pion must not run code from).
   const WORKERS = { "import-check": "./src/store/import-check.ts", checkpoint: "./src/store/checkpoint-worker.ts" };
-  const workers: Record<string, string> = {};
-  for (const [name, entry] of Object.entries(WORKERS)) {
-    const built = await Bun.build({ entrypoints: [entry], target: "bun", format: "esm", minify: true });
-    if (!built.success) fail(built.logs);
-    workers[name] = await built.outputs[0]!.text();
+  const LAZY_WORKERS = { codemode: "./src/codemode/worker.ts" };
+  const bundle = async (entries: Record<string, string>) => {
+    const out: Record<string, string> = {};
+    for (const [name, entry] of Object.entries(entries)) {
+      const built = await Bun.build({ entrypoints: [entry], target: "bun", format: "esm", minify: true });
+      if (!built.success) fail(built.logs);
+      out[name] = await built.outputs[0]!.text();
+    }
+    return out;
+  };
+  const workers = await bundle(WORKERS);
+  // Written out once: the binary embeds each as a file (read only when the worker starts), not as
+  // a string in a chunk, which the bytecode would hold a second time.
+  const lazyDir = (await Bun.$`mktemp -d`.text()).trim();
+  const lazyWorkers: Record<string, string> = {};
+  for (const [name, code] of Object.entries(await bundle(LAZY_WORKERS))) {
+    lazyWorkers[name] = `${lazyDir}/${name}-worker.js`;
+    await Bun.write(lazyWorkers[name], code);
   }
   // A new home's database, made at build time as pion makes one (16 KB pages, WAL, the schema): in the
   // binary a new database is this file written out (src/store/sqlite-template.ts), not 6 ms of pragmas
@@ -39,7 +57,7 @@ export async function prepareEmbeds(): Promise<Embeds> {
       await Bun.$`rm -rf ${dir}`;
     }
   })();
-  return { commit, workers, dbTemplate };
+  return { commit, workers, lazyWorkers, dbTemplate };
 }
 
 /** The host's name in the release's spelling (`linux-x64`, `darwin-arm64`, `windows-x64`). */
@@ -67,6 +85,7 @@ export async function compilePion(embeds: Embeds, outfile: string, target?: stri
       PION_WORKERS: JSON.stringify(embeds.workers),
       PION_DB_TEMPLATE: JSON.stringify(embeds.dbTemplate),
     },
+    plugins: [lazyWorkerPlugin(embeds.lazyWorkers)],
     minify: true,
     bytecode: true,
     // Chunks per dynamic import: the SDKs, extensions and exports are loaded only when used.
@@ -75,6 +94,21 @@ export async function compilePion(embeds: Embeds, outfile: string, target?: stri
     sourcemap: "linked",
   });
   if (!result.success) fail(result.logs);
+}
+
+/** `import("pion-worker:<name>")` answers the embedded path of the bundled worker's file (src/util/worker-code.ts). */
+function lazyWorkerPlugin(files: Record<string, string>): Bun.BunPlugin {
+  return {
+    name: "pion-lazy-workers",
+    setup(b) {
+      b.onResolve({ filter: /^pion-worker:/ }, (a) => ({ path: a.path.slice("pion-worker:".length), namespace: "pion-worker" }));
+      b.onLoad({ filter: /.*/, namespace: "pion-worker" }, (a) => {
+        const file = files[a.path];
+        if (file === undefined) throw new Error(`no lazy worker named ${a.path}`);
+        return { contents: `import path from ${JSON.stringify(file)} with { type: "file" };\nexport default path;`, loader: "js" };
+      });
+    },
+  };
 }
 
 function fail(logs: readonly unknown[]): never {

@@ -260,6 +260,20 @@ async function finish(
 
 const errorResult = (text: string): ToolResult => ({ content: [{ type: "text", text }], isError: true });
 
+/** A call a running tool makes (ToolContext.runTool): the same pipeline, events tagged with the parent's id. */
+async function runNested(parent: ToolCall, n: number, target: string | Tool, input: unknown, deps: LoopDeps, emit: (e: AgentEvent) => Promise<void>, signal: AbortSignal): Promise<ToolResult> {
+  const name = typeof target === "string" ? target : target.name;
+  const args = (input && typeof input === "object" && !Array.isArray(input) ? input : {}) as Record<string, unknown>;
+  const call: ToolCall = { type: "toolCall", id: `${parent.id}.${n}`, name, arguments: args };
+  const tools = typeof target === "string" ? deps.tools() : new Map([[name, target]]);
+  const started = performance.now();
+  await emit({ type: "tool_execution_start", toolCallId: call.id, toolName: name, args, parentToolCallId: parent.id });
+  const result = await execute(call, tools, deps, emit, signal, FREE_TURN, parent.id);
+  const end = { content: result.content, details: result.details, ...(result.structuredContent !== undefined ? { structuredContent: result.structuredContent } : {}) };
+  await emit({ type: "tool_execution_end", toolCallId: call.id, toolName: name, result: end, isError: result.isError === true, durationMs: Math.round(performance.now() - started), parentToolCallId: parent.id });
+  return result;
+}
+
 async function execute(
   call: ToolCall,
   tools: ReadonlyMap<string, Tool>,
@@ -267,6 +281,7 @@ async function execute(
   emit: (e: AgentEvent) => Promise<void>,
   signal: AbortSignal,
   turn: GateTurn,
+  parentToolCallId?: string,
 ): Promise<ToolResult> {
   const tool = tools.get(call.name);
   if (!tool) return errorResult(`Tool "${call.name}" not found. Available tools: ${[...tools.keys()].join(", ") || "none"}.`);
@@ -301,6 +316,8 @@ async function execute(
     args = decision.input;
   }
   let result: ToolResult;
+  let nested = 0;
+  const parent = parentToolCallId !== undefined ? { parentToolCallId } : {};
   try {
     result = await tool.execute(args, {
       signal,
@@ -309,7 +326,9 @@ async function execute(
       ...(checkedPath !== undefined ? { checkedPath } : {}),
       ...(sandboxWaived ? { sandboxWaived } : {}),
       onUpdate: (partialResult) =>
-        void emit({ type: "tool_execution_update", toolCallId: call.id, toolName: call.name, args: call.arguments, partialResult }),
+        void emit({ type: "tool_execution_update", toolCallId: call.id, toolName: call.name, args: call.arguments, partialResult, ...parent }),
+      runTool: (target, input, s) => runNested(call, ++nested, target, input, deps, emit, s),
+      tools: deps.tools,
     });
     if (signal.aborted && !result.isError) result = { ...result, isError: true };
   } catch (err) {

@@ -1,16 +1,18 @@
 /**
- * `pion mcp list [--json]`, `pion mcp add NAME [--local] -- COMMAND ARGS...`,
- * `pion mcp add NAME [--local] --url URL [--header K=V]...`, `pion mcp remove NAME [--local]`.
- * add/remove edit `$PION_HOME/mcp.json` (or the folder's `.pion/mcp.json` with --local) and keep
- * every other key of the file; list connects to every enabled server and exits 1 when an
- * entry is invalid or an enabled server does not connect.
+ * `pion mcp list [--json]`, `pion mcp add NAME [options] -- COMMAND ARGS...`,
+ * `pion mcp add NAME [options] --url URL`, `pion mcp remove NAME [--local]`,
+ * `pion mcp login|logout NAME [--local]`. add/remove edit `$PION_HOME/mcp.json` (or the folder's
+ * `.pion/mcp.json` with --local) and keep every other key of the file; list connects to every
+ * enabled server and exits 1 when an entry is invalid or an enabled server does not connect.
  */
 import { mkdirSync, renameSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
+import { authFilePath } from "./auth-store.ts";
 import { loadMcpConfig, NAME_PATTERN, projectConfigPath, readServers, userConfigPath } from "./config.ts";
 import type { McpGuard, McpServerStatus } from "./connection.ts";
 import { McpManager } from "./manager.ts";
 import { readJsonFile } from "../util/json-file.ts";
+import { addEntry } from "./cli-add.ts";
 
 export interface McpCliContext {
   home: string;
@@ -27,7 +29,7 @@ export interface McpCliContext {
   err: (s: string) => void;
 }
 
-class CliError extends Error {}
+export class CliError extends Error {}
 
 export async function runMcpCli(argv: string[], ctx: McpCliContext): Promise<number> {
   const [sub, ...rest] = argv;
@@ -35,7 +37,8 @@ export async function runMcpCli(argv: string[], ctx: McpCliContext): Promise<num
     if (sub === "list") return await list(rest, ctx);
     if (sub === "add") return add(rest, ctx);
     if (sub === "remove") return remove(rest, ctx);
-    ctx.err(`pion mcp: expected list, add or remove${sub ? `, got "${sub}"` : ""}\n`);
+    if (sub === "login" || sub === "logout") return await (await import("./cli-login.ts")).runLogin(sub, rest, ctx);
+    ctx.err(`pion mcp: expected list, add, remove, login or logout${sub ? `, got "${sub}"` : ""}\n`);
     return 2;
   } catch (err) {
     ctx.err(`pion mcp: ${err instanceof Error ? err.message : String(err)}\n`);
@@ -48,57 +51,41 @@ async function list(args: string[], ctx: McpCliContext): Promise<number> {
   const unknown = args.find((a) => a !== "--json");
   if (unknown) throw new CliError(`Unknown option: ${unknown}`);
   const config = loadMcpConfig({ home: ctx.home, cwd: ctx.cwd, env: ctx.env, projectTrusted: ctx.projectTrusted });
-  const manager = new McpManager({ guard: ctx.guard() });
+  const manager = new McpManager({ guard: ctx.guard(), logFile: join(ctx.home, "mcp.log"), authFile: authFilePath(ctx.home) });
   await manager.setServers(config.servers, config.errors);
   const longest = Math.max(0, ...config.servers.map((s) => s.timeoutMs));
   await manager.waitForStartup(Math.min(longest, 30_000));
   const tools = manager.tools();
-  const rows = manager.status().map((s) => ({ ...s, tools: tools.filter((t) => t.server === s.name).map((t) => t.name) }));
+  const exposure = new Map(config.servers.map((c) => [c.name, c.exposure]));
+  // A tool whose exposure differs from its server's is marked with its own.
+  const rows = manager.status().map((s) => ({
+    ...s,
+    ...(exposure.has(s.name) ? { exposure: exposure.get(s.name) } : {}),
+    tools: tools.filter((t) => t.server === s.name).map((t) => (t.exposure === exposure.get(s.name) ? t.name : `${t.name} (${t.exposure})`)),
+  }));
   await manager.stop();
   if (json) ctx.out(`${JSON.stringify({ servers: rows }, null, 2)}\n`);
   else ctx.out(rows.length === 0 ? `No MCP servers configured (${userConfigPath(ctx.home)})\n` : rows.map(describe).join(""));
   return rows.some((r) => r.state === "failed" || r.state === "connecting") ? 1 : 0;
 }
 
-function describe(s: McpServerStatus & { tools: string[] }): string {
-  const head = `${s.name}  ${s.state}  ${s.transport}  ${s.toolCount} tool${s.toolCount === 1 ? "" : "s"}  (${s.source})\n`;
+function describe(s: McpServerStatus & { tools: string[]; exposure?: string }): string {
+  const head = `${s.name}  ${s.state}${s.needsSignIn ? " (needs sign-in)" : ""}  ${s.transport}  ${s.exposure ?? "-"}  ${s.toolCount} tool${s.toolCount === 1 ? "" : "s"}  (${s.source})\n`;
   const err = s.error ? `  error: ${s.error}\n` : "";
   return head + err + s.tools.map((t) => `  ${t}\n`).join("");
 }
 
 function add(args: string[], ctx: McpCliContext): number {
-  const name = args[0];
-  if (!name || name.startsWith("-")) throw new CliError("usage: pion mcp add NAME [--local] -- COMMAND [ARGS...] | --url URL [--header K=V]");
+  let added: ReturnType<typeof addEntry>;
+  try {
+    added = addEntry(args);
+  } catch (err) {
+    throw new CliError(err instanceof Error ? err.message : String(err));
+  }
+  const name = added.name;
   if (!NAME_PATTERN.test(name)) throw new CliError(`Invalid server name "${name}": use letters, digits, "_" and "-"`);
-  let local = false;
-  let url: string | undefined;
-  const headers: Record<string, string> = {};
-  const env: Record<string, string> = {};
-  let command: string[] | undefined;
-  for (let i = 1; i < args.length; i++) {
-    const a = args[i]!;
-    const value = () => {
-      const v = args[++i];
-      if (v === undefined) throw new CliError(`Option ${a} needs a value`);
-      return v;
-    };
-    if (a === "--") {
-      command = args.slice(i + 1);
-      break;
-    } else if (a === "--local" || a === "-l") local = true;
-    else if (a === "--url") url = value();
-    else if (a === "--header") Object.assign(headers, pair(value(), a));
-    else if (a === "--env") Object.assign(env, pair(value(), a));
-    else throw new CliError(`Unknown option: ${a}`);
-  }
-  if ((command === undefined || command.length === 0) === (url === undefined)) {
-    throw new CliError("give either -- COMMAND [ARGS...] (stdio) or --url URL (streamable HTTP)");
-  }
-  const entry: Record<string, unknown> = url
-    ? { url, ...(Object.keys(headers).length > 0 ? { headers } : {}) }
-    : { command: command![0], ...(command!.length > 1 ? { args: command!.slice(1) } : {}), ...(Object.keys(env).length > 0 ? { env } : {}) };
-  const file = local ? projectConfigPath(ctx.cwd) : userConfigPath(ctx.home);
-  edit(file, (servers) => void (servers[name] = entry));
+  const file = added.local ? projectConfigPath(ctx.cwd) : userConfigPath(ctx.home);
+  edit(file, (servers) => void (servers[name] = added.entry));
   ctx.err(`Added MCP server "${name}" to ${file}\n`);
   return 0;
 }
@@ -117,14 +104,8 @@ function remove(args: string[], ctx: McpCliContext): number {
   return 0;
 }
 
-function pair(s: string, flag: string): Record<string, string> {
-  const eq = s.indexOf("=");
-  if (eq <= 0) throw new CliError(`${flag} expects KEY=VALUE, got "${s}"`);
-  return { [s.slice(0, eq)]: s.slice(eq + 1) };
-}
-
 /** Rewrites `mcpServers` of one file atomically, keeping every other key. */
-function edit(file: string, change: (servers: Record<string, unknown>) => void): void {
+export function edit(file: string, change: (servers: Record<string, unknown>) => void): void {
   readServers(file); // validates the file before changing it
   const raw = (readJsonFile(file) as Record<string, unknown> | undefined) ?? {};
   const servers = { ...((raw.mcpServers as Record<string, unknown> | undefined) ?? {}) };

@@ -11,7 +11,8 @@ import { expandHome } from "../util/home-path.ts";
 import type { Credential } from "../credentials/guard.ts";
 import { describeIssues } from "../util/issues.ts";
 import { readJsonFile } from "../util/json-file.ts";
-import { wildcardMatch } from "../util/wildcard.ts";
+import { parseExposure, type ExposureRules } from "./exposure.ts";
+import { parseOAuth, type OAuthConfig } from "./oauth-config.ts";
 
 export const DEFAULT_TIMEOUT_S = 60;
 
@@ -30,19 +31,18 @@ const EntrySchema = v.looseObject({
   exposure: v.optional(v.string()),
   toolExposure: v.optional(v.record(v.string(), v.string())),
   description: v.optional(v.string()),
+  oauth: v.optional(v.unknown()),
 });
 type Entry = v.InferOutput<typeof EntrySchema>;
 
-const FileSchema = v.looseObject({ mcpServers: v.optional(v.record(v.string(), v.unknown())) });
+const FileSchema = v.looseObject({ mcpServers: v.optional(v.record(v.string(), v.unknown())), autoEnableCodemode: v.optional(v.boolean()) });
 
-interface Common {
+interface Common extends ExposureRules {
   name: string;
   /** The file the entry came from, or "session" for servers given at run time. */
   source: string;
   enabled: boolean;
   timeoutMs: number;
-  /** Tool names or `*` patterns mapped to `hidden`; every other exposure is declared directly. */
-  hidden: string[];
   description?: string;
   /**
    * The variables `${VAR}` read into `env` or `headers`: their values are credentials (the
@@ -62,6 +62,7 @@ export interface HttpServerConfig extends Common {
   transport: "http";
   url: string;
   headers: Record<string, string>;
+  oauth?: OAuthConfig;
 }
 export type McpServerConfig = StdioServerConfig | HttpServerConfig;
 
@@ -76,6 +77,8 @@ export interface McpConfigError {
 export interface McpConfig {
   servers: McpServerConfig[];
   errors: McpConfigError[];
+  /** `autoEnableCodemode` beside `mcpServers` (the last file that sets it wins): false keeps the codemode tool off. */
+  autoEnableCodemode?: boolean;
 }
 
 export const NAME_PATTERN = /^[A-Za-z0-9_-]+$/;
@@ -83,14 +86,17 @@ export const NAME_PATTERN = /^[A-Za-z0-9_-]+$/;
 export const userConfigPath = (home: string) => join(home, "mcp.json");
 export const projectConfigPath = (cwd: string) => join(cwd, ".pion", "mcp.json");
 
-/** Reads the raw `mcpServers` object of one file (missing file: empty). Throws naming the file. */
-export function readServers(path: string): Record<string, unknown> {
+/** Reads one file (missing file: empty). Throws naming the file. */
+function readFile(path: string): v.InferOutput<typeof FileSchema> {
   const raw = readJsonFile(path);
   if (raw === undefined) return {};
   const parsed = v.safeParse(FileSchema, raw);
   if (!parsed.success) throw new Error(`Invalid MCP configuration in ${path}: ${describeIssues(parsed.issues)}`);
-  return parsed.output.mcpServers ?? {};
+  return parsed.output;
 }
+
+/** Reads the raw `mcpServers` object of one file (missing file: empty). Throws naming the file. */
+export const readServers = (path: string): Record<string, unknown> => readFile(path).mcpServers ?? {};
 
 /**
  * The servers to connect: the user's, then a trusted project's (an entry replaces the user's
@@ -104,7 +110,9 @@ export function loadMcpConfig(o: { home: string; cwd: string; env: Record<string
   for (const file of files) {
     let servers: Record<string, unknown>;
     try {
-      servers = readServers(file);
+      const f = readFile(file);
+      servers = f.mcpServers ?? {};
+      if (f.autoEnableCodemode !== undefined) out.autoEnableCodemode = f.autoEnableCodemode;
     } catch (err) {
       out.errors.push({ name: "*", source: file, transport: "unknown", error: err instanceof Error ? err.message : String(err) });
       continue;
@@ -116,10 +124,21 @@ export function loadMcpConfig(o: { home: string; cwd: string; env: Record<string
       } else entries.set(name, { entry, source: file });
     }
   }
+  const seen = new Map<string, string>();
   for (const [name, { entry, source }] of entries) {
+    // `a-b` and `a_b` name the same tools (mcp__a_b__…): the first one wins.
+    const key = name.replace(/-/g, "_");
+    const first = seen.get(key);
+    if (first !== undefined) {
+      out.errors.push({ name, source, transport: "unknown", error: `Server "${name}" has the same tool names as server "${first}" (names differing only in "-" and "_" are one server); skipped` });
+      continue;
+    }
     const r = toServerConfig(name, entry, source, o.env, o.cwd);
     if ("error" in r) out.errors.push(r);
-    else out.servers.push(r);
+    else {
+      seen.set(key, name);
+      out.servers.push(r);
+    }
   }
   return out;
 }
@@ -162,18 +181,26 @@ export function toServerConfig(
   if (type === "sse") {
     return fail("http", `The legacy SSE transport is not supported; use the server's streamable HTTP endpoint (often /mcp instead of /sse)`);
   }
-  if ("oauth" in (raw as object)) return fail("http", "OAuth sign-in is not supported by pion; give the server an Authorization header instead");
   if (type !== undefined && !["stdio", "http", "streamable-http"].includes(type)) {
     return fail("unknown", `Unknown transport type "${type}": expected stdio, http or streamable-http`);
   }
   const isStdio = type === "stdio" || (type === undefined && e.command !== undefined);
   const isHttp = type === "http" || type === "streamable-http" || (type === undefined && e.url !== undefined && e.command === undefined);
+  const exposure = parseExposure(e.exposure);
+  if (!exposure) return fail("unknown", `Server "${name}": unknown exposure "${e.exposure}" (expected codemode, deferred, direct or hidden)`);
+  const toolExposure: ExposureRules["toolExposure"] = [];
+  for (const [pattern, x] of Object.entries(e.toolExposure ?? {})) {
+    const te = parseExposure(x);
+    if (!te) return fail("unknown", `Server "${name}": unknown exposure "${x}" for tool "${pattern}" in toolExposure`);
+    toolExposure.push([pattern, te]);
+  }
   const common = {
     name,
     source,
     enabled: e.enabled !== false,
     timeoutMs: (e.timeout ?? DEFAULT_TIMEOUT_S) * 1000,
-    hidden: hiddenPatterns(e),
+    exposure,
+    toolExposure,
     ...(e.description !== undefined ? { description: e.description } : {}),
   };
   const read = new Set<string>();
@@ -186,7 +213,7 @@ export function toServerConfig(
         transport: "stdio",
         command: expandHome(e.command),
         args: (e.args ?? []).map((a) => expandHome(expandVars(a, env, `args of "${name}"`))),
-        env: mapValues(e.env ?? {}, (val, k) => expandVars(val, env, `env.${k} of "${name}"`, read)),
+        env: mapValues(e.env ?? {}, (val, k) => expandValue(val, env, `env.${k} of "${name}"`, read)),
         cwd: resolve(cwd, expandHome(e.cwd ?? ".")),
         credentialVars: credentialVars(),
       };
@@ -200,11 +227,14 @@ export function toServerConfig(
         return fail("http", `Server "${name}" has an invalid url: ${e.url}`);
       }
       if (url.protocol !== "http:" && url.protocol !== "https:") return fail("http", `Server "${name}": url must be http or https`);
+      const oauth = e.oauth === undefined ? undefined : parseOAuth(e.oauth, (val, k) => expandValue(val, env, `oauth.${k} of "${name}"`, read));
+      if (typeof oauth === "string") return fail("http", `Server "${name}": ${oauth}`);
       return {
         ...common,
         transport: "http",
         url: url.href,
-        headers: mapValues(e.headers ?? {}, (val, k) => expandVars(val, env, `headers.${k} of "${name}"`, read)),
+        headers: mapValues(e.headers ?? {}, (val, k) => expandValue(val, env, `headers.${k} of "${name}"`, read)),
+        ...(oauth ? { oauth } : {}),
         credentialVars: credentialVars(),
       };
     }
@@ -214,21 +244,9 @@ export function toServerConfig(
   return fail("unknown", `Server "${name}" needs a "command" (stdio) or a "url" (streamable HTTP)`);
 }
 
-function hiddenPatterns(e: Entry): string[] {
-  if (e.exposure === "hidden") {
-    // Hidden server: only tools named with another exposure stay declared.
-    const shown = Object.entries(e.toolExposure ?? {}).filter(([, x]) => x !== "hidden").map(([k]) => k);
-    return shown.length > 0 ? shown.map((k) => `!${k}`) : ["*"];
-  }
-  return Object.entries(e.toolExposure ?? {}).filter(([, x]) => x === "hidden").map(([k]) => k);
-}
-
-/** Whether a server tool is declared, under the `hidden` patterns built above. */
-export function isHidden(hidden: readonly string[], tool: string): boolean {
-  if (hidden.length === 0) return false;
-  if (hidden[0]!.startsWith("!")) return !hidden.some((p) => wildcardMatch(p.slice(1), tool));
-  return hidden.some((p) => wildcardMatch(p, tool));
-}
+/** An `env` or `headers` value: a `!command` is kept as written (the connection runs it), anything else expanded. */
+const expandValue = (value: string, env: Record<string, string | undefined>, where: string, read?: Set<string>): string =>
+  value.startsWith("!") ? value : expandVars(value, env, where, read);
 
 /** `${VAR}` from pion's environment; a variable that is not set is an error naming it. `read` collects the names. */
 export function expandVars(value: string, env: Record<string, string | undefined>, where: string, read?: Set<string>): string {

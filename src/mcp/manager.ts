@@ -5,6 +5,8 @@
  */
 import { serverCredentials, type McpConfigError, type McpServerConfig } from "./config.ts";
 import { McpConnection, type McpGuard, type McpServerStatus } from "./connection.ts";
+import { authKey, McpAuthStore } from "./auth-store.ts";
+import { createServerLog } from "./server-log.ts";
 import { killAll } from "./stdio-transport.ts";
 import { adaptServerTools, type McpTool } from "./tools.ts";
 
@@ -16,6 +18,10 @@ export interface McpManagerOptions {
    */
   guard: McpGuard;
   onStatus?: (status: McpServerStatus) => void;
+  /** Where the servers' logging notifications go (`$PION_HOME/mcp.log`). */
+  logFile?: string;
+  /** OAuth sign-ins (`$PION_HOME/mcp-auth.json`); without it HTTP servers get no OAuth. */
+  authFile?: string;
 }
 
 let exitHookInstalled = false;
@@ -25,8 +31,12 @@ export class McpManager {
   private errors: McpConfigError[] = [];
   private cache?: McpTool[];
   private readonly reported = new WeakMap<McpConnection, string>();
+  private readonly onLog?: ReturnType<typeof createServerLog>;
+  private readonly authStore?: McpAuthStore;
 
   constructor(private readonly o: McpManagerOptions) {
+    if (o.authFile) this.authStore = new McpAuthStore(o.authFile);
+    if (o.logFile) this.onLog = createServerLog(o.logFile, o.guard.mask);
     if (!exitHookInstalled) {
       exitHookInstalled = true;
       // Whatever way pion ends (process.exit after a signal, EOF, an error), no server is left behind.
@@ -47,7 +57,7 @@ export class McpManager {
     const fresh = servers
       .filter((s) => !keep.some((c) => c.config.name === s.name))
       .map((cfg) => {
-        const conn: McpConnection = new McpConnection(cfg, { guard: this.o.guard, onChange: () => this.changed(conn) });
+        const conn: McpConnection = new McpConnection(cfg, { guard: this.o.guard, onChange: () => this.changed(conn), ...(this.onLog ? { onLog: this.onLog } : {}), ...(this.authStore ? { authStore: this.authStore } : {}) });
         return conn;
       });
     this.conns = [...keep, ...fresh];
@@ -81,7 +91,12 @@ export class McpManager {
     ];
   }
 
-  /** The tools to declare on the next model call. */
+  /** The enabled connections (for resources and server summaries). */
+  connections(): readonly McpConnection[] {
+    return this.conns.filter((c) => c.config.enabled);
+  }
+
+  /** Every reachable tool (hidden ones left out), whatever its exposure. */
   tools(): McpTool[] {
     return (this.cache ??= this.conns.flatMap((c) => adaptServerTools(c)));
   }
@@ -90,13 +105,24 @@ export class McpManager {
    * Waits up to `ms` for servers still connecting; returns the names of those that are not
    * connected yet (the model call goes on without them).
    */
-  async waitForStartup(ms: number): Promise<string[]> {
-    const pending = this.conns.filter((c) => c.state === "connecting");
+  async waitForStartup(ms: number, which: (c: McpConnection) => boolean = () => true): Promise<string[]> {
+    const pending = this.conns.filter((c) => c.state === "connecting" && which(c));
     if (pending.length === 0) return [];
     let timer: ReturnType<typeof setTimeout> | undefined;
     await Promise.race([Promise.all(pending.map((c) => c.connect())), new Promise((r) => (timer = setTimeout(r, ms)))]);
     clearTimeout(timer);
     return pending.filter((c) => c.state === "connecting").map((c) => c.config.name);
+  }
+
+  /**
+   * Servers that needed a sign-in and have tokens now (`pion mcp login` in another shell):
+   * connected again, so a running session uses the new credentials on its next run.
+   */
+  async reconnectSignedIn(): Promise<void> {
+    const store = this.authStore;
+    if (!store) return;
+    const ready = this.conns.filter((c) => c.needsSignIn && c.state === "failed" && c.config.transport === "http" && store.get(authKey(c.config.name, c.config.url)).tokens);
+    await Promise.all(ready.map((c) => c.connect()));
   }
 
   async stop(): Promise<void> {

@@ -1,5 +1,6 @@
 /**
- * `--tools` / `defaultTools` entries that name MCP tools (`mcp__<server>__<tool>`, `*` patterns).
+ * `--tools` / `defaultTools` entries that name MCP tools (`mcp__<server>__<tool>`, `*` patterns,
+ * and `codemode`, `tool_search` and the resource tools).
  * MCP tools are all declared unless an entry names one: then only the named ones are (as the
  * reference reads the list). `-mcp__...` removes matches either way. Light: loaded at start-up.
  */
@@ -7,7 +8,13 @@ import { wildcardMatch as match } from "../util/wildcard.ts";
 
 export type McpToolFilter = (name: string) => boolean;
 
-const isMcp = (item: string) => item.replace(/^[+-]/, "").startsWith("mcp__");
+/** The tools that reach MCP servers without being one of theirs: listed in `--tools` like theirs. */
+const MCP_SIDE_TOOLS = new Set(["codemode", "tool_search", "list_mcp_resources", "list_mcp_resource_templates", "read_mcp_resource"]);
+
+const isMcp = (item: string) => {
+  const name = item.replace(/^[+-]/, "");
+  return name.startsWith("mcp__") || MCP_SIDE_TOOLS.has(name);
+};
 
 export function splitMcpToolSpec(spec: string | readonly string[] | undefined): { rest: string | string[] | undefined; mcp: McpToolFilter } {
   if (spec === undefined) return { rest: undefined, mcp: () => true };

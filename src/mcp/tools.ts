@@ -7,14 +7,17 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ImageContent, TextContent } from "../providers/types.ts";
 import { ToolArgumentError, type Tool, type ToolResult } from "../tools/tool.ts";
 import { compileJsonSchema, type SchemaCheck } from "../util/json-schema.ts";
-import { isHidden } from "./config.ts";
 import type { McpConnection, McpToolInfo } from "./connection.ts";
+import { exposureOf, type Exposure } from "./exposure.ts";
+import { limitContent } from "./output-limit.ts";
 
 export interface McpTool extends Tool<Record<string, unknown>> {
   server: string;
   mcpName: string;
   /** The server annotated the tool `readOnlyHint: true`. */
   readOnly: boolean;
+  /** How the model reaches it (never `hidden`: hidden tools are not adapted). */
+  exposure: Exposure;
 }
 
 const MAX_NAME = 64;
@@ -38,14 +41,19 @@ export function toolNames(server: string, tools: readonly string[]): Map<string,
   return out;
 }
 
-/** The declared tools of a connection (hidden ones left out). */
+/**
+ * The reachable tools of a connection (hidden ones left out). Names are made from every tool of
+ * the server, so hiding one never renames another.
+ */
 export function adaptServerTools(conn: McpConnection, tools: readonly McpToolInfo[] = conn.tools): McpTool[] {
-  const shown = tools.filter((t) => !isHidden(conn.config.hidden, t.name));
-  const names = toolNames(conn.config.name, shown.map((t) => t.name));
-  return shown.map((t) => adaptTool(conn, t, names.get(t.name)!));
+  const names = toolNames(conn.config.name, tools.map((t) => t.name));
+  return tools.flatMap((t) => {
+    const exposure = exposureOf(conn.config, t.name);
+    return exposure === "hidden" ? [] : [adaptTool(conn, t, names.get(t.name)!, exposure)];
+  });
 }
 
-function adaptTool(conn: McpConnection, info: McpToolInfo, name: string): McpTool {
+function adaptTool(conn: McpConnection, info: McpToolInfo, name: string, exposure: Exposure): McpTool {
   const parameters = (info.inputSchema ?? { type: "object", properties: {} }) as Record<string, unknown>;
   // A schema pion's validator cannot check fully is left to the server, which checks its own
   // arguments and answers an error result: nothing passes unchecked either way.
@@ -63,6 +71,7 @@ function adaptTool(conn: McpConnection, info: McpToolInfo, name: string): McpToo
     server: conn.config.name,
     mcpName: info.name,
     readOnly: info.annotations?.readOnlyHint === true,
+    exposure,
     // The server's hints, as every tool carries them: permissions read readOnlyHint.
     ...(info.annotations ? { annotations: info.annotations } : {}),
     async parse(args) {
@@ -83,13 +92,23 @@ function adaptTool(conn: McpConnection, info: McpToolInfo, name: string): McpToo
             }
           : undefined,
       });
-      return toToolResult(result);
+      const r = limitResult(toToolResult(result, conn.config.name));
+      // The server answered (an isError result included): scripts tell it from a refused call by this.
+      return { ...r, details: { ...((r.details as Record<string, unknown> | undefined) ?? {}), server: conn.config.name } };
     },
   };
 }
 
-/** Maps an MCP CallToolResult to pion's result content. */
-export function toToolResult(r: CallToolResult): ToolResult {
+/** A result whose text is over the limit, cut, with the full text's file in `details.fullOutputPath`. */
+export function limitResult(r: ToolResult): ToolResult {
+  const { content, fullOutputPath } = limitContent(r.content);
+  if (!fullOutputPath && content === r.content) return r;
+  const details = { ...((r.details as Record<string, unknown> | undefined) ?? {}), ...(fullOutputPath ? { fullOutputPath } : {}) };
+  return { ...r, content, details };
+}
+
+/** Maps an MCP CallToolResult to pion's result content; resource links name the server to read them from. */
+export function toToolResult(r: CallToolResult, server?: string): ToolResult {
   const content: (TextContent | ImageContent)[] = [];
   for (const block of r.content ?? []) {
     switch (block.type) {
@@ -109,7 +128,10 @@ export function toToolResult(r: CallToolResult): ToolResult {
         break;
       }
       case "resource_link":
-        content.push({ type: "text", text: `[resource link: ${block.uri}${block.name ? ` (${block.name})` : ""}${block.description ? `: ${block.description}` : ""}]` });
+        content.push({
+          type: "text",
+          text: `[resource link: ${block.uri}${block.name ? ` (${block.name})` : ""}${block.description ? `: ${block.description}` : ""}${server ? `; read it with read_mcp_resource {"server": ${JSON.stringify(server)}, "uri": ${JSON.stringify(block.uri)}}` : ""}]`,
+        });
         break;
     }
   }

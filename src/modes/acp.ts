@@ -67,7 +67,8 @@ function toMcpConfig(s: import("@agentclientprotocol/sdk").McpServer, cwd: strin
     "type" in s && (s.type === "http" || s.type === "sse")
       ? { type: s.type, url: s.url, headers: pairs(s.headers) }
       : { command: (s as { command: string }).command, args: (s as { args?: string[] }).args ?? [], env: pairs((s as { env?: { name: string; value: string }[] }).env) };
-  const cfg = toServerConfig(s.name, raw, "session", env, cwd);
+  // An editor's servers are declared to the model, as editors expect of them.
+  const cfg = toServerConfig(s.name, { ...raw, exposure: "direct" }, "session", env, cwd);
   if ("error" in cfg) throw new Error(cfg.error);
   return cfg;
 }

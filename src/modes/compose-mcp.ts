@@ -1,8 +1,12 @@
 import { existsSync } from "node:fs";
+import { join } from "node:path";
 import type { CredentialGuard } from "../credentials/guard.ts";
 import type { McpConfig, McpServerConfig } from "../mcp/config.ts";
 import { mcpConfigFiles } from "../mcp/config-files.ts";
+import type { McpConnection } from "../mcp/connection.ts";
 import type { McpManager } from "../mcp/manager.ts";
+import type { createMcpToolSet, SessionPort } from "../mcp/tool-set.ts";
+import type { Tool } from "../tools/tool.ts";
 import { log } from "../util/log.ts";
 import type { CliOptions } from "./compose.ts";
 
@@ -26,15 +30,57 @@ export async function startMcp(o: CliOptions, projectTrusted: boolean, guard: Cr
     guard.addCredentials(serverCredentials(config.servers));
     if (config.servers.length === 0 && config.errors.length === 0) config = undefined;
   }
+  let hasDirect: ((c: McpServerConfig) => boolean) | undefined;
   /** Servers given at run time, on top of the configured ones. */
   let runtime: McpServerConfig[] = [];
   const state = {
     manager: undefined as McpManager | undefined,
+    toolSet: undefined as ReturnType<typeof createMcpToolSet> | undefined,
+    /** The first model call waits only for servers that may declare tools directly. */
+    waitsFor: (c: McpConnection) => hasDirect?.(c.config) ?? true,
     config,
     async ensure() {
       if (state.manager) return;
       const { McpManager } = await import("../mcp/manager.ts");
-      state.manager = new McpManager({ guard, onStatus: (s) => publish({ type: "mcp_status", ...s }) });
+      state.manager = new McpManager({ guard, logFile: join(o.home, "mcp.log"), authFile: join(o.home, "mcp-auth.json"), onStatus: (s) => publish({ type: "mcp_status", ...s }) });
+    },
+    /**
+     * `append` with the `mcp_servers` section: the configured servers whose tools are not declared
+     * (codemode, deferred) and how to reach them. From the configuration only, so it does not
+     * change as servers connect.
+     */
+    withPromptSection(append: string | undefined): string | undefined {
+      const servers = withRuntimeList(state.config?.servers ?? [], runtime).filter((c) => c.enabled && c.exposure !== "direct" && c.exposure !== "hidden");
+      if (servers.length === 0) return append;
+      const how = (c: McpServerConfig) => (c.exposure === "deferred" ? "load its tools with `tool_search`" : "call its tools from `codemode` scripts");
+      const lines = servers.map((c) => `- ${c.name} (\`mcp__${c.name.replace(/[^A-Za-z0-9_]/g, "_")}__*\`; ${how(c)})${c.description ? `: ${c.description}` : ""}`);
+      const section = `<mcp_servers>\nMCP servers whose tools are not declared to you:\n${lines.join("\n")}\n</mcp_servers>`;
+      // Before the user's APPEND_SYSTEM.md text, which stays last.
+      return append ? `${section}\n\n${append}` : section;
+    },
+    /** The MCP tools of the next model call on the session's branch. */
+    tools: (session: SessionPort): Tool[] => state.toolSet?.tools(session) ?? [],
+    /**
+     * Before a run's first model call: starts the servers, waits (up to MCP_STARTUP_WAIT_MS) for
+     * those that may declare tools directly, reports the ones still connecting, loads codemode.
+     */
+    async prepareRun(): Promise<void> {
+      const manager = state.manager;
+      if (!manager) return;
+      // The tool set (tool_search, resources, codemode's entry) loads with the first run, not at start-up.
+      if (!state.toolSet) {
+        const toolSet = await import("../mcp/tool-set.ts");
+        hasDirect = toolSet.hasDirect;
+        const autoEnableCodemode = state.config?.autoEnableCodemode;
+        state.toolSet = toolSet.createMcpToolSet(manager, { maskDeep: guard.maskDeep, warn: (m) => log("mcp", m), ...(autoEnableCodemode !== undefined ? { autoEnableCodemode } : {}) });
+      }
+      state.start();
+      await manager.reconnectSignedIn();
+      for (const name of await manager.waitForStartup(MCP_STARTUP_WAIT_MS, state.waitsFor)) {
+        const s = manager.status().find((x) => x.name === name);
+        if (s) publish({ type: "mcp_status", ...s, message: `not connected after ${MCP_STARTUP_WAIT_MS / 1000} s: this model call goes on without its tools` });
+      }
+      await state.toolSet?.prepare();
     },
     started: false,
     /**
@@ -67,6 +113,12 @@ export async function startMcp(o: CliOptions, projectTrusted: boolean, guard: Cr
   if (config) await state.ensure();
   return state;
 }
+
+/** The configured servers with the run-time ones in place of those of the same name. */
+const withRuntimeList = (configured: readonly McpServerConfig[], runtime: readonly McpServerConfig[]) => [
+  ...configured.filter((c) => !runtime.some((r) => r.name === c.name)),
+  ...runtime,
+];
 
 const logConfigErrors = (c: McpConfig) => {
   for (const e of c.errors) log("mcp", `${e.name === "*" ? e.source : `server "${e.name}"`}: ${e.error}`);

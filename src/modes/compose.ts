@@ -42,7 +42,7 @@ import { createTodoTool } from "../tools/todo.ts";
 import type { McpServerConfig } from "../mcp/config.ts";
 import type { McpServerStatus } from "../mcp/connection.ts";
 import { splitMcpToolSpec } from "../mcp/select.ts";
-import { MCP_STARTUP_WAIT_MS, startMcp } from "./compose-mcp.ts";
+import { startMcp } from "./compose-mcp.ts";
 import type { TextFileOps } from "../tools/file-ops.ts";
 import type { ShellExec } from "../tools/shell.ts";
 import type { Tool } from "../tools/tool.ts";
@@ -271,13 +271,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
     permissions?.prepare();
     void sandbox?.probe();
     toolModule ??= await import("../tools/index.ts");
-    if (mcp.manager) {
-      mcp.start();
-      for (const name of await mcp.manager.waitForStartup(MCP_STARTUP_WAIT_MS)) {
-        const s = mcp.manager.status().find((x) => x.name === name);
-        if (s) void session.publish({ type: "mcp_status", ...s, message: `not connected after ${MCP_STARTUP_WAIT_MS / 1000} s: this model call goes on without its tools` } as unknown as ExtensionFrame);
-      }
-    }
+    await mcp.prepareRun();
   };
   let selected: Map<string, Tool> | undefined;
   let todoTool: Tool | undefined;
@@ -330,7 +324,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
     if (hooks.todoTool || session.todos.length > 0) all.set("todo", todoTool);
     for (const t of hostTools.tools()) all.set(t.name, t);
     if (hasExtensions && !o.noTools) for (const t of extensions!.tools()) all.set(t.name, t);
-    if (mcp.manager && !o.noTools) for (const t of mcp.manager.tools()) if (toolSpec.mcp(t.name)) all.set(t.name, t);
+    if (!o.noTools) for (const t of mcp.tools(session)) if (toolSpec.mcp(t.name)) all.set(t.name, t);
     if (excluded) for (const name of [...all.keys()]) if (excluded(name)) all.delete(name);
     return maskTools(toolsInUse(ref, all));
   };
@@ -359,7 +353,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
         cwd: o.cwd,
         tools: active,
         custom: resources.systemPrompt,
-        append: resources.append,
+        append: mcp.withPromptSection(resources.append),
         skills: resources.skills,
         contextFiles: resources.contextFiles,
       }),

@@ -46,6 +46,8 @@ export const McpServerStatusSchema = v.strictObject({
   toolCount: v.number(),
   source: v.string(),
   error: v.optional(v.string()),
+  /** An HTTP server that wants an OAuth sign-in (`pion mcp login NAME`). */
+  needsSignIn: v.optional(v.boolean()),
   message: v.optional(v.string()),
 });
 
@@ -97,16 +99,19 @@ export const EVENT_SCHEMAS = {
   message_start: ev("message_start", { message: AgentMessageSchema }),
   message_update: ev("message_update", { assistantMessageEvent: AssistantMessageEventSchema }),
   message_end: ev("message_end", { message: AgentMessageSchema, entryId: v.string() }),
-  tool_execution_start: ev("tool_execution_start", { toolCallId: v.string(), toolName: v.string(), args: v.unknown() }),
+  // parentToolCallId (additive): a call a tool made (a codemode script's), not one of the model's.
+  tool_execution_start: ev("tool_execution_start", { toolCallId: v.string(), toolName: v.string(), args: v.unknown(), parentToolCallId: v.optional(v.string()) }),
   tool_execution_update: ev("tool_execution_update", {
     toolCallId: v.string(),
     toolName: v.string(),
     args: v.unknown(),
     partialResult: ToolResultSchema,
+    parentToolCallId: v.optional(v.string()),
   }),
   tool_execution_end: ev("tool_execution_end", {
     toolCallId: v.string(),
     toolName: v.string(),
+    parentToolCallId: v.optional(v.string()),
     result: ToolResultSchema,
     isError: v.boolean(),
     durationMs: v.number(),

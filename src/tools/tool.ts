@@ -30,6 +30,15 @@ export interface ToolContext {
   sandboxWaived?: boolean;
   /** Report a partial result (the whole result so far, not a delta). */
   onUpdate?: (partial: ToolResult) => void;
+  /**
+   * Run another tool as a call nested in this one (a codemode script's): through the loop's
+   * whole pipeline (arguments checked, permission gate, hooks), its events carrying this call's
+   * id as `parentToolCallId`. A name is looked up among the declared tools; a tool object runs
+   * as given (a tool reached only from scripts). Failures are error results, never throws.
+   */
+  runTool?: (tool: string | Tool, args: unknown, signal: AbortSignal) => Promise<ToolResult>;
+  /** The tools declared on this model call (what `runTool` finds by name). */
+  tools?: () => ReadonlyMap<string, Tool>;
 }
 
 /** Thrown by Tool.parse for arguments that do not match the schema; the message is for the model. */

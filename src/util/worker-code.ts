@@ -20,3 +20,19 @@ export function workerUrl(name: string, file: URL): string {
   }
   return url;
 }
+
+/**
+ * The URL of a worker build.ts embeds as a file of its own (`pion-worker:<name>` names its path;
+ * read only now) in the binary; from source, its own module.
+ */
+export async function lazyWorkerUrl(name: "codemode", file: URL): Promise<string> {
+  let url = urls.get(name);
+  if (url === undefined) {
+    if (typeof PION_WORKERS === "object") {
+      const { default: path } = await import("pion-worker:codemode");
+      url = URL.createObjectURL(new Blob([await Bun.file(path).text()], { type: "application/javascript" }));
+    } else url = file.href;
+    urls.set(name, url);
+  }
+  return url;
+}

@@ -191,7 +191,7 @@ describe("ACP mode", () => {
 
   test.concurrent("MCP servers given in session/new join the user's mcp.json servers: the model sees the tools of both", async () => {
     const { fake, dirs, c } = setup();
-    writeFileSync(join(dirs.home, "mcp.json"), JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, "stdio"] } } }));
+    writeFileSync(join(dirs.home, "mcp.json"), JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, "stdio"], exposure: "direct" } } }));
     await c.agent.request("initialize", INIT);
     const s = await c.agent.request("session/new", {
       cwd: dirs.cwd,

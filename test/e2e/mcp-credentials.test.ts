@@ -16,7 +16,7 @@ const MODEL = { id: "m", name: "m", reasoning: false, input: ["text"], contextWi
 const tag = () => crypto.randomUUID().replaceAll("-", "");
 
 /** A stdio server that writes the environment it got to `file`. */
-const envServer = (file: string, extra: Record<string, unknown> = {}) => ({ command: BUN, args: [ENV_SERVER, file], ...extra });
+const envServer = (file: string, extra: Record<string, unknown> = {}) => ({ command: BUN, args: [ENV_SERVER, file], exposure: "direct", ...extra });
 const readEnv = (file: string) => JSON.parse(readFileSync(file, "utf8")) as Record<string, string>;
 const writeMcp = (home: string, servers: Record<string, unknown>) => writeFileSync(join(home, "mcp.json"), JSON.stringify({ mcpServers: servers }));
 /** Which of `names` are set in `env`. */

@@ -17,7 +17,9 @@ function setup(servers: Record<string, unknown>, o: { args?: string[]; env?: Rec
   const fake = startFakeProvider();
   const dirs = tempDirs();
   writeFakeModels(dirs.home, fake.url);
-  writeFileSync(join(dirs.home, "mcp.json"), JSON.stringify({ mcpServers: servers }));
+  // These tests call server tools as the model: declared (the default, codemode, has its own tests).
+  const direct = Object.fromEntries(Object.entries(servers).map(([k, v]) => [k, { exposure: "direct", ...(v as object) }]));
+  writeFileSync(join(dirs.home, "mcp.json"), JSON.stringify({ mcpServers: direct }));
   const p = new Pion({ ...dirs, args: ["--mode", "rpc", "--model", "fake/fake-model", ...(o.args ?? [])], env: o.env, binary: o.binary });
   return { fake, p, dirs };
 }

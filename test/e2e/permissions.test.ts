@@ -323,7 +323,7 @@ describe("tool permissions through the binary", () => {
     const fake = startFakeProvider();
     const dirs = tempDirs();
     writeFakeModels(dirs.home, fake.url);
-    writeFileSync(join(dirs.home, "mcp.json"), JSON.stringify({ mcpServers: { dynamic: { command: process.execPath, args: [server] } } }));
+    writeFileSync(join(dirs.home, "mcp.json"), JSON.stringify({ mcpServers: { dynamic: { command: process.execPath, args: [server], exposure: "direct" } } }));
     const p = new Pion({ ...dirs, args: ["--mode", "rpc", "--model", "fake/fake-model", "--permission-mode", "ask"] });
     expect((await p.waitFor((r) => r.type === "mcp_status" && r.name === "dynamic" && r.state !== "connecting", 0, 30000)).state).toBe("connected");
     fake.enqueue({

@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { expandVars, isHidden, loadMcpConfig, serverCredentials, toServerConfig, type McpServerConfig } from "../../../src/mcp/config.ts";
+import { exposureOf } from "../../../src/mcp/exposure.ts";
+import { expandVars, loadMcpConfig, serverCredentials, toServerConfig, type McpServerConfig } from "../../../src/mcp/config.ts";
 
 function dirs(user: unknown, project?: unknown) {
   const root = mkdtempSync(join(tmpdir(), "pion-mcp-config-"));
@@ -47,7 +48,7 @@ describe("mcp config", () => {
         nokey: { command: "srv", env: { K: "${NOPE}" } },
         "bad name": { command: "srv" },
         old: { type: "sse", url: "https://example.com/sse" },
-        oauth: { url: "https://example.com/mcp", oauth: { clientId: "x" } },
+        oauth: { url: "https://example.com/mcp", oauth: { clientRegistration: "cimd", clientId: "x" } },
         empty: { enabled: true, description: "nothing to run" },
         wrongtype: { command: 5 },
       },
@@ -58,7 +59,7 @@ describe("mcp config", () => {
     expect(byName.nokey).toContain("NOPE");
     expect(byName["bad name"]).toContain("Invalid server name");
     expect(byName.old).toContain("SSE");
-    expect(byName.oauth).toContain("OAuth");
+    expect(byName.oauth).toContain("cimd");
     expect(byName.empty).toContain('needs a "command"');
     expect(byName.wrongtype).toContain("command");
   });
@@ -86,14 +87,21 @@ describe("mcp config", () => {
     expect(loadMcpConfig({ home: join(root, "none"), cwd: root, env: {}, projectTrusted: true })).toEqual({ servers: [], errors: [] });
   });
 
-  test("hidden exposure", () => {
-    const cfg = toServerConfig("s", { command: "x", toolExposure: { "delete_*": "hidden", search: "direct" } }, "f", {}, "/");
-    expect("hidden" in cfg && cfg.hidden).toEqual(["delete_*"]);
-    expect(isHidden(["delete_*"], "delete_repo")).toBe(true);
-    expect(isHidden(["delete_*"], "search")).toBe(false);
-    const only = toServerConfig("s", { command: "x", exposure: "hidden", toolExposure: { search: "direct" } }, "f", {}, "/");
-    expect("hidden" in only && isHidden(only.hidden, "search")).toBe(false);
-    expect("hidden" in only && isHidden(only.hidden, "other")).toBe(true);
+  test("exposure: the server's, exact tool names before patterns, the first matching pattern, unknown values rejected", () => {
+    const cfg = toServerConfig("s", { command: "x", exposure: "deferred", toolExposure: { "get_*": "codemode", get_me: "direct", "*": "hidden", "delete_*": "direct" } }, "f", {}, "/");
+    if ("error" in cfg) throw new Error(cfg.error);
+    expect(cfg.exposure).toBe("deferred");
+    expect(exposureOf(cfg, "get_me")).toBe("direct");
+    expect(exposureOf(cfg, "get_issue")).toBe("codemode");
+    expect(exposureOf(cfg, "delete_repo")).toBe("hidden");
+    const plain = toServerConfig("s", { command: "x" }, "f", {}, "/");
+    expect("exposure" in plain && plain.exposure).toBe("codemode");
+    const alias = toServerConfig("s", { command: "x", exposure: "codemode-deferred" }, "f", {}, "/");
+    expect("exposure" in alias && alias.exposure).toBe("codemode");
+    const bad = toServerConfig("s", { command: "x", exposure: "sometimes" }, "f", {}, "/");
+    expect("error" in bad && bad.error).toContain('unknown exposure "sometimes"');
+    const badTool = toServerConfig("s", { command: "x", toolExposure: { a: "never" } }, "f", {}, "/");
+    expect("error" in badTool && badTool.error).toContain('"a"');
   });
 
   test("expandVars leaves text without variables alone", () => {

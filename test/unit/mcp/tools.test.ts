@@ -63,3 +63,18 @@ describe("--tools with MCP entries", () => {
     expect(minus.mcp("mcp__x__a")).toBe(true);
   });
 });
+
+describe("--tools with codemode", () => {
+  test("the reference's example: read, codemode and one server's tools", () => {
+    const spec = splitMcpToolSpec("read,codemode,mcp__radius__*");
+    expect(spec.rest).toEqual(["read"]);
+    expect(["codemode", "mcp__radius__search", "mcp__other__x", "tool_search"].filter(spec.mcp)).toEqual(["codemode", "mcp__radius__search"]);
+  });
+});
+
+describe("resource links", () => {
+  test("name the server and the tool that reads them", () => {
+    const r = toToolResult({ content: [{ type: "resource_link", uri: "demo://a", name: "a" }] }, "everything");
+    expect(r.content[0]).toEqual({ type: "text", text: '[resource link: demo://a (a); read it with read_mcp_resource {"server": "everything", "uri": "demo://a"}]' });
+  });
+});
