@@ -22,82 +22,86 @@ export const pionHome = (env: Record<string, string | undefined> = process.env):
   env.PION_HOME || env.PI_CODING_AGENT_DIR || join(homedir(), ".pion");
 
 /** Keys of the reference's settings.json that pion honours (README: "Coming from the reference"). */
-const ReferenceKeys = {
-  enabledModels: v.optional(v.array(v.string())),
-  modelThinkingLevels: v.optional(v.record(v.string(), v.picklist(["off", "minimal", "low", "medium", "high", "xhigh", "max"]))),
-  sessionDir: v.optional(v.string()),
-  shellPath: v.optional(v.string()),
-  shellCommandPrefix: v.optional(v.string()),
-  images: v.optional(v.looseObject({ autoResize: v.optional(v.boolean()), blockImages: v.optional(v.boolean()) })),
-  extensions: v.optional(v.array(v.string())),
-  skills: v.optional(v.array(v.string())),
-  prompts: v.optional(v.array(v.string())),
-  packages: v.optional(v.array(v.unknown())),
-  /** Honoured in the user's settings only. */
-  httpProxy: v.optional(v.string()),
-};
+/** The settings schema, built on first use: a start-up without a settings file never pays for it. */
+function makeSettingsSchema() {
+  const ReferenceKeys = {
+    enabledModels: v.optional(v.array(v.string())),
+    modelThinkingLevels: v.optional(v.record(v.string(), v.picklist(["off", "minimal", "low", "medium", "high", "xhigh", "max"]))),
+    sessionDir: v.optional(v.string()),
+    shellPath: v.optional(v.string()),
+    shellCommandPrefix: v.optional(v.string()),
+    images: v.optional(v.looseObject({ autoResize: v.optional(v.boolean()), blockImages: v.optional(v.boolean()) })),
+    extensions: v.optional(v.array(v.string())),
+    skills: v.optional(v.array(v.string())),
+    prompts: v.optional(v.array(v.string())),
+    packages: v.optional(v.array(v.unknown())),
+    /** Honoured in the user's settings only. */
+    httpProxy: v.optional(v.string()),
+  };
 
-const SettingsSchema = v.looseObject({
-  ...ReferenceKeys,
-  defaultProvider: v.optional(v.string()),
-  defaultModel: v.optional(v.string()),
-  defaultThinkingLevel: v.optional(v.picklist(["off", "minimal", "low", "medium", "high", "xhigh", "max"])),
-  steeringMode: v.optional(v.picklist(["all", "one-at-a-time"])),
-  followUpMode: v.optional(v.picklist(["all", "one-at-a-time"])),
-  interruptMode: v.optional(v.picklist(["immediate", "wait"])),
-  defaultTools: v.optional(v.union([v.string(), v.array(v.string())])),
-  httpIdleTimeoutMs: v.optional(v.number()),
-  thinkingBudgets: v.optional(v.looseObject({ minimal: v.optional(v.number()), low: v.optional(v.number()), medium: v.optional(v.number()), high: v.optional(v.number()) })),
-  /** Honoured in PION_HOME's settings only: a project cannot decide whether it is trusted. */
-  defaultProjectTrust: v.optional(v.picklist(["ask", "always", "never"])),
-  shellEnv: v.optional(
-    v.looseObject({
-      include: v.optional(v.array(v.string())),
-      exclude: v.optional(v.array(v.string())),
-      inherit: v.optional(v.picklist(["all", "core"])),
-    }),
-  ),
-  /** Where `pion models refresh` downloads the catalog from (models.dev's format). */
-  modelCatalogUrl: v.optional(v.string()),
-  retry: v.optional(
-    v.looseObject({
-      enabled: v.optional(v.boolean()),
-      maxRetries: v.optional(v.number()),
-      baseDelayMs: v.optional(v.number()),
-    }),
-  ),
-  compaction: v.optional(
-    v.looseObject({
-      enabled: v.optional(v.boolean()),
-      reserveTokens: v.optional(v.number()),
-      keepRecentTokens: v.optional(v.number()),
-    }),
-  ),
-  permissions: v.optional(
-    v.looseObject({
-      mode: v.optional(v.picklist(["auto", "ask", "read-only"])),
-      allow: v.optional(v.array(v.string())),
-      ask: v.optional(v.array(v.string())),
-      deny: v.optional(v.array(v.string())),
-      timeoutMs: v.optional(v.pipe(v.number(), v.minValue(0))),
-    }),
-  ),
-  sandbox: v.optional(
-    v.looseObject({
-      mode: v.optional(v.picklist(["off", "read-only", "workspace-write"])),
-      writableRoots: v.optional(v.array(v.string())),
-      network: v.optional(v.boolean()),
-      bwrapPath: v.optional(v.string()),
-    }),
-  ),
-  limits: v.optional(
-    v.looseObject({
-      maxTurns: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
-      maxCostUsd: v.optional(v.pipe(v.number(), v.gtValue(0))),
-    }),
-  ),
-});
-export type Settings = v.InferOutput<typeof SettingsSchema> & {
+  return v.looseObject({
+    ...ReferenceKeys,
+    defaultProvider: v.optional(v.string()),
+    defaultModel: v.optional(v.string()),
+    defaultThinkingLevel: v.optional(v.picklist(["off", "minimal", "low", "medium", "high", "xhigh", "max"])),
+    steeringMode: v.optional(v.picklist(["all", "one-at-a-time"])),
+    followUpMode: v.optional(v.picklist(["all", "one-at-a-time"])),
+    interruptMode: v.optional(v.picklist(["immediate", "wait"])),
+    defaultTools: v.optional(v.union([v.string(), v.array(v.string())])),
+    httpIdleTimeoutMs: v.optional(v.number()),
+    thinkingBudgets: v.optional(v.looseObject({ minimal: v.optional(v.number()), low: v.optional(v.number()), medium: v.optional(v.number()), high: v.optional(v.number()) })),
+    /** Honoured in PION_HOME's settings only: a project cannot decide whether it is trusted. */
+    defaultProjectTrust: v.optional(v.picklist(["ask", "always", "never"])),
+    shellEnv: v.optional(
+      v.looseObject({
+        include: v.optional(v.array(v.string())),
+        exclude: v.optional(v.array(v.string())),
+        inherit: v.optional(v.picklist(["all", "core"])),
+      }),
+    ),
+    /** Where `pion models refresh` downloads the catalog from (models.dev's format). */
+    modelCatalogUrl: v.optional(v.string()),
+    retry: v.optional(
+      v.looseObject({
+        enabled: v.optional(v.boolean()),
+        maxRetries: v.optional(v.number()),
+        baseDelayMs: v.optional(v.number()),
+      }),
+    ),
+    compaction: v.optional(
+      v.looseObject({
+        enabled: v.optional(v.boolean()),
+        reserveTokens: v.optional(v.number()),
+        keepRecentTokens: v.optional(v.number()),
+      }),
+    ),
+    permissions: v.optional(
+      v.looseObject({
+        mode: v.optional(v.picklist(["auto", "ask", "read-only"])),
+        allow: v.optional(v.array(v.string())),
+        ask: v.optional(v.array(v.string())),
+        deny: v.optional(v.array(v.string())),
+        timeoutMs: v.optional(v.pipe(v.number(), v.minValue(0))),
+      }),
+    ),
+    sandbox: v.optional(
+      v.looseObject({
+        mode: v.optional(v.picklist(["off", "read-only", "workspace-write"])),
+        writableRoots: v.optional(v.array(v.string())),
+        network: v.optional(v.boolean()),
+        bwrapPath: v.optional(v.string()),
+      }),
+    ),
+    limits: v.optional(
+      v.looseObject({
+        maxTurns: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+        maxCostUsd: v.optional(v.pipe(v.number(), v.gtValue(0))),
+      }),
+    ),
+  });
+}
+let settingsSchema: ReturnType<typeof makeSettingsSchema> | undefined;
+export type Settings = v.InferOutput<ReturnType<typeof makeSettingsSchema>> & {
   /** The project's `permissions.deny` rules: the only permissions a project's settings may set. */
   projectDeny?: string[];
   /** The project's `sandbox` settings: they may only narrow the user's (src/sandbox/config.ts). */
@@ -113,7 +117,7 @@ export type Settings = v.InferOutput<typeof SettingsSchema> & {
 function readSettingsFile(path: string): Settings {
   const raw = readJsonFile(path);
   if (raw === undefined) return {};
-  const parsed = v.safeParse(SettingsSchema, raw);
+  const parsed = v.safeParse((settingsSchema ??= makeSettingsSchema()), raw);
   if (!parsed.success) throw new Error(`Invalid settings in ${path}: ${describeIssues(parsed.issues)}`);
   return parsed.output;
 }

@@ -7,12 +7,13 @@
  * explicit paths; the project's folders are scanned only when the project is trusted
  * (`project`). Explicit paths always load, even inside an untrusted folder: the user named them.
  */
-import { readdirSync, statSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import type { ResourceList } from "../resources/resource-list.ts";
 import { projectPaths } from "../resources/project-paths.ts";
 import { packageResources } from "./packages.ts";
+import { isDir } from "../util/fs-kind.ts";
 
 export interface DiscoverOptions {
   home: string;
@@ -66,10 +67,3 @@ const folderEntries = (dir: string): string[] => packageResources(dir).extension
 
 const isModuleFile = (name: string) => /\.(ts|js|mts|mjs)$/.test(name) && !name.endsWith(".d.ts");
 
-function isDir(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false; // missing: nothing to discover there
-  }
-}

@@ -9,10 +9,11 @@
  * same package listed twice (by npm name or resolved path) loads once, a project's entry
  * winning, then the later user folder's. Git sources are reported as unsupported.
  */
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { expandHome } from "../util/home-path.ts";
 import { readManifest } from "./resolve.ts";
+import { isDir } from "../util/fs-kind.ts";
 
 export type PackageSource = { type: "npm"; spec: string; name: string; version?: string } | { type: "local"; path: string } | { type: "git"; url: string };
 
@@ -60,13 +61,6 @@ export function packageRoot(source: PackageSource, base: string): string | undef
   return undefined;
 }
 
-const isDir = (p: string): boolean => {
-  try {
-    return statSync(p).isDirectory();
-  } catch {
-    return false; // missing
-  }
-};
 
 const EXT_FILE = /\.(ts|js|mts|mjs)$/;
 

@@ -10,8 +10,9 @@
  * and `index` probing of files and folders. Conditions: `bun`, `node`, `import` or `require`,
  * `module` for imports, `default`.
  */
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { isDir, isFile } from "../util/fs-kind.ts";
 
 export type ImportKind = "import" | "require";
 
@@ -55,20 +56,6 @@ export function nearestPackage(dir: string): { dir: string; json: PackageJson } 
   }
 }
 
-const isFile = (p: string): boolean => {
-  try {
-    return statSync(p).isFile();
-  } catch {
-    return false; // missing
-  }
-};
-const isDir = (p: string): boolean => {
-  try {
-    return statSync(p).isDirectory();
-  } catch {
-    return false; // missing
-  }
-};
 
 /** A bare specifier: a package name (not relative, absolute, a URL or a `node:`-style scheme). */
 export function isBareSpecifier(spec: string): boolean {

@@ -6,8 +6,7 @@ import type { LlmRequest, Model, ThinkingLevel } from "./types.ts";
  * compat applies to all its models; a model's overrides it field by field. The fields pion
  * reads are typed here; any other field is kept and ignored (docs/models-json.md lists which).
  */
-const Routing = v.looseObject({});
-export const CompatSchema = v.looseObject({
+const compatSchemaOf = () => v.looseObject({
   // Chat Completions
   supportsStore: v.optional(v.boolean()),
   supportsDeveloperRole: v.optional(v.boolean()),
@@ -24,7 +23,7 @@ export const CompatSchema = v.looseObject({
   thinkingFormat: v.optional(v.string()),
   chatTemplateKwargs: v.optional(v.record(v.string(), v.unknown())),
   chatTemplateArgs: v.optional(v.record(v.string(), v.unknown())),
-  openRouterRouting: v.optional(Routing),
+  openRouterRouting: v.optional(v.looseObject({})),
   vercelGatewayRouting: v.optional(v.looseObject({ only: v.optional(v.array(v.string())), order: v.optional(v.array(v.string())) })),
   zaiToolStream: v.optional(v.boolean()),
   thinkingTokenBudgetField: v.optional(v.picklist(["thinking_token_budget", "thinking_budget", "thinking_budget_tokens"])),
@@ -42,7 +41,10 @@ export const CompatSchema = v.looseObject({
   supportsCacheControlOnTools: v.optional(v.boolean()),
   forceAdaptiveThinking: v.optional(v.boolean()),
 });
-export type Compat = v.InferOutput<typeof CompatSchema>;
+export type Compat = v.InferOutput<ReturnType<typeof compatSchemaOf>>;
+let compatSchemaBuilt: ReturnType<typeof compatSchemaOf> | undefined;
+/** The schema, built on first use: a start-up without a models.json never pays for it. */
+export const compatSchema = (): ReturnType<typeof compatSchemaOf> => (compatSchemaBuilt ??= compatSchemaOf());
 
 /** The thinking formats pion builds; any other value of `thinkingFormat` falls back to "openai". */
 export const THINKING_FORMATS = ["openai", "openrouter", "deepseek", "together", "zai", "qwen", "qwen-chat-template", "chat-template", "string-thinking", "baseten", "ant-ling"] as const;

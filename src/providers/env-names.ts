@@ -73,6 +73,8 @@ export const BEARER_ENV = "ANTHROPIC_AUTH_TOKEN";
  * catalog's (`catalogNames`), without duplicates or refused names.
  */
 export function providerEnvNames(provider: string, catalogNames: readonly string[] = []): string[] {
+  // Most providers: the catalog's names alone (start-up asks this of every provider).
+  if (!Object.hasOwn(REFERENCE_ENV, provider) && !Object.hasOwn(REFUSED, provider)) return catalogNames as string[];
   const refused = REFUSED[provider] ?? [];
   const names = [...(REFERENCE_ENV[provider] ?? []), ...catalogNames].filter((n) => !refused.includes(n));
   return [...new Set(names)];

@@ -64,6 +64,7 @@ export function createKeyResolver(o: {
   const auth = () => (stored ??= readAuthFiles(o.authPaths ?? [], warn));
   /** The provider's auth.json entry, under its own id or the reference's. */
   const entryOf = (provider: string): (AuthEntry & { id: string }) | undefined => {
+    if (auth().size === 0) return undefined;
     for (const id of authIds(provider)) {
       const entry = auth().get(id);
       if (entry) return { ...entry, id };
@@ -72,8 +73,8 @@ export function createKeyResolver(o: {
   };
   const envNames = (provider: string) => providerEnvNames(provider, catalog.has(provider) ? (catalog.env(provider) ?? []) : []);
   /** The environment a provider's values read: its auth.json `env` over the process's. */
-  const providerEnv = (provider: string): Env => {
-    const c = entryOf(provider)?.credential;
+  const providerEnv = (provider: string, entry = entryOf(provider)): Env => {
+    const c = entry?.credential;
     return c?.type === "api_key" && c.env ? { ...env, ...c.env } : env;
   };
 
@@ -88,7 +89,7 @@ export function createKeyResolver(o: {
   };
   const findKey = (provider: string): Hit => {
     const entry = entryOf(provider);
-    const penv = providerEnv(provider);
+    const penv = providerEnv(provider, entry);
     if (entry?.credential.type === "oauth") {
       return { key: entry.credential.access, origin: "auth.json", login: { credential: entry.credential, path: entry.path, id: entry.id } };
     }

@@ -7,7 +7,7 @@ import { describeIssues } from "../util/issues.ts";
 import { parseLooseJson } from "../util/jsonc.ts";
 import { isImplementedApi, type ImplementedApi } from "./apis.ts";
 import type { ModelDef } from "./catalog/data.ts";
-import { CompatSchema, mergeCompat, type Compat } from "./compat.ts";
+import { compatSchema, mergeCompat, type Compat } from "./compat.ts";
 import type { Model } from "./types.ts";
 
 /**
@@ -22,81 +22,88 @@ import type { Model } from "./types.ts";
  */
 
 const LEVELS = ["off", "minimal", "low", "medium", "high", "xhigh", "max"] as const;
-const Level = v.picklist(LEVELS);
-const Positive = v.pipe(v.number(), v.minValue(0));
+/** The schemas, built on first use: a start-up without a models.json never pays for them. */
+function makeSchemas() {
+  const Level = v.picklist(LEVELS);
+  const Positive = v.pipe(v.number(), v.minValue(0));
 
-/** `inputTokensAbove` is the reference's spelling, `contextOver` the catalog's; both become `contextOver`. */
-const TierSchema = v.pipe(
-  v.looseObject({
-    inputTokensAbove: v.optional(Positive),
-    contextOver: v.optional(Positive),
-    input: v.number(),
-    output: v.number(),
+  /** `inputTokensAbove` is the reference's spelling, `contextOver` the catalog's; both become `contextOver`. */
+  const TierSchema = v.pipe(
+    v.looseObject({
+      inputTokensAbove: v.optional(Positive),
+      contextOver: v.optional(Positive),
+      input: v.number(),
+      output: v.number(),
+      cacheRead: v.optional(v.number()),
+      cacheWrite: v.optional(v.number()),
+    }),
+    v.check((t) => t.inputTokensAbove !== undefined || t.contextOver !== undefined, "a cost tier needs inputTokensAbove"),
+    v.transform(({ inputTokensAbove, contextOver, input, output, cacheRead, cacheWrite }) => ({
+      contextOver: (inputTokensAbove ?? contextOver)!,
+      input,
+      output,
+      ...(cacheRead !== undefined ? { cacheRead } : {}),
+      ...(cacheWrite !== undefined ? { cacheWrite } : {}),
+    })),
+  );
+  const CostSchema = v.looseObject({
+    input: v.optional(v.number()),
+    output: v.optional(v.number()),
     cacheRead: v.optional(v.number()),
     cacheWrite: v.optional(v.number()),
-  }),
-  v.check((t) => t.inputTokensAbove !== undefined || t.contextOver !== undefined, "a cost tier needs inputTokensAbove"),
-  v.transform(({ inputTokensAbove, contextOver, input, output, cacheRead, cacheWrite }) => ({
-    contextOver: (inputTokensAbove ?? contextOver)!,
-    input,
-    output,
-    ...(cacheRead !== undefined ? { cacheRead } : {}),
-    ...(cacheWrite !== undefined ? { cacheWrite } : {}),
-  })),
-);
-const CostSchema = v.looseObject({
-  input: v.optional(v.number()),
-  output: v.optional(v.number()),
-  cacheRead: v.optional(v.number()),
-  cacheWrite: v.optional(v.number()),
-  tiers: v.optional(v.array(TierSchema)),
-});
-const ReasoningOptionSchema = v.variant("type", [
-  v.object({ type: v.literal("effort"), values: v.array(v.string()) }),
-  v.object({ type: v.literal("budget_tokens"), min: v.optional(v.number()), max: v.optional(v.number()) }),
-  v.object({ type: v.literal("toggle") }),
-]);
-const Params = v.record(v.string(), v.unknown());
-const Headers = v.record(v.string(), v.string());
-const NonEmpty = v.pipe(v.string(), v.minLength(1));
+    tiers: v.optional(v.array(TierSchema)),
+  });
+  const ReasoningOptionSchema = v.variant("type", [
+    v.object({ type: v.literal("effort"), values: v.array(v.string()) }),
+    v.object({ type: v.literal("budget_tokens"), min: v.optional(v.number()), max: v.optional(v.number()) }),
+    v.object({ type: v.literal("toggle") }),
+  ]);
+  const Params = v.record(v.string(), v.unknown());
+  const Headers = v.record(v.string(), v.string());
+  const NonEmpty = v.pipe(v.string(), v.minLength(1));
 
-const modelFields = {
-  name: v.optional(v.string()),
-  reasoning: v.optional(v.boolean()),
-  thinkingLevelMap: v.optional(v.record(Level, v.nullable(v.string()))),
-  input: v.optional(v.array(v.picklist(["text", "image"]))),
-  inputLimits: v.optional(v.looseObject({})),
-  cost: v.optional(CostSchema),
-  promptCache: v.optional(v.looseObject({ short: v.optional(Positive), long: v.optional(Positive) })),
-  contextWindow: v.optional(v.pipe(v.number(), v.gtValue(0))),
-  maxTokens: v.optional(v.pipe(v.number(), v.gtValue(0))),
-  samplingParams: v.optional(Params),
-  samplingParamsByThinkingLevel: v.optional(v.record(Level, Params)),
-  headers: v.optional(Headers),
-  compat: v.optional(CompatSchema),
-  // pion's own, as its catalog has them
-  family: v.optional(v.string()),
-  reasoningOptions: v.optional(v.array(ReasoningOptionSchema)),
-  thinkingLevels: v.optional(v.array(Level)),
-  releaseDate: v.optional(v.string()),
-  status: v.optional(v.picklist(["deprecated", "alpha", "beta"])),
-  toolCall: v.optional(v.boolean()),
-};
-const ModelDefSchema = v.looseObject({ id: NonEmpty, api: v.optional(NonEmpty), baseUrl: v.optional(NonEmpty), ...modelFields });
-const ModelOverrideSchema = v.looseObject(modelFields);
-const ProviderSchema = v.looseObject({
-  name: v.optional(v.string()),
-  baseUrl: v.optional(NonEmpty),
-  apiKey: v.optional(v.string()),
-  api: v.optional(NonEmpty),
-  oauth: v.optional(v.string()),
-  headers: v.optional(Headers),
-  compat: v.optional(CompatSchema),
-  authHeader: v.optional(v.boolean()),
-  models: v.optional(v.array(ModelDefSchema)),
-  modelOverrides: v.optional(v.record(v.string(), ModelOverrideSchema)),
-});
-const FileSchema = v.looseObject({ $schema: v.optional(v.string()), providers: v.optional(v.record(v.string(), v.unknown()), {}) });
+  const modelFields = {
+    name: v.optional(v.string()),
+    reasoning: v.optional(v.boolean()),
+    thinkingLevelMap: v.optional(v.record(Level, v.nullable(v.string()))),
+    input: v.optional(v.array(v.picklist(["text", "image"]))),
+    inputLimits: v.optional(v.looseObject({})),
+    cost: v.optional(CostSchema),
+    promptCache: v.optional(v.looseObject({ short: v.optional(Positive), long: v.optional(Positive) })),
+    contextWindow: v.optional(v.pipe(v.number(), v.gtValue(0))),
+    maxTokens: v.optional(v.pipe(v.number(), v.gtValue(0))),
+    samplingParams: v.optional(Params),
+    samplingParamsByThinkingLevel: v.optional(v.record(Level, Params)),
+    headers: v.optional(Headers),
+    compat: v.optional(compatSchema()),
+    // pion's own, as its catalog has them
+    family: v.optional(v.string()),
+    reasoningOptions: v.optional(v.array(ReasoningOptionSchema)),
+    thinkingLevels: v.optional(v.array(Level)),
+    releaseDate: v.optional(v.string()),
+    status: v.optional(v.picklist(["deprecated", "alpha", "beta"])),
+    toolCall: v.optional(v.boolean()),
+  };
+  const ModelDefSchema = v.looseObject({ id: NonEmpty, api: v.optional(NonEmpty), baseUrl: v.optional(NonEmpty), ...modelFields });
+  const ModelOverrideSchema = v.looseObject(modelFields);
+  const ProviderSchema = v.looseObject({
+    name: v.optional(v.string()),
+    baseUrl: v.optional(NonEmpty),
+    apiKey: v.optional(v.string()),
+    api: v.optional(NonEmpty),
+    oauth: v.optional(v.string()),
+    headers: v.optional(Headers),
+    compat: v.optional(compatSchema()),
+    authHeader: v.optional(v.boolean()),
+    models: v.optional(v.array(ModelDefSchema)),
+    modelOverrides: v.optional(v.record(v.string(), ModelOverrideSchema)),
+  });
+  const FileSchema = v.looseObject({ $schema: v.optional(v.string()), providers: v.optional(v.record(v.string(), v.unknown()), {}) });
+  return { ProviderSchema, FileSchema };
+}
+let built: ReturnType<typeof makeSchemas> | undefined;
+const schemas = () => (built ??= makeSchemas());
+type ParsedProvider = v.InferOutput<ReturnType<typeof makeSchemas>["ProviderSchema"]>;
 
 
 /** The model fields models.json adds to a catalog entry. */
@@ -166,13 +173,13 @@ function readFile(path: string, warn: Warn): unknown {
 export function parseModelsFile(raw: unknown, file: string, warn: Warn): Map<string, FileProvider> {
   const out = new Map<string, FileProvider>();
   if (raw === undefined) return out;
-  const top = v.safeParse(FileSchema, raw);
+  const top = v.safeParse(schemas().FileSchema, raw);
   if (!top.success) {
     warn(`${file} ignored: ${describeIssues(top.issues)}`);
     return out;
   }
   for (const [pid, rawProvider] of Object.entries(top.output.providers)) {
-    const parsed = v.safeParse(ProviderSchema, rawProvider);
+    const parsed = v.safeParse(schemas().ProviderSchema, rawProvider);
     if (!parsed.success) {
       warn(`${file}: provider "${pid}" skipped: ${describeIssues(parsed.issues)}`);
       continue;
@@ -184,7 +191,7 @@ export function parseModelsFile(raw: unknown, file: string, warn: Warn): Map<str
 }
 
 /** The provider without what names an API pion lacks: one warning per API; undefined when nothing is left. */
-function supportedPart(pid: string, p: v.InferOutput<typeof ProviderSchema>, warn: Warn): FileProvider | undefined {
+function supportedPart(pid: string, p: ParsedProvider, warn: Warn): FileProvider | undefined {
   const { api, models, oauth: _oauth, ...rest } = p;
   const warned = new Set<string>();
   const unsupported = (name: string) => {

@@ -10,7 +10,7 @@ const isAbsent = (err: unknown): boolean =>
 /** A file's text, or `undefined` when nothing (or a folder) is there; other failures throw. */
 export function readTextIfFile(path: string): string | undefined {
   try {
-    if (!statSync(path).isFile()) return undefined;
+    if (statSync(path, { throwIfNoEntry: false })?.isFile() !== true) return undefined;
     return readFileSync(path, "utf8");
   } catch (err) {
     if (isAbsent(err)) return undefined;
@@ -31,7 +31,7 @@ export function listDir(path: string): string[] {
 /** Whether `path` is a folder (following symlinks); a dangling link is not. */
 export function isDirectory(path: string): boolean {
   try {
-    return statSync(path).isDirectory();
+    return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
   } catch (err) {
     if (isAbsent(err)) return false;
     throw err;
