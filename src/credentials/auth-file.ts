@@ -76,6 +76,8 @@ export function parseAuthJson(text: string): { credentials: Map<string, StoredCr
 
 /** The text of a file, or undefined when it does not exist. */
 function readIfExists(path: string): string | undefined {
+  // Checked first: a missing file is the common case, and a thrown ENOENT costs start-up time.
+  if (!existsSync(path)) return undefined;
   try {
     return readFileSync(path, "utf8");
   } catch (err) {

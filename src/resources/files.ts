@@ -21,6 +21,8 @@ export function readTextIfFile(path: string): string | undefined {
 /** Sorted entry names of a folder (symlinks followed by the caller); a missing folder has none. */
 export function listDir(path: string): string[] {
   try {
+    // A missing folder is the common case: asked without the cost of a thrown ENOENT.
+    if (statSync(path, { throwIfNoEntry: false }) === undefined) return [];
     return readdirSync(path).sort();
   } catch (err) {
     if (isAbsent(err)) return [];
