@@ -9,7 +9,7 @@ import type {
 import { isAnthropicOAuthToken, oauthHeaders, withClaudeCodeIdentity } from "./anthropic-oauth.ts";
 import { EPHEMERAL, markConversation } from "./cache-points.ts";
 import { requestHeaders } from "./compat.ts";
-import type { PushStream } from "./event-stream.ts";
+import { textBlockEnd, type PushStream } from "./event-stream.ts";
 import { runProviderStream } from "./lifecycle.ts";
 import { anthropicReasoning } from "./reasoning-params.ts";
 import { sdkLogger, withSdkWarnings } from "./sdk-warnings.ts";
@@ -151,9 +151,9 @@ class BlockState {
         const i = this.index.get(ev.index);
         const block = i === undefined ? undefined : msg.content[i];
         if (i === undefined || !block) break;
-        if (block.type === "text") this.out.push({ type: "text_end", contentIndex: i, content: block.text });
-        else if (block.type === "thinking") this.out.push({ type: "thinking_end", contentIndex: i, content: block.thinking });
-        else {
+        const end = textBlockEnd(block, i);
+        if (end) this.out.push(end);
+        else if (block.type === "toolCall") {
           setToolArguments(block, this.partialJson.get(i) ?? "");
           this.out.push({ type: "toolcall_end", contentIndex: i, toolCall: block });
         }

@@ -1,6 +1,6 @@
 import type { ConverseStreamOutput, TokenUsage } from "@aws-sdk/client-bedrock-runtime";
 import { bedrockInput } from "./bedrock-request.ts";
-import type { PushStream } from "./event-stream.ts";
+import { textBlockEnd, type PushStream } from "./event-stream.ts";
 import { runProviderStream } from "./lifecycle.ts";
 import { setToolArguments } from "./transform.ts";
 import type { AssistantMessage, StopReason, StreamFn, ThinkingContent, ToolCall } from "./types.ts";
@@ -140,9 +140,9 @@ class EventState {
     if (!slot) return;
     this.slots.delete(block);
     const c = this.msg.content[slot.index]!;
-    if (c.type === "text") this.out.push({ type: "text_end", contentIndex: slot.index, content: c.text });
-    else if (c.type === "thinking") this.out.push({ type: "thinking_end", contentIndex: slot.index, content: c.thinking });
-    else {
+    const end = textBlockEnd(c, slot.index);
+    if (end) this.out.push(end);
+    else if (c.type === "toolCall") {
       setToolArguments(c, slot.json);
       this.out.push({ type: "toolcall_end", contentIndex: slot.index, toolCall: c });
     }

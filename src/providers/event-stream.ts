@@ -153,3 +153,10 @@ export function laterStream(req: LlmRequest, make: Promise<AssistantStream>, fai
     result: () => made.then((s) => s.result()),
   };
 }
+
+/** The `*_end` event of a finished text or thinking block; undefined for a tool call, whose arguments each adapter assembles itself. */
+export function textBlockEnd(block: AssistantMessage["content"][number], contentIndex: number): AssistantMessageEvent | undefined {
+  if (block.type === "text") return { type: "text_end", contentIndex, content: block.text };
+  if (block.type === "thinking") return { type: "thinking_end", contentIndex, content: block.thinking };
+  return undefined;
+}

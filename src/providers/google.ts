@@ -1,6 +1,6 @@
 import type { GenerateContentResponse, Part } from "@google/genai";
 import { requestHeaders } from "./compat.ts";
-import type { PushStream } from "./event-stream.ts";
+import { textBlockEnd, type PushStream } from "./event-stream.ts";
 import { googleRequest } from "./google-request.ts";
 import { runProviderStream } from "./lifecycle.ts";
 import type { AssistantMessage, AssistantStream, LlmRequest, StopReason, StreamFn, ToolCall } from "./types.ts";
@@ -151,8 +151,8 @@ class PartState {
     const i = this.open;
     const block = this.msg.content[i]!;
     this.open = undefined;
-    if (block.type === "text") this.out.push({ type: "text_end", contentIndex: i, content: block.text });
-    else if (block.type === "thinking") this.out.push({ type: "thinking_end", contentIndex: i, content: block.thinking });
+    const end = textBlockEnd(block, i);
+    if (end) this.out.push(end);
   }
 }
 

@@ -10,7 +10,7 @@ import { affinityHeaders, completionsCompat, samplingParams, type CompletionsCom
 import { completionsCaching, markCompletionsCache, type CompletionsCaching } from "./completions-cache.ts";
 import { completionsBudget, formatReasoning } from "./completions-thinking.ts";
 import { applyReportedCost, isOpenRouter, type ReportedCost } from "./cost.ts";
-import type { PushStream } from "./event-stream.ts";
+import { textBlockEnd, type PushStream } from "./event-stream.ts";
 import { callIdOf, dataUrl, IMAGE_OMITTED, runOpenAIStream, type StreamContext } from "./openai-shared.ts";
 import { completionsReasoning } from "./reasoning-params.ts";
 import { clampThinkingLevel } from "./thinking.ts";
@@ -163,9 +163,9 @@ class ChunkState {
     const i = this.open;
     const block = this.msg.content[i]!;
     this.open = undefined;
-    if (block.type === "text") this.out.push({ type: "text_end", contentIndex: i, content: block.text });
-    else if (block.type === "thinking") this.out.push({ type: "thinking_end", contentIndex: i, content: block.thinking });
-    else {
+    const end = textBlockEnd(block, i);
+    if (end) this.out.push(end);
+    else if (block.type === "toolCall") {
       const slot = [...this.tools.values()].find((s) => s.contentIndex === i);
       setToolArguments(block, slot?.json ?? "");
       this.out.push({ type: "toolcall_end", contentIndex: i, toolCall: block });
