@@ -3,6 +3,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeProvider, type FakeRequest } from "../support/fake-provider.ts";
 import { Pion, promptToResult, runPion, tempDirs, writeSettings } from "../support/pion.ts";
+import { abortedMidStream, overflowRecovered, twoShortTurns } from "../support/provider-scenarios.ts";
 
 // The openai SDK's AzureOpenAI client against the fake: `<base>/openai/v1/responses?api-version=…`, `api-key` header.
 function setup(env: Record<string, string> = {}) {
@@ -81,19 +82,14 @@ describe("Azure OpenAI Responses through the openai SDK's Azure client", () => {
     expect(retried.findLast((r) => r.type === "message_end")!.message.content[0].text).toBe("fine");
     await q.close();
     const p = pion("tiny");
-    for (const m of ["one", "two"]) {
-      fake.enqueue({ blocks: [{ type: "text", text: `reply ${m}` }], usage: { input: 100, output: 10 } });
-      await promptToResult(p, m);
-    }
-    fake.enqueue(
+    await twoShortTurns(p, fake);
+    const recs = await overflowRecovered(
+      p,
+      fake,
       { kind: "http_error", status: 400, message: "This model's maximum context length is 4000 tokens.", errorType: "invalid_request_error" },
-      { blocks: [{ type: "text", text: "SUMMARY" }] },
       // keepRecentTokens 30 cuts inside turn two: a split-turn summary too
-      { blocks: [{ type: "text", text: "TURN-PREFIX" }] },
-      { blocks: [{ type: "text", text: "after overflow" }] },
+      [{ blocks: [{ type: "text", text: "SUMMARY" }] }, { blocks: [{ type: "text", text: "TURN-PREFIX" }] }],
     );
-    const recs = await promptToResult(p, "three");
-    expect(recs.find((r) => r.type === "compaction_end")).toMatchObject({ reason: "overflow", willRetry: true });
     expect(recs.findLast((r) => r.type === "message_end")!.message.content[0].text).toBe("after overflow");
     await p.close();
     await fake.stop();
@@ -101,13 +97,8 @@ describe("Azure OpenAI Responses through the openai SDK's Azure client", () => {
 
   test.concurrent("abort mid-stream", async () => {
     const { fake, pion } = setup();
-    fake.enqueue({ blocks: [{ type: "text", text: ["a", "b", "c"] }], stallAfterChunks: 4 });
     const p = pion();
-    await p.request({ type: "prompt", message: "go" });
-    await p.waitFor((r) => r.type === "message_update");
-    await p.request({ type: "abort" });
-    await p.waitFor("agent_settled");
-    expect(p.records.findLast((r) => r.type === "message_end")!.message.stopReason).toBe("aborted");
+    await abortedMidStream(p, fake, 4);
     await p.close();
     await fake.stop();
   });

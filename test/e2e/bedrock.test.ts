@@ -3,6 +3,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeProvider, type FakeRequest } from "../support/fake-provider.ts";
 import { Pion, promptToResult, runPion, tempDirs, writeSettings } from "../support/pion.ts";
+import { abortedMidStream, overflowRecovered, twoShortTurns } from "../support/provider-scenarios.ts";
 
 // The real @aws-sdk/client-bedrock-runtime against the fake's `/model/<id>/converse-stream`,
 // binary event-stream frames with their CRCs; credentials from the SDK's chain (env keys here).
@@ -125,17 +126,8 @@ describe("Bedrock Converse stream through the AWS SDK", () => {
   test.concurrent("a context-length ValidationException is recovered by compaction", async () => {
     const { fake, pion } = setup();
     const p = pion("tiny");
-    for (const m of ["one", "two"]) {
-      fake.enqueue({ blocks: [{ type: "text", text: `reply ${m}` }], usage: { input: 100, output: 10 } });
-      await promptToResult(p, m);
-    }
-    fake.enqueue(
-      { kind: "http_error", status: 400, message: "Input is too long for requested model." },
-      { blocks: [{ type: "text", text: "SUMMARY" }] },
-      { blocks: [{ type: "text", text: "after overflow" }] },
-    );
-    const recs = await promptToResult(p, "three");
-    expect(recs.find((r) => r.type === "compaction_end")).toMatchObject({ reason: "overflow", willRetry: true });
+    await twoShortTurns(p, fake);
+    const recs = await overflowRecovered(p, fake, { kind: "http_error", status: 400, message: "Input is too long for requested model." });
     expect(recs.findLast((r) => r.type === "message_end")!.message.content).toEqual([{ type: "text", text: "after overflow" }]);
     await p.close();
     await fake.stop();
@@ -143,13 +135,8 @@ describe("Bedrock Converse stream through the AWS SDK", () => {
 
   test.concurrent("abort mid-stream", async () => {
     const { fake, pion } = setup();
-    fake.enqueue({ blocks: [{ type: "text", text: ["a", "b", "c"] }], stallAfterChunks: 2 });
     const p = pion();
-    await p.request({ type: "prompt", message: "go" });
-    await p.waitFor((r) => r.type === "message_update");
-    await p.request({ type: "abort" });
-    await p.waitFor("agent_settled");
-    expect(p.records.findLast((r) => r.type === "message_end")!.message.stopReason).toBe("aborted");
+    await abortedMidStream(p, fake);
     await p.close();
     await fake.stop();
   });

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { startFakeProvider, type FakeRequest } from "../support/fake-provider.ts";
 import { fakeThoughtSignature } from "../support/fake-provider/google.ts";
 import { Pion, promptToResult, runPion, tempDirs, writeSettings } from "../support/pion.ts";
+import { abortedMidStream, overflowRecovered, twoShortTurns } from "../support/provider-scenarios.ts";
 
 // The real @google/genai SDK against the fake's `…/models/<id>:streamGenerateContent?alt=sse`.
 function setup(models: Record<string, unknown>[] = []) {
@@ -122,17 +123,8 @@ describe("Gemini through @google/genai", () => {
   test.concurrent("a context-length error is recovered by compaction", async () => {
     const { fake, dirs } = setup();
     const p = new Pion({ ...dirs, args: ["--mode", "rpc", "--model", "gem/tiny"] });
-    for (const m of ["one", "two"]) {
-      fake.enqueue({ blocks: [{ type: "text", text: `reply ${m}` }], usage: { input: 100, output: 10 } });
-      await promptToResult(p, m);
-    }
-    fake.enqueue(
-      { kind: "http_error", status: 400, message: "The input token count (5000) exceeds the maximum number of tokens allowed (4000)." },
-      { blocks: [{ type: "text", text: "SUMMARY" }] },
-      { blocks: [{ type: "text", text: "after overflow" }] },
-    );
-    const recs = await promptToResult(p, "three");
-    expect(recs.find((r) => r.type === "compaction_end")).toMatchObject({ reason: "overflow", willRetry: true });
+    await twoShortTurns(p, fake);
+    const recs = await overflowRecovered(p, fake, { kind: "http_error", status: 400, message: "The input token count (5000) exceeds the maximum number of tokens allowed (4000)." });
     expect(recs.findLast((r) => r.type === "message_end")!.message.content).toEqual([{ type: "text", text: "after overflow" }]);
     await p.close();
     await fake.stop();
@@ -140,13 +132,8 @@ describe("Gemini through @google/genai", () => {
 
   test.concurrent("abort mid-stream", async () => {
     const { fake, dirs } = setup();
-    fake.enqueue({ blocks: [{ type: "text", text: ["a", "b", "c"] }], stallAfterChunks: 2 });
     const p = new Pion({ ...dirs, args: ["--mode", "rpc", "--model", "gem/gemini-3-pro-preview"] });
-    await p.request({ type: "prompt", message: "go" });
-    await p.waitFor((r) => r.type === "message_update");
-    await p.request({ type: "abort" });
-    await p.waitFor("agent_settled");
-    expect(p.records.findLast((r) => r.type === "message_end")!.message.stopReason).toBe("aborted");
+    await abortedMidStream(p, fake);
     await p.close();
     await fake.stop();
   });

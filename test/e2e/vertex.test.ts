@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { FAKE_ACCESS_TOKEN, FAKE_TOKEN_PATH, startFakeProvider, type FakeRequest } from "../support/fake-provider.ts";
 import { fakeThoughtSignature } from "../support/fake-provider/google.ts";
 import { Pion, promptToResult, runPion, tempDirs, writeSettings } from "../support/pion.ts";
+import { abortedMidStream, overflowRecovered } from "../support/provider-scenarios.ts";
 
 // @google/genai in Vertex mode against the fake: `/v1beta1/projects/<p>/locations/<l>/publishers/google/models/<id>:streamGenerateContent`,
 // with Application Default Credentials from an external_account file whose token_url is the fake's OAuth endpoint.
@@ -81,21 +82,9 @@ describe("Gemini on Vertex AI through @google/genai", () => {
     expect(one.find((r) => r.type === "auto_retry_start")!.errorMessage).toBe("503 UNAVAILABLE: overloaded");
     fake.enqueue({ blocks: [{ type: "text", text: "reply two" }], usage: { input: 100, output: 10 } });
     await promptToResult(p, "two");
-    fake.enqueue(
-      { kind: "http_error", status: 400, message: "The input token count (5000) exceeds the maximum number of tokens allowed (4000)." },
-      { blocks: [{ type: "text", text: "SUMMARY" }] },
-      { blocks: [{ type: "text", text: "after overflow" }] },
-    );
-    const recs = await promptToResult(p, "three");
-    expect(recs.find((r) => r.type === "compaction_end")).toMatchObject({ reason: "overflow", willRetry: true });
+    const recs = await overflowRecovered(p, fake, { kind: "http_error", status: 400, message: "The input token count (5000) exceeds the maximum number of tokens allowed (4000)." });
     expect(recs.findLast((r) => r.type === "message_end")!.message.content).toEqual([{ type: "text", text: "after overflow" }]);
-    fake.enqueue({ blocks: [{ type: "text", text: ["a", "b", "c"] }], stallAfterChunks: 2 });
-    const from = p.records.length;
-    await p.request({ type: "prompt", message: "go" });
-    await p.waitFor((r) => r.type === "message_update", from);
-    await p.request({ type: "abort" });
-    await p.waitFor("agent_settled", from);
-    expect(p.records.findLast((r) => r.type === "message_end")!.message.stopReason).toBe("aborted");
+    await abortedMidStream(p, fake);
     await p.close();
     await fake.stop();
   });
