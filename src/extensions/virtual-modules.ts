@@ -25,6 +25,12 @@ import * as text from "./text-helpers.ts";
 import { toolFactoryExports } from "./tool-factories.ts";
 import { TUI_MODULE_STAND_INS } from "./tui-stand-ins.ts";
 import { StringEnum, Type } from "./type-builder.ts";
+import { aiUtilExports } from "./surface/ai-utils.ts";
+import { aiCompatExports, aiProviderExports } from "./surface/ai-providers.ts";
+import { compactionExports } from "./surface/compaction-helpers.ts";
+import { codingHelperExports } from "./surface/coding-helpers.ts";
+import { agentCoreExports } from "./surface/agent-core.ts";
+import { agentSessionExports } from "./surface/agent-session.ts";
 
 type Exports = Record<string, unknown>;
 
@@ -73,9 +79,9 @@ const codingAgent: Exports = {
 };
 Object.assign(codingAgent, toolFactoryExports());
 Object.assign(codingAgent, toolSetExports(codingAgent), { SessionManager });
-Object.assign(codingAgent, frontmatterExports);
+Object.assign(codingAgent, frontmatterExports, compactionExports, codingHelperExports, agentSessionExports);
 
-const ai: Exports = { Type, StringEnum, uuidv7, ...thinkingExports, ...modelCallExports };
+const ai: Exports = { Type, StringEnum, uuidv7, ...thinkingExports, ...modelCallExports, ...aiUtilExports, ...aiProviderExports };
 
 const tui: Exports = {
   visibleWidth: text.visibleWidth,
@@ -90,9 +96,9 @@ Object.assign(codingAgent, TUI_MODULE_STAND_INS.codingAgent);
 Object.assign(ai, TUI_MODULE_STAND_INS.ai);
 
 // The subpaths share pi-ai's own functions, then add their own names.
-const aiCompat: Exports = { ...ai };
+const aiCompat: Exports = { ...ai, ...aiCompatExports };
 const aiModels: Exports = { ...ai };
-const agentCore: Exports = { Agent };
+const agentCore: Exports = { Agent, ...agentCoreExports };
 
 /**
  * pion's module for each of the reference's packages, completed with the stand-ins of

@@ -1,0 +1,2 @@
+/** (being written) */
+export const agentCoreExports: Record<string, unknown> = {};
