@@ -16,6 +16,8 @@ export interface ListedEntry {
   base: string;
   /** Whether a user's or a project's settings file listed it. */
   level: "user" | "project";
+  /** Set when the entry is one of a listed package's resources (its source as written, and its folder). */
+  package?: { source: string; root: string };
 }
 
 export interface MergedSettings {

@@ -4,6 +4,7 @@
  * without a terminal; renderer/shortcut registrations are inert (tui-stand-ins.ts), and calls
  * pion cannot honour (providers, model switching) throw so the extension sees why.
  */
+import { CLI_FOUND, sourceInfoAt, type SourceInfo } from "../resources/source-info.ts";
 import { errorMessage } from "../util/errors.ts";
 import { compileJsonSchema } from "../util/json-schema.ts";
 import type { Model, ThinkingLevel } from "../providers/types.ts";
@@ -168,6 +169,8 @@ export interface FlagRegistration {
 /** What one loaded extension registered. Arrays/maps are read by the runner. */
 export interface ExtensionRecord {
   path: string;
+  /** Where it came from (the reference's `sourceInfo`). */
+  sourceInfo: SourceInfo;
   handlers: Map<string, Handler[]>;
   tools: Map<string, ToolDefinition>;
   commands: Map<string, CommandDefinition>;
@@ -194,8 +197,8 @@ export interface ApiHost {
   flagValues: ReadonlyMap<string, boolean | string>;
 }
 
-export function newExtensionRecord(path: string): ExtensionRecord {
-  return { path, handlers: new Map(), tools: new Map(), commands: new Map(), flags: new Map(), virtualModels: new Map(), providers: new Map() };
+export function newExtensionRecord(path: string, sourceInfo: SourceInfo = sourceInfoAt(path, CLI_FOUND)): ExtensionRecord {
+  return { path, sourceInfo, handlers: new Map(), tools: new Map(), commands: new Map(), flags: new Map(), virtualModels: new Map(), providers: new Map() };
 }
 
 export function createExtensionApi(record: ExtensionRecord, host: ApiHost): ExtensionApi {

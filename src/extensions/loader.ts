@@ -9,7 +9,9 @@
  */
 import { existsSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
+import { CLI_FOUND, sourceInfoAt } from "../resources/source-info.ts";
 import { watchAsyncErrors } from "./async-errors.ts";
+import type { DiscoveredExtension } from "./discover.ts";
 import { setModelAuth } from "./model-calls.ts";
 import { Runner } from "./runner.ts";
 import { setFactoryShellGuard } from "./tool-factories.ts";
@@ -25,13 +27,15 @@ export interface LoadOptions {
   reportAsyncErrors?: boolean;
 }
 
-export async function loadExtensions(paths: string[], port: ExtensionSessionPort, options: LoadOptions = {}): Promise<ExtensionRunner> {
+/** What to load: discovered extensions (discover.ts), or plain paths, which count as named on the command line. */
+export async function loadExtensions(paths: readonly (string | DiscoveredExtension)[], port: ExtensionSessionPort, options: LoadOptions = {}): Promise<ExtensionRunner> {
   registerVirtualModules();
   setFactoryShellGuard(port.shellGuard, port.shellSandbox);
   setModelAuth(async (provider) => port.control?.()?.apiKeyAndHeaders(provider));
   const runner = new Runner(port);
   if (options.reportAsyncErrors) watchAsyncErrors(runner);
-  for (const raw of paths) {
+  for (const item of paths) {
+    const { path: raw, found } = typeof item === "string" ? { path: item, found: CLI_FOUND } : item;
     const path = isAbsolute(raw) ? raw : resolve(port.cwd, raw);
     if (!existsSync(path)) {
       runner.reportError(path, "load", "Extension file not found");
@@ -50,7 +54,7 @@ export async function loadExtensions(paths: string[], port: ExtensionSessionPort
       runner.reportError(path, "load", "Extension does not export a default function");
       continue;
     }
-    const { record, api } = runner.add(path);
+    const { record, api } = runner.add(path, sourceInfoAt(path, found));
     try {
       await factory(api);
     } catch (err) {

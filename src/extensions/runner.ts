@@ -7,6 +7,7 @@
 import { completeModel, streamModel } from "./model-calls.ts";
 import { apiMembers, commandMembers, contextMembers } from "./context-members.ts";
 import { log } from "../util/log.ts";
+import type { SourceInfo } from "../resources/source-info.ts";
 import {
   createEventBus,
   createExtensionApi,
@@ -83,8 +84,8 @@ export class Runner implements ExtensionRunner {
   }
 
   /** Start recording a new extension; the loader removes it again when its factory fails. */
-  add(path: string): { record: ExtensionRecord; api: ExtensionApi } {
-    const record = newExtensionRecord(path);
+  add(path: string, sourceInfo?: SourceInfo): { record: ExtensionRecord; api: ExtensionApi } {
+    const record = newExtensionRecord(path, sourceInfo);
     this.records.push(record);
     return { record, api: Object.assign(createExtensionApi(record, this.host), apiMembers(this.port)) };
   }
@@ -295,7 +296,7 @@ export class Runner implements ExtensionRunner {
         try {
           let tool = this.adapted.get(def);
           if (!tool) {
-            tool = adaptTool(def, record.path, () => this.context());
+            tool = { ...adaptTool(def, record.path, () => this.context()), sourceInfo: record.sourceInfo };
             this.adapted.set(def, tool);
           }
           byName.set(def.name, tool);
@@ -307,8 +308,8 @@ export class Runner implements ExtensionRunner {
     return [...byName.values()];
   }
 
-  commands(): { name: string; description?: string; path: string }[] {
-    return this.resolvedCommands().map(({ name, description, path }) => ({ name, ...(description ? { description } : {}), path }));
+  commands(): { name: string; description?: string; path: string; sourceInfo: SourceInfo }[] {
+    return this.resolvedCommands().map(({ name, description, path, sourceInfo }) => ({ name, ...(description ? { description } : {}), path, sourceInfo }));
   }
 
   async runCommand(text: string): Promise<boolean> {
@@ -377,6 +378,7 @@ export class Runner implements ExtensionRunner {
           name: (counts.get(name) ?? 0) > 1 ? `${name}:${n}` : name,
           description: typeof def.description === "string" ? def.description : undefined,
           path: record.path,
+          sourceInfo: record.sourceInfo,
           run: (args: string, ctx: ExtensionCommandContext) => def.handler(args, ctx),
         };
       }),
@@ -389,7 +391,7 @@ export class Runner implements ExtensionRunner {
         name: c.name,
         ...(c.description ? { description: c.description } : {}),
         source: "extension",
-        sourceInfo: { path: c.path, source: "local", scope: "temporary", origin: "top-level" },
+        sourceInfo: c.sourceInfo,
       }),
     );
     return [...own, ...(this.port.otherCommands?.() ?? [])];

@@ -3,6 +3,7 @@
  * ExtensionSessionPort; loadExtensions (loader.ts) returns an ExtensionRunner the session
  * calls at each hook point. Nothing here knows about stdout except through writeFrame.
  */
+import type { SourceInfo } from "../resources/source-info.ts";
 import type { Model } from "../providers/types.ts";
 import type { ShellExec, ShellGuard } from "../tools/shell.ts";
 import type { DialogHost } from "./ui-bridge.ts";
@@ -30,7 +31,7 @@ export interface SlashCommandInfo {
   name: string;
   description?: string;
   source: "extension" | "prompt" | "skill";
-  sourceInfo: { path: string; source: string; scope: "user" | "project" | "temporary"; origin: "package" | "top-level" };
+  sourceInfo: SourceInfo;
 }
 
 /** What the session offers to extensions (the session implements it). */
@@ -89,7 +90,7 @@ export interface SessionControl {
   setModel(provider: string, id: string): boolean;
   /** The tools the next model call gets, and every tool there is. */
   activeTools(): string[];
-  allTools(): { name: string; description: string; parameters: unknown }[];
+  allTools(): { name: string; description: string; parameters: unknown; promptGuidelines?: string[]; sourceInfo: SourceInfo }[];
   setActiveTools(names: string[]): void;
   /** A session command as the host would send it (new_session, switch_session, fork): the handler's result. */
   command(type: string, args: Record<string, unknown>): Promise<unknown>;
@@ -138,6 +139,8 @@ export interface BeforeAgentStartOutcome {
 export interface ExtensionTool extends Tool<Record<string, unknown>> {
   /** The extension that registered it. */
   extensionPath: string;
+  /** Where that extension came from (`pi.getAllTools()` reports it). */
+  sourceInfo?: SourceInfo;
   promptSnippet?: string;
   promptGuidelines?: string[];
 }
@@ -189,7 +192,7 @@ export interface ExtensionRunner {
   beforeSessionChange(event: "session_before_switch" | "session_before_fork", payload: Record<string, unknown>): Promise<boolean>;
   /** Tools registered so far; extensions may register more at any time, so ask before each turn. */
   tools(): ExtensionTool[];
-  commands(): { name: string; description?: string; path: string }[];
+  commands(): { name: string; description?: string; path: string; sourceInfo: SourceInfo }[];
   /** Run `/name args` if it is an extension command; false when it is not one. */
   runCommand(text: string): Promise<boolean>;
   /** An extension_ui_response from the host; unknown ids are ignored. */

@@ -4,6 +4,8 @@
  * about where settings came from.
  */
 import { existsSync } from "node:fs";
+import { dirname } from "node:path";
+import { isDir } from "../util/fs-kind.ts";
 import type { Settings } from "../config.ts";
 import { blockImages } from "../providers/block-images.ts";
 import type { StreamFn } from "../providers/types.ts";
@@ -60,7 +62,7 @@ export async function withPackageResources(settings: Settings, env: Record<strin
   for (const kind of RESOURCE_KINDS) {
     const added = found[kind].map((path) => {
       const pkg = found.byPackage.get(path)!;
-      return { entry: path, base: pkg.base, level: pkg.level };
+      return { entry: path, base: pkg.base, level: pkg.level, package: { source: pkg.source, root: isDir(pkg.root!) ? pkg.root! : dirname(pkg.root!) } };
     });
     lists[kind] = [...lists[kind], ...added];
   }

@@ -1,4 +1,5 @@
 import { accessSync, constants } from "node:fs";
+import { builtinSource, hostToolSource, type SourceInfo } from "../resources/source-info.ts";
 import { join, resolve } from "node:path";
 import { loadSettings, loadUserSettings, type Settings } from "../config.ts";
 import { createCredentialGuard, type CredentialGuard } from "../credentials/guard.ts";
@@ -277,7 +278,8 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
   let todoTool: Tool | undefined;
   const builtinTools = () => {
     if (!selected) {
-      if (!toolModule) throw new Error("the built-in tools are used before a run prepared them");
+      // Asked for before the first run (an extension's pi.getAllTools()): loaded now.
+      toolModule ??= require("../tools/index.ts") as typeof import("../tools/index.ts");
       // A runner elsewhere cannot be sandboxed (the editor runs what it is given): with pion's
       // sandbox on, bash keeps pion's own sandboxed shell.
       const exec = sandbox ? undefined : hooks.shellExec;
@@ -321,13 +323,16 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
   const tools = () => {
     const { selected, todoTool } = builtinTools();
     const all = new Map(selected);
+    const from = new Map<string, SourceInfo>();
+    const add = (t: Tool, source: SourceInfo) => (all.set(t.name, t), from.set(t.name, source));
     if (hooks.todoTool || session.todos.length > 0) all.set("todo", todoTool);
-    for (const t of hostTools.tools()) all.set(t.name, t);
-    if (hasExtensions && !o.noTools) for (const t of extensions!.tools()) all.set(t.name, t);
-    if (!o.noTools) for (const t of mcp.tools(session)) if (toolSpec.mcp(t.name)) all.set(t.name, t);
+    for (const t of hostTools.tools()) add(t, hostToolSource(t.name));
+    if (hasExtensions && !o.noTools) for (const t of extensions!.tools()) add(t, t.sourceInfo ?? builtinSource(t.name));
+    if (!o.noTools) for (const t of mcp.tools(session)) if (toolSpec.mcp(t.name)) add(t, builtinSource("mcp"));
     if (excluded) for (const name of [...all.keys()]) if (excluded(name)) all.delete(name);
-    return maskTools(toolsInUse(ref, all));
+    return maskTools(toolsInUse(ref, all, from));
   };
+  ref.currentTools = tools;
   const resources = loadResources(o, projectTrust.trusted, extensions ? await withDiscoveredResources(settings, extensions, o.cwd) : settings);
   // A damaged database set aside when the store opens (on first use) is announced to the host too.
   const recovered: Recovery[] = [];
@@ -415,7 +420,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
       description: c.description,
       source: "extension" as const,
       path: c.path,
-      sourceInfo: { path: c.path, source: "local", scope: "temporary", origin: "top-level" },
+      sourceInfo: c.sourceInfo,
     })),
     ...listCommands(resources.skills, resources.templates),
   ];

@@ -3,6 +3,7 @@
  * load before the session exists, so everything is resolved through `ref` when called; frames
  * they write meanwhile wait in `ref.early`.
  */
+import type { SourceInfo } from "../resources/source-info.ts";
 import type { CredentialGuard } from "../credentials/guard.ts";
 import type { ExtensionSessionPort, ModelLookup, SessionControl } from "../extensions/types.ts";
 import type { Tool } from "../tools/tool.ts";
@@ -20,8 +21,11 @@ export interface SessionRef {
   models?: ModelLookup & { requestAuth?(provider: string): Promise<{ apiKey?: string; headers?: Record<string, string> }> };
   /** Set with the session (session-control.ts). */
   control?: SessionControl;
-  /** Every tool of the last model call, and the names an extension limited them to. */
+  /** Every tool of the last model call (or of `currentTools`), where each came from, and the names an extension limited them to. */
   allTools?: ReadonlyMap<string, Tool>;
+  toolSources?: ReadonlyMap<string, SourceInfo>;
+  /** The session's tools now (before any model call too): refreshes `allTools`. */
+  currentTools?: () => unknown;
   activeTools?: ReadonlySet<string>;
 }
 
@@ -88,8 +92,9 @@ export function attachSession(ref: SessionRef, deps: ControlDeps): void {
  * (remembered by name, so a tool registered later under a chosen name joins). Records the full set
  * for `getAllTools`.
  */
-export function toolsInUse(ref: SessionRef, all: Map<string, Tool>): Map<string, Tool> {
+export function toolsInUse(ref: SessionRef, all: Map<string, Tool>, sources: ReadonlyMap<string, SourceInfo>): Map<string, Tool> {
   ref.allTools = all;
+  ref.toolSources = sources;
   if (!ref.activeTools) return all;
   return new Map([...all].filter(([name]) => ref.activeTools!.has(name)));
 }

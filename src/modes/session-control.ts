@@ -4,6 +4,7 @@
  * session commands a host could send (new_session, switch_session, fork) run through the same
  * handlers as the host's, so extensions see the same session_before_* / session_start events.
  */
+import { builtinSource } from "../resources/source-info.ts";
 import type { ExtensionRunner, SessionControl } from "../extensions/types.ts";
 import { sessionHandlers } from "../rpc/session-handlers.ts";
 import type { AgentSession } from "../session/session.ts";
@@ -31,6 +32,10 @@ export function sessionControl(ref: SessionRef, deps: ControlDeps): SessionContr
     fork: (a) => handlers.fork({ type: "fork", ...a } as Parameters<typeof handlers.fork>[0]),
   };
   const byId = () => new Map(s.entries().map((e) => [e.id, e]));
+  const current = () => {
+    ref.currentTools?.();
+    return ref.allTools ?? new Map();
+  };
   return {
     header: () => s.header,
     file: () => s.file,
@@ -57,8 +62,12 @@ export function sessionControl(ref: SessionRef, deps: ControlDeps): SessionContr
       s.setModel(model);
       return true;
     },
-    activeTools: () => [...(ref.allTools?.keys() ?? [])].filter((n) => !ref.activeTools || ref.activeTools.has(n)),
-    allTools: () => [...(ref.allTools?.values() ?? [])].map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })),
+    activeTools: () => [...(current().keys())].filter((n) => !ref.activeTools || ref.activeTools.has(n)),
+    allTools: () =>
+      [...current().values()].map((t) => {
+        const guidelines = (t as { promptGuidelines?: unknown }).promptGuidelines;
+        return { name: t.name, description: t.description, parameters: t.parameters, ...(Array.isArray(guidelines) ? { promptGuidelines: guidelines } : {}), sourceInfo: ref.toolSources?.get(t.name) ?? builtinSource(t.name) };
+      }),
     setActiveTools: (names) => {
       ref.activeTools = new Set(names);
     },

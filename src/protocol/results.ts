@@ -30,9 +30,10 @@ export const TreeNodeSchema: v.GenericSchema<WireTreeNode> = v.strictObject({
 
 const sourceInfo = v.strictObject({
   path: v.string(),
-  source: v.literal("local"),
+  source: v.string(),
   scope: v.picklist(["user", "project", "temporary"]),
-  origin: v.literal("top-level"),
+  origin: v.picklist(["package", "top-level"]),
+  baseDir: v.optional(v.string()),
 });
 const CommandInfoSchema = v.variant("source", [
   v.strictObject({

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import type { ResourceList } from "./resource-list.ts";
+import type { FoundBy } from "./source-info.ts";
 
 /** Where a resource was found: in a user folder or the user's settings, in the project (the cwd) or its settings, or at a path the command line named. */
 export type ResourceLocation = "user" | "project" | "path";
@@ -62,6 +63,8 @@ export interface ExplicitResources {
   noDiscovery?: boolean;
   /** The settings' list for this kind: more paths to load, and which found resources may (resource-list.ts). */
   listed?: ResourceList;
+  /** Resources of the packages `-e` names (their skills, prompts), loaded like command-line paths but with their own `sourceInfo`. */
+  fromPackages?: readonly { path: string; found: FoundBy }[];
 }
 
 /** What is at `path`, following symlinks; anything unreadable counts as missing. */

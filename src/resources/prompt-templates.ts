@@ -1,4 +1,5 @@
-import { basename, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
+import { autoFound, CLI_FOUND, listedFound, type FoundBy } from "./source-info.ts";
 import { errorMessage } from "../util/errors.ts";
 import { listDir, pathKind, readTextIfFile, userDirsOf, type ExplicitResources, type ResourceLocation, type ResourceScope } from "./files.ts";
 import { parseFrontmatter } from "./frontmatter.ts";
@@ -12,6 +13,8 @@ export interface PromptTemplate {
   content: string;
   filePath: string;
   location: ResourceLocation;
+  /** How it was found (the reference's `sourceInfo`, without the path). */
+  found: FoundBy;
 }
 
 export interface LoadedPromptTemplates {
@@ -22,9 +25,10 @@ export interface LoadedPromptTemplates {
 }
 
 /** Template folders in precedence order (a later one replaces an earlier template of the same name); the project's only when trusted. */
-export function promptTemplateSources(scope: ResourceScope): { dir: string; location: ResourceLocation }[] {
-  const user = userDirsOf(scope).map((home) => ({ dir: join(home, "prompts"), location: "user" as const }));
-  return scope.project ? [...user, ...projectPaths(scope.cwd).prompts.map((dir) => ({ dir, location: "project" as const }))] : user;
+export function promptTemplateSources(scope: ResourceScope): { dir: string; location: ResourceLocation; found: FoundBy }[] {
+  const user = userDirsOf(scope).map((home) => ({ dir: join(home, "prompts"), location: "user" as const, found: autoFound("user", home) }));
+  if (!scope.project) return user;
+  return [...user, ...projectPaths(scope.cwd).prompts.map((dir) => ({ dir, location: "project" as const, found: autoFound("project", dirname(dir)) }))];
 }
 
 /**
@@ -36,7 +40,7 @@ export function promptTemplateSources(scope: ResourceScope): { dir: string; loca
 export function loadPromptTemplates(roots: ResourceScope, explicit: ExplicitResources = {}): LoadedPromptTemplates {
   const byName = new Map<string, PromptTemplate>();
   const warnings: string[] = [];
-  const addFile = (filePath: string, location: ResourceLocation) => {
+  const addFile = (filePath: string, location: ResourceLocation, found: FoundBy) => {
     if (location !== "path" && explicit.listed?.enabled(filePath) === false) return;
     try {
       const text = readTextIfFile(filePath);
@@ -45,12 +49,12 @@ export function loadPromptTemplates(roots: ResourceScope, explicit: ExplicitReso
       const name = basename(filePath).slice(0, -3);
       const description = attributes.description?.trim() || firstNonEmptyLine(body);
       const content = body.replace(/^(?:[ \t]*\r?\n)+/, "").trimEnd();
-      byName.set(name, { name, description, content, filePath, location });
+      byName.set(name, { name, description, content, filePath, location, found });
     } catch (err) {
       warnings.push(`Skipping prompt template ${filePath}: ${errorMessage(err)}`);
     }
   };
-  const addFolder = (dir: string, location: ResourceLocation) => {
+  const addFolder = (dir: string, location: ResourceLocation, found: FoundBy) => {
     let entries: string[];
     try {
       entries = listDir(dir).filter((e) => e.endsWith(".md") && e.length > 3 && !e.startsWith("."));
@@ -58,18 +62,19 @@ export function loadPromptTemplates(roots: ResourceScope, explicit: ExplicitReso
       warnings.push(`Cannot read prompts folder ${dir}: ${errorMessage(err)}`);
       return;
     }
-    for (const entry of entries) addFile(resolve(dir, entry), location);
+    for (const entry of entries) addFile(resolve(dir, entry), location, found);
   };
-  if (!explicit.noDiscovery) for (const { dir, location } of promptTemplateSources(roots)) addFolder(dir, location);
-  const addPath = (path: string, location: ResourceLocation) => {
+  if (!explicit.noDiscovery) for (const { dir, location, found } of promptTemplateSources(roots)) addFolder(dir, location, found);
+  const addPath = (path: string, location: ResourceLocation, found: FoundBy) => {
     const kind = pathKind(path);
-    if (kind === "folder") addFolder(path, location);
-    else if (kind === "file" && path.endsWith(".md")) addFile(path, location);
+    if (kind === "folder") addFolder(path, location, found);
+    else if (kind === "file" && path.endsWith(".md")) addFile(path, location, found);
     else warnings.push(kind === "file" ? `Skipping prompt template ${path}: not a .md file` : `Prompt template path not found: ${path}`);
   };
   // The settings' paths count as configured (their overrides apply); the command line's always load.
-  for (const { path, location } of explicit.listed?.paths ?? []) addPath(path, location);
-  for (const raw of explicit.paths ?? []) addPath(resolve(roots.cwd, raw), "path");
+  for (const { path, location, package: pkg } of explicit.listed?.paths ?? []) addPath(path, location, listedFound(location, pkg));
+  for (const { path, found } of explicit.fromPackages ?? []) addPath(path, "path", found);
+  for (const raw of explicit.paths ?? []) addPath(resolve(roots.cwd, raw), "path", CLI_FOUND);
   const templates = [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return { templates, warnings };
 }

@@ -9,10 +9,11 @@
 import { basename, dirname, isAbsolute, relative, resolve } from "node:path";
 import { expandHome } from "../util/home-path.ts";
 import type { ListedEntry } from "../settings-files.ts";
+import type { ListedPackageOf } from "./source-info.ts";
 
 export interface ResourceList {
   /** The plain entries, resolved to absolute paths, in order, each with the level of the settings that listed it. */
-  paths: { path: string; location: "user" | "project" }[];
+  paths: { path: string; location: "user" | "project"; package?: ListedPackageOf }[];
   /** Whether a found resource (its file; a skill's folder counts too) may load. */
   enabled(path: string): boolean;
 }
@@ -29,12 +30,12 @@ interface Override {
 export function resourceList(entries: readonly ListedEntry[] = []): ResourceList {
   const paths: ResourceList["paths"] = [];
   const overrides: Override[] = [];
-  for (const { entry, base, level } of entries) {
+  for (const { entry, base, level, package: pkg } of entries) {
     const kind = entry[0];
     if (kind === "!" || kind === "+" || kind === "-") {
       const pattern = entry.slice(1);
       if (!isBuiltin(pattern)) overrides.push({ kind, pattern, base });
-    } else if (!isBuiltin(entry)) paths.push({ path: absolute(entry, base), location: level });
+    } else if (!isBuiltin(entry)) paths.push({ path: absolute(entry, base), location: level, ...(pkg ? { package: pkg } : {}) });
   }
   const candidates = (path: string) => (basename(path) === "SKILL.md" ? [path, dirname(path)] : [path]);
   const exact = (o: Override, path: string) => candidates(path).some((p) => p === absolute(o.pattern, o.base));

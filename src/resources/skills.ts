@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { autoFound, CLI_FOUND, listedFound, type FoundBy } from "./source-info.ts";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { errorMessage } from "../util/errors.ts";
 import { isDirectory, listDir, pathKind, readTextIfFile, userDirsOf, type ExplicitResources, type ResourceLocation, type ResourceScope } from "./files.ts";
@@ -13,6 +14,8 @@ export interface Skill {
   /** The folder holding SKILL.md; relative paths in the skill resolve against it. */
   baseDir: string;
   location: ResourceLocation;
+  /** How it was found (the reference's `sourceInfo`, without the path). */
+  found: FoundBy;
   /** `disable-model-invocation: true`: reachable through `/skill:name` only, not advertised to the model. */
   disableModelInvocation: boolean;
 }
@@ -34,10 +37,10 @@ const MAX_DESCRIPTION = 1024;
  * the user's (the reference's agent folder, then PION_HOME), then, for a trusted project, `.pi/skills`,
  * `.pion/skills` and the `.agents/skills` folders.
  */
-export function skillSources(scope: ResourceScope): { dir: string; location: ResourceLocation }[] {
-  const user = userDirsOf(scope).map((home) => ({ dir: join(home, "skills"), location: "user" as const }));
+export function skillSources(scope: ResourceScope): { dir: string; location: ResourceLocation; found: FoundBy }[] {
+  const user = userDirsOf(scope).map((home) => ({ dir: join(home, "skills"), location: "user" as const, found: autoFound("user", home) }));
   if (!scope.project) return user;
-  return [...user, ...projectPaths(scope.cwd).skills.map((dir) => ({ dir, location: "project" as const }))];
+  return [...user, ...projectPaths(scope.cwd).skills.map((dir) => ({ dir, location: "project" as const, found: autoFound("project", dirname(dir)) }))];
 }
 
 /**
@@ -59,7 +62,7 @@ export function loadSkills(roots: ResourceScope, explicit: ExplicitResources = {
     }
     byName.set(skill.name, skill);
   };
-  const addFolder = (dir: string, location: ResourceLocation) => {
+  const addFolder = (dir: string, location: ResourceLocation, found: FoundBy) => {
     let entries: string[];
     try {
       entries = listDir(dir);
@@ -67,25 +70,26 @@ export function loadSkills(roots: ResourceScope, explicit: ExplicitResources = {
       warnings.push(`Cannot read skills folder ${dir}: ${errorMessage(err)}`);
       return;
     }
-    for (const entry of entries) if (!entry.startsWith(".")) add(readSkill(resolve(dir, entry), entry, location));
+    for (const entry of entries) if (!entry.startsWith(".")) add(readSkill(resolve(dir, entry), entry, location, found));
   };
-  if (!explicit.noDiscovery) for (const { dir, location } of skillSources(roots)) addFolder(dir, location);
-  const addPath = (path: string, location: ResourceLocation) => {
+  if (!explicit.noDiscovery) for (const { dir, location, found } of skillSources(roots)) addFolder(dir, location, found);
+  const addPath = (path: string, location: ResourceLocation, found: FoundBy) => {
     const kind = pathKind(path);
-    if (kind === "file") add(readSkill(dirname(path), basename(dirname(path)), location, basename(path)));
-    else if (kind === "folder" && pathKind(join(path, SKILL_FILE)) === "file") add(readSkill(path, basename(path), location));
-    else if (kind === "folder") addFolder(path, location);
+    if (kind === "file") add(readSkill(dirname(path), basename(dirname(path)), location, found, basename(path)));
+    else if (kind === "folder" && pathKind(join(path, SKILL_FILE)) === "file") add(readSkill(path, basename(path), location, found));
+    else if (kind === "folder") addFolder(path, location, found);
     else warnings.push(`Skill path not found: ${path}`);
   };
   // The settings' paths count as configured (their overrides apply); the command line's always load.
-  for (const { path, location } of explicit.listed?.paths ?? []) addPath(path, location);
-  for (const raw of explicit.paths ?? []) addPath(resolve(roots.cwd, raw), "path");
+  for (const { path, location, package: pkg } of explicit.listed?.paths ?? []) addPath(path, location, listedFound(location, pkg));
+  for (const { path, found } of explicit.fromPackages ?? []) addPath(path, "path", found);
+  for (const raw of explicit.paths ?? []) addPath(resolve(roots.cwd, raw), "path", CLI_FOUND);
   const skills = [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return { skills, warnings };
 }
 
 /** A skill, a warning explaining why the folder is not one, or `undefined` for a folder without SKILL.md. */
-function readSkill(baseDir: string, folderName: string, location: ResourceLocation, fileName = SKILL_FILE): Skill | string | undefined {
+function readSkill(baseDir: string, folderName: string, location: ResourceLocation, found: FoundBy, fileName = SKILL_FILE): Skill | string | undefined {
   const filePath = join(baseDir, fileName);
   let attributes: Record<string, string>;
   try {
@@ -104,6 +108,7 @@ function readSkill(baseDir: string, folderName: string, location: ResourceLocati
     filePath,
     baseDir,
     location,
+    found,
     disableModelInvocation: attributes["disable-model-invocation"] === "true",
   };
 }

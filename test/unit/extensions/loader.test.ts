@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { discoverExtensions } from "../../../src/extensions/discover.ts";
+import { resourceList } from "../../../src/resources/resource-list.ts";
 import { loadExtensions } from "../../../src/extensions/loader.ts";
 import { badSyntaxExtension, fakePort, fixture } from "./fake-port.ts";
 
@@ -81,31 +82,45 @@ describe("discoverExtensions", () => {
     return { root, home, cwd };
   }
 
-  test("global folder, project folder, then -e paths (files and folders), deduplicated", () => {
-    const { home, cwd } = layout();
-    const found = discoverExtensions({ home, cwd, extra: ["tools/extra.ts", "dir-ext", join(cwd, ".pion/extensions/local.ts"), "nope.ts"], noDiscovery: false, project: true });
+  test("the reference's order: -e paths (files and folders), the project folder, listed paths, the user folder, packages; deduplicated where first found", () => {
+    const { root, home, cwd } = layout();
+    const listedFile = join(root, "listed.ts");
+    writeFileSync(listedFile, "export default () => {};\n");
+    const pkgRoot = join(root, "a-package");
+    mkdirSync(pkgRoot);
+    writeFileSync(join(pkgRoot, "index.ts"), "export default () => {};\n");
+    const listed = resourceList([
+      { entry: pkgRoot, base: root, level: "user", package: { source: "./a-package", root: pkgRoot } },
+      { entry: listedFile, base: root, level: "project" },
+    ]);
+    const found = discoverExtensions({ home, cwd, listed, extra: ["tools/extra.ts", "dir-ext", join(home, "extensions/b.ts"), "nope.ts"], noDiscovery: false, project: true });
+    const cli = { source: "cli", scope: "temporary", origin: "top-level" } as const;
+    const user = { source: "auto", scope: "user", origin: "top-level", baseDir: home } as const;
     expect(found).toEqual([
-      join(home, "extensions", "a.js"),
-      join(home, "extensions", "b.ts"),
-      join(home, "extensions", "folder", "index.ts"),
-      join(home, "extensions", "pkg", "src", "main.ts"),
-      join(cwd, ".pion", "extensions", "local.ts"),
-      join(cwd, "tools", "extra.ts"),
-      join(cwd, "dir-ext", "index.js"),
-      join(cwd, "nope.ts"),
+      { path: join(cwd, "tools", "extra.ts"), found: cli },
+      { path: join(cwd, "dir-ext", "index.js"), found: cli },
+      { path: join(home, "extensions", "b.ts"), found: cli },
+      { path: join(cwd, "nope.ts"), found: cli },
+      { path: join(cwd, ".pion", "extensions", "local.ts"), found: { source: "auto", scope: "project", origin: "top-level", baseDir: join(cwd, ".pion") } },
+      { path: listedFile, found: { source: "local", scope: "project", origin: "top-level" } },
+      { path: join(home, "extensions", "a.js"), found: user },
+      { path: join(home, "extensions", "folder", "index.ts"), found: user },
+      { path: join(home, "extensions", "pkg", "src", "main.ts"), found: user },
+      { path: join(pkgRoot, "index.ts"), found: { source: "./a-package", scope: "user", origin: "package", baseDir: pkgRoot } },
     ]);
   });
 
   test("an untrusted project: its .pion/extensions is not scanned, but a -e path inside it still loads", () => {
     const { home, cwd } = layout();
     const local = join(cwd, ".pion", "extensions", "local.ts");
-    expect(discoverExtensions({ home, cwd, extra: [], noDiscovery: false, project: false })).not.toContain(local);
-    expect(discoverExtensions({ home, cwd, extra: [".pion/extensions/local.ts"], noDiscovery: false, project: false }).at(-1)).toBe(local);
+    const paths = (o: Parameters<typeof discoverExtensions>[0]) => discoverExtensions(o).map((e) => e.path);
+    expect(paths({ home, cwd, extra: [], noDiscovery: false, project: false })).not.toContain(local);
+    expect(paths({ home, cwd, extra: [".pion/extensions/local.ts"], noDiscovery: false, project: false })[0]).toBe(local);
   });
 
   test("noDiscovery keeps only the explicit paths; missing folders are fine", () => {
     const { home, cwd } = layout();
-    expect(discoverExtensions({ home, cwd, extra: ["tools/extra.ts"], noDiscovery: true, project: true })).toEqual([join(cwd, "tools", "extra.ts")]);
+    expect(discoverExtensions({ home, cwd, extra: ["tools/extra.ts"], noDiscovery: true, project: true }).map((e) => e.path)).toEqual([join(cwd, "tools", "extra.ts")]);
     expect(discoverExtensions({ home: join(home, "none"), cwd: join(cwd, "none"), extra: [], noDiscovery: false, project: true })).toEqual([]);
   });
 });

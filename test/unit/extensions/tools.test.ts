@@ -86,13 +86,14 @@ describe("registerTool", () => {
 });
 
 describe("registerCommand", () => {
-  test("commands() lists name, description and path; runCommand passes the raw argument text", async () => {
+  test("commands() lists name, description, path and where the extension came from; runCommand passes the raw argument text", async () => {
     const { runner, entry } = await load("ui.ts", "chain.ts");
+    const cli = { path: fixture("ui.ts"), source: "cli", scope: "temporary", origin: "top-level" } as const;
     expect(runner.commands().slice(0, 2)).toEqual([
-      { name: "dialog", description: "Open one dialog: /dialog <select|confirm|input|editor> [timeoutMs]", path: fixture("ui.ts") },
-      { name: "fire", description: "Every fire-and-forget and degraded UI method", path: fixture("ui.ts") },
+      { name: "dialog", description: "Open one dialog: /dialog <select|confirm|input|editor> [timeoutMs]", path: fixture("ui.ts"), sourceInfo: cli },
+      { name: "fire", description: "Every fire-and-forget and degraded UI method", path: fixture("ui.ts"), sourceInfo: cli },
     ]);
-    expect(runner.commands().find((c) => c.name === "bus")).toEqual({ name: "bus", path: fixture("ui.ts") });
+    expect(runner.commands().find((c) => c.name === "bus")).toEqual({ name: "bus", path: fixture("ui.ts"), sourceInfo: cli });
     expect(await runner.runCommand("/bus  two  spaces ")).toBe(true);
     expect(entry("bus")).toEqual([{ args: " two  spaces " }]);
   });

@@ -6,7 +6,7 @@ import type { Skill } from "../../../src/resources/skills.ts";
 describe("listCommands", () => {
   test("templates then skills, in get_commands' shape", () => {
     const templates: PromptTemplate[] = [
-      { name: "fix-tests", description: "Fix failing tests", content: "Fix", filePath: "/p/.pion/prompts/fix-tests.md", location: "project" },
+      { name: "fix-tests", description: "Fix failing tests", content: "Fix", filePath: "/p/.pion/prompts/fix-tests.md", location: "project", found: { source: "auto", scope: "project", origin: "top-level", baseDir: "/p/.pion" } },
     ];
     const skills: Skill[] = [
       {
@@ -15,6 +15,7 @@ describe("listCommands", () => {
         filePath: "/h/skills/brave-search/SKILL.md",
         baseDir: "/h/skills/brave-search",
         location: "user",
+        found: { source: "npm:skills-pkg", scope: "user", origin: "package", baseDir: "/h/npm/node_modules/skills-pkg" },
         disableModelInvocation: true,
       },
     ];
@@ -25,7 +26,7 @@ describe("listCommands", () => {
         source: "prompt",
         location: "project",
         path: "/p/.pion/prompts/fix-tests.md",
-        sourceInfo: { path: "/p/.pion/prompts/fix-tests.md", source: "local", scope: "project", origin: "top-level" },
+        sourceInfo: { path: "/p/.pion/prompts/fix-tests.md", source: "auto", scope: "project", origin: "top-level", baseDir: "/p/.pion" },
       },
       {
         name: "skill:brave-search",
@@ -33,7 +34,7 @@ describe("listCommands", () => {
         source: "skill",
         location: "user",
         path: "/h/skills/brave-search/SKILL.md",
-        sourceInfo: { path: "/h/skills/brave-search/SKILL.md", source: "local", scope: "user", origin: "top-level" },
+        sourceInfo: { path: "/h/skills/brave-search/SKILL.md", source: "npm:skills-pkg", scope: "user", origin: "package", baseDir: "/h/npm/node_modules/skills-pkg" },
       },
     ]);
   });

@@ -26,6 +26,7 @@ describe("loadPromptTemplates", () => {
           content: "  Fix the failing tests in $@.  \n\nThen run them.",
           filePath: join(r.cwd, ".pion/prompts/fix-tests.md"),
           location: "project",
+          found: { source: "auto", scope: "project", origin: "top-level", baseDir: join(r.cwd, ".pion") },
         },
         {
           name: "review",
@@ -33,6 +34,7 @@ describe("loadPromptTemplates", () => {
           content: "Review the diff. Focus on $1.",
           filePath: join(r.home, "prompts/review.md"),
           location: "user",
+          found: { source: "auto", scope: "user", origin: "top-level", baseDir: r.home },
         },
       ],
       warnings: [],
@@ -102,7 +104,7 @@ describe("substituteArgs", () => {
 
 describe("expandPromptTemplate", () => {
   const templates: PromptTemplate[] = [
-    { name: "review", description: "", content: "Review $1 for $2. All: $ARGUMENTS", filePath: "/p/review.md", location: "user" },
+    { name: "review", description: "", content: "Review $1 for $2. All: $ARGUMENTS", filePath: "/p/review.md", location: "user", found: { source: "auto", scope: "user", origin: "top-level" } },
   ];
 
   test("expands a known template with quoted arguments", () => {

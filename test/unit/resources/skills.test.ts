@@ -21,6 +21,7 @@ describe("loadSkills", () => {
         filePath: join(r.cwd, ".agents/skills/deploy/SKILL.md"),
         baseDir: join(r.cwd, ".agents/skills/deploy"),
         location: "project",
+        found: { source: "auto", scope: "project", origin: "top-level", baseDir: join(r.cwd, ".agents") },
         disableModelInvocation: false,
       },
       {
@@ -29,6 +30,7 @@ describe("loadSkills", () => {
         filePath: join(r.home, "skills/pdf-tools/SKILL.md"),
         baseDir: join(r.home, "skills/pdf-tools"),
         location: "user",
+        found: { source: "auto", scope: "user", origin: "top-level", baseDir: r.home },
         disableModelInvocation: false,
       },
       {
@@ -37,6 +39,7 @@ describe("loadSkills", () => {
         filePath: join(r.cwd, ".pion/skills/review/SKILL.md"),
         baseDir: join(r.cwd, ".pion/skills/review"),
         location: "project",
+        found: { source: "auto", scope: "project", origin: "top-level", baseDir: join(r.cwd, ".pion") },
         disableModelInvocation: false,
       },
     ]);

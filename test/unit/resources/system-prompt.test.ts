@@ -17,6 +17,7 @@ const skill = (name: string, extra: Partial<Skill> = {}): Skill => ({
   filePath: `/h/skills/${name}/SKILL.md`,
   baseDir: `/h/skills/${name}`,
   location: "user",
+  found: { source: "auto", scope: "user", origin: "top-level" },
   disableModelInvocation: false,
   ...extra,
 });
