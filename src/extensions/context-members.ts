@@ -105,8 +105,7 @@ export function commandMembers(port: ExtensionSessionPort, replaced: () => unkno
       await notify("session_tree", { newLeafId: targetId, oldLeafId, fromExtension: true });
       return { cancelled: false };
     },
-    // Nothing pion loads changes while it runs without a restart; extensions keep their state.
-    reload: async () => {},
+    reload: () => must(port).reload(),
   };
 }
 

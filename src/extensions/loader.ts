@@ -34,6 +34,14 @@ export async function loadExtensions(paths: readonly (string | DiscoveredExtensi
   setModelAuth(async (provider) => port.control?.()?.apiKeyAndHeaders(provider));
   const runner = new Runner(port);
   if (options.reportAsyncErrors) watchAsyncErrors(runner);
+  let generation = 0;
+  // ctx.reload(): the same extensions again, each module evaluated anew (a query makes it a new module to Bun).
+  runner.setReloader(() => loadInto(runner, paths, port, `?reload=${++generation}`));
+  await loadInto(runner, paths, port, "");
+  return runner;
+}
+
+async function loadInto(runner: Runner, paths: readonly (string | DiscoveredExtension)[], port: ExtensionSessionPort, query: string): Promise<void> {
   for (const item of paths) {
     const { path: raw, found } = typeof item === "string" ? { path: item, found: CLI_FOUND } : item;
     const path = isAbsolute(raw) ? raw : resolve(port.cwd, raw);
@@ -44,7 +52,7 @@ export async function loadExtensions(paths: readonly (string | DiscoveredExtensi
     let factory: unknown;
     runner.track(path);
     try {
-      const mod: unknown = await import(path);
+      const mod: unknown = await import(path + query);
       factory = mod && typeof mod === "object" ? (mod as { default?: unknown }).default : undefined;
     } catch (err) {
       runner.reportError(path, "load", `Failed to load extension: ${err instanceof Error ? err.message : String(err)}`);
@@ -62,5 +70,4 @@ export async function loadExtensions(paths: readonly (string | DiscoveredExtensi
       runner.reportError(path, "load", `Extension factory failed: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
-  return runner;
 }

@@ -67,6 +67,19 @@ export class Runner implements ExtensionRunner {
     };
   }
 
+  private reloader: (() => Promise<void>) | undefined;
+
+  /** How `reloadExtensions` loads the extensions again (the loader sets it). */
+  setReloader(reload: () => Promise<void>): void {
+    this.reloader = reload;
+  }
+
+  /** Drop every registration and run the extensions' modules and factories again (flag values stay). */
+  async reloadExtensions(): Promise<void> {
+    this.records.length = 0;
+    await this.reloader?.();
+  }
+
   get loaded(): { path: string }[] {
     return this.records.map((r) => ({ path: r.path }));
   }

@@ -72,6 +72,8 @@ export interface ExtensionSessionPort {
 
 /** The session state and controls extensions reach (the session's composition implements it). */
 export interface SessionControl {
+  /** `ctx.reload()`: session_shutdown, the extensions and resources loaded again, session_start and resources_discover (reason "reload"). */
+  reload(): Promise<void>;
   header(): unknown;
   file(): string | undefined;
   sessionId(): string;
@@ -190,6 +192,8 @@ export interface ExtensionRunner {
   onUserBash(event: { command: string; excludeFromContext: boolean; cwd: string }): Promise<UserBashOutcome | undefined>;
   /** session_before_switch / session_before_fork: true when a handler cancelled. */
   beforeSessionChange(event: "session_before_switch" | "session_before_fork", payload: Record<string, unknown>): Promise<boolean>;
+  /** `ctx.reload()`: every registration dropped, then each extension's module evaluated and its factory run again. */
+  reloadExtensions(): Promise<void>;
   /** Tools registered so far; extensions may register more at any time, so ask before each turn. */
   tools(): ExtensionTool[];
   commands(): { name: string; description?: string; path: string; sourceInfo: SourceInfo }[];

@@ -333,7 +333,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
     return maskTools(toolsInUse(ref, all, from));
   };
   ref.currentTools = tools;
-  const resources = loadResources(o, projectTrust.trusted, extensions ? await withDiscoveredResources(settings, extensions, o.cwd) : settings);
+  let resources = loadResources(o, projectTrust.trusted, settings);
   // A damaged database set aside when the store opens (on first use) is announced to the host too.
   const recovered: Recovery[] = [];
   let announce = (r: Recovery) => void recovered.push(r);
@@ -388,13 +388,25 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
     const restored = session.model;
     if (model && (o.model || o.provider) && (restored?.provider !== model.provider || restored.id !== model.id)) session.setModel(model);
   }
-  attachSession(ref, { session, store, fileFor, extensions, cwd: o.cwd, scopedModels });
+  // session_start, then resources_discover: the paths handlers return join the skills and prompts.
+  const discover = async (reason: "startup" | "reload") => {
+    if (!extensions) return;
+    await extensions.notify("session_start", { reason });
+    if (extensions.handles("resources_discover")) resources = loadResources(o, projectTrust.trusted, await withDiscoveredResources(settings, extensions, o.cwd, reason));
+  };
+  const reload = async () => {
+    await extensions!.notify("session_shutdown", { reason: "reload" });
+    await extensions!.reloadExtensions();
+    resources = loadResources(o, projectTrust.trusted, settings);
+    await discover("reload");
+  };
+  attachSession(ref, { session, store, fileFor, extensions, cwd: o.cwd, scopedModels, ...(extensions ? { reload } : {}) });
   for (const frame of ref.early.splice(0)) void session.publish(frame);
   if (o.name) session.setName(o.name);
   if (extensions && hasExtensions) {
     // Extensions see the agent's events in order, after they are written.
     forwardEvents(extensions, (fn) => session.subscribe(fn), () => session.model && { provider: session.model.provider, id: session.model.id }, session.thinkingLevel);
-    await extensions.notify("session_start", { reason: "startup" });
+    await discover("startup");
   }
   if (o.verbose) {
     const m = session.model;

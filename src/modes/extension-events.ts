@@ -103,13 +103,13 @@ export function withProviderHooks(stream: StreamFn, extensions: ExtensionRunner)
 }
 
 /**
- * `resources_discover` ({cwd, reason: "startup"}): the skill and prompt paths handlers return
- * (relative ones from the cwd) join the settings' `skills` and `prompts` lists. Fired before
- * the session's resources load, so before `session_start` (the reference fires it after).
+ * `resources_discover` ({cwd, reason}): the skill and prompt paths handlers return (relative ones
+ * from the cwd) join the settings' `skills` and `prompts` lists. Fired after `session_start`, as
+ * the reference does; the session's resources are then loaded again with them.
  */
-export async function withDiscoveredResources(settings: Settings, extensions: ExtensionRunner, cwd: string): Promise<Settings> {
+export async function withDiscoveredResources(settings: Settings, extensions: ExtensionRunner, cwd: string, reason: "startup" | "reload"): Promise<Settings> {
   if (!extensions.handles("resources_discover") || !settings.listedResources) return settings;
-  const found = await extensions.onResourcesDiscover({ cwd, reason: "startup" });
+  const found = await extensions.onResourcesDiscover({ cwd, reason });
   const entries = (paths: string[]) => paths.map((p) => ({ entry: resolve(cwd, p), base: cwd, level: "user" as const }));
   const lists = settings.listedResources;
   return { ...settings, listedResources: { ...lists, skills: [...lists.skills, ...entries(found.skillPaths)], prompts: [...lists.prompts, ...entries(found.promptPaths)] } };

@@ -21,6 +21,8 @@ export interface ControlDeps {
   extensions?: ExtensionRunner;
   cwd: string;
   scopedModels?: Model[];
+  /** `ctx.reload()` (compose.ts: extensions and resources again). */
+  reload?: () => Promise<void>;
 }
 
 export function sessionControl(ref: SessionRef, deps: ControlDeps): SessionControl {
@@ -37,6 +39,10 @@ export function sessionControl(ref: SessionRef, deps: ControlDeps): SessionContr
     return ref.allTools ?? new Map();
   };
   return {
+    reload: async () => {
+      if (!deps.reload) throw new Error("ctx.reload: nothing to reload in this process");
+      await deps.reload();
+    },
     header: () => s.header,
     file: () => s.file,
     sessionId: () => s.sessionId,
