@@ -17,6 +17,7 @@ export const aiUtilExports: Record<string, unknown> = {
   parseJsonWithRepair: json.parseJsonWithRepair,
   repairJson: json.repairJson,
   parseToolCallArguments: json.parseToolCallArguments,
+  parseStreamingJson: json.parseStreamingJson,
   isContextOverflow: errors.isContextOverflow,
   getOverflowPatterns: errors.getOverflowPatterns,
   isRecoverableLength: errors.isRecoverableLength,

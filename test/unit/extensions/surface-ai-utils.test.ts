@@ -59,6 +59,20 @@ describe("pi-ai utilities, differential against the reference", () => {
     await same("parseToolCallArguments", [...ARGUMENTS.map((a) => [a]), [undefined]]);
   });
 
+  refTest("parseStreamingJson: every prefix of streamed documents, and malformed text", async () => {
+    const documents = [
+      '{"path": "src/a.ts", "edits": [{"oldText": "a\\nb", "newText": "\\u00e9 \\"q\\""}], "n": -12.5e+3, "ok": true, "none": null, "f": false}',
+      '{"a":[ ],"b":{ },"c":[1, 2 ,3],"d":"x y  "}',
+      '{"command": "ls -la\\tx", "timeout": 1e3, "list": [true, false, null, "s"]}',
+      '[1, "two", {"three": [3]}]',
+      '{"e": 12.5, "k": 0}',
+      '  {"spaced" :  "value" }  ',
+    ];
+    const prefixes = documents.flatMap((d) => Array.from({ length: d.length + 1 }, (_, n) => [d.slice(0, n)]));
+    const malformed = ["{a:1}", '{"a" 1}', '{"a": 1 "b": 2}', '{"a": tru', '{"a": nul', '{"a": -', '{"a": -Inf', '{"a": NaN', '{"x": 12.', "12.", "-", "1e", '"just a string', '{"s": "raw\nline', '{"p": "C:\\dir', '{"u": "\\u00', "[1.5e, \"e\"]", '{"a": [1 2]}', "}", "nul", '{"a": {"b": {"c": "deep', '{"a":1}}extra', undefined, "", "   "];
+    await same("parseStreamingJson", [...prefixes, ...malformed.map((m) => [m])]);
+  });
+
   refTest("context overflow and length stops", async () => {
     const messages = [
       "prompt is too long: 213462 tokens > 200000 maximum",
@@ -330,6 +344,16 @@ describe("pi-ai utilities (pion alone)", () => {
   test("parseToolCallArguments mends a raw newline and reports a non-object with the text", () => {
     expect((pion.parseToolCallArguments as Fn)('{"a":"x\ny"}')).toEqual({ arguments: { a: "x\ny" } });
     expect((pion.parseToolCallArguments as Fn)("[1]")).toEqual({ arguments: {}, argumentsError: "Tool arguments must be a JSON object\n\nReceived arguments:\n[1]" });
+  });
+
+  test("parseStreamingJson shows a cut-off document's value so far", () => {
+    const parse = pion.parseStreamingJson as Fn;
+    expect(parse('{"path": "src/a', )).toEqual({ path: "src/a" });
+    expect(parse('{"a": [1, {"b": tr')).toEqual({ a: [1, { b: true }] });
+    expect(parse('{"a": 1, "b":')).toEqual({ a: 1 });
+    expect(parse('{"a": "x\\u00')).toEqual({ a: "x" });
+    expect(parse("not json")).toEqual({});
+    expect(parse(undefined)).toEqual({});
   });
 
   test("overflow, retry and cost classify as documented", () => {
