@@ -8,6 +8,7 @@ import * as errors from "./ai-utils-errors.ts";
 import * as json from "./ai-utils-json.ts";
 import * as models from "./ai-utils-models.ts";
 import * as stream from "./ai-utils-stream.ts";
+import { StreamingJsonParser } from "./ai-utils-streaming-json.ts";
 import * as transcript from "./ai-utils-transcript.ts";
 
 export const aiUtilExports: Record<string, unknown> = {
@@ -18,6 +19,7 @@ export const aiUtilExports: Record<string, unknown> = {
   repairJson: json.repairJson,
   parseToolCallArguments: json.parseToolCallArguments,
   parseStreamingJson: json.parseStreamingJson,
+  StreamingJsonParser,
   isContextOverflow: errors.isContextOverflow,
   getOverflowPatterns: errors.getOverflowPatterns,
   isRecoverableLength: errors.isRecoverableLength,

@@ -73,6 +73,50 @@ describe("pi-ai utilities, differential against the reference", () => {
     await same("parseStreamingJson", [...prefixes, ...malformed.map((m) => [m])]);
   });
 
+  refTest("StreamingJsonParser: the same changes and snapshots for any split of the text", async () => {
+    const ref = await reference();
+    const deep = `${"[".repeat(40)}{"k": "v", "n": 1}${"]".repeat(40)}`;
+    const wide = `{"items": [${Array.from({ length: 700 }, (_, i) => i).join(",")}], "tail": "end"}`;
+    const documents = [
+      '{"path": "src/a.ts", "edits": [{"oldText": "a\\nb", "newText": "\\u00e9\\u0041 \\"q\\" \\/"}], "n": -12.5e+3, "ok": true, "none": null, "f": false}',
+      '{"a" 1, "b": 2 "c": 3, "d": [1 2 ,, 3], "e": tru, "x": nul}',
+      '{"bad": "C:\\dir\\u12x and \\q", "raw": "line\nbreak", "u": "\\uD83D\\uDE00"}',
+      '{"__proto__": {"polluted": 1}, "n": 1e, "m": -, "p": 0.5E-2, "w": Infinity, "z": [NaN, 007]}',
+      '] } {"after": "stray closers"} trailing {"ignored": 1}',
+      '"a root string \\" with escapes \\n"',
+      "12345.678e-9 more",
+      '[[], {}, [[1], {"a": []}], "s"]',
+      deep,
+      wide,
+      '{"k": "v"  ,  "l" :[ true , false ]  }',
+    ];
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    const splits = (text: string): string[][] => {
+      const chunked: string[] = [];
+      for (let i = 0; i < text.length; ) {
+        const n = 1 + Math.floor(random() * 7);
+        chunked.push(text.slice(i, i + n));
+        i += n;
+      }
+      return [[text], [...text], chunked];
+    };
+    const run = (Parser: any, pieces: string[]) => {
+      const parser = new Parser();
+      let previous: unknown;
+      return pieces.map((piece) => {
+        const changes = structuredClone(parser.append(piece));
+        const snap = parser.snapshot();
+        const same = snap === previous;
+        previous = snap;
+        return { changes, snap: structuredClone(snap), same };
+      });
+    };
+    for (const doc of documents) {
+      for (const pieces of splits(doc)) expect(run(pion.StreamingJsonParser, pieces)).toEqual(run(ref.StreamingJsonParser, pieces));
+    }
+  });
+
   refTest("context overflow and length stops", async () => {
     const messages = [
       "prompt is too long: 213462 tokens > 200000 maximum",
@@ -354,6 +398,18 @@ describe("pi-ai utilities (pion alone)", () => {
     expect(parse('{"a": "x\\u00')).toEqual({ a: "x" });
     expect(parse("not json")).toEqual({});
     expect(parse(undefined)).toEqual({});
+  });
+
+  test("StreamingJsonParser reports what each piece changed and keeps earlier snapshots unchanged", () => {
+    const parser = new (pion.StreamingJsonParser as new () => { append(t: string): unknown[]; snapshot(): unknown })();
+    expect(parser.append('{"cmd": "ls')).toEqual([{ kind: "set", path: [], value: {} }, { kind: "set", path: ["cmd"], value: "ls" }]);
+    const first = parser.snapshot();
+    expect(first).toEqual({ cmd: "ls" });
+    expect(parser.append(' -la", "n": 4')).toEqual([{ kind: "append", path: ["cmd"], text: " -la" }]);
+    expect(parser.snapshot()).toEqual({ cmd: "ls -la", n: 4 });
+    expect(parser.append("2}")).toEqual([{ kind: "set", path: ["n"], value: 42 }]);
+    expect(parser.snapshot()).toEqual({ cmd: "ls -la", n: 42 });
+    expect(first).toEqual({ cmd: "ls" });
   });
 
   test("overflow, retry and cost classify as documented", () => {
