@@ -43,6 +43,16 @@ export function parseStreamingJson<T = Record<string, unknown>>(partialJson: str
 
 class Unreadable extends Error {}
 
+/** The words a value may be, each with how many characters of it must have arrived when cut short. */
+const WORDS: [string, unknown, number][] = [
+  ["null", null, 1],
+  ["true", true, 1],
+  ["false", false, 1],
+  ["Infinity", Infinity, 1],
+  ["-Infinity", -Infinity, 2],
+  ["NaN", NaN, 1],
+];
+
 /**
  * The value of a cut-off JSON document, read as the `partial-json` package reads it with every
  * kind of value allowed to be partial (the reference's parseStreamingJson relies on exactly that,
@@ -50,7 +60,9 @@ class Unreadable extends Error {}
  * half dropped), an open container what it holds so far, a member whose value has not started
  * is left out, a literal cut short (`tr`, `nu`, `-Inf`) is its whole value at the very end of the
  * text, a number cut in its exponent is its mantissa. Whitespace around the text is trimmed first.
- * Throws when nothing can be read; text after the first value is ignored.
+ * Throws when nothing can be read; text after the first value is ignored. One deliberate
+ * difference: a `__proto__` key becomes an own member (as JSON.parse makes it), where partial-json
+ * sets the object's prototype.
  */
 function readPrefix(raw: string): unknown {
   const s = raw.trim();
@@ -63,14 +75,6 @@ function readPrefix(raw: string): unknown {
   const skipBlank = () => {
     while (i < n && " \n\r\t".includes(s[i]!)) i++;
   };
-  const WORDS: [string, unknown, number][] = [
-    ["null", null, 0],
-    ["true", true, 0],
-    ["false", false, 0],
-    ["Infinity", Infinity, 0],
-    ["-Infinity", -Infinity, 1],
-    ["NaN", NaN, 0],
-  ];
 
   const value = (): unknown => {
     skipBlank();
@@ -80,8 +84,8 @@ function readPrefix(raw: string): unknown {
     if (c === "{") return object();
     if (c === "[") return array();
     const rest = n - i;
-    for (const [word, v, minRest] of WORDS) {
-      if (s.startsWith(word, i) || (rest > minRest && rest < word.length && word.startsWith(s.slice(i)))) {
+    for (const [word, v, atLeast] of WORDS) {
+      if (s.startsWith(word, i) || (rest >= atLeast && rest < word.length && word.startsWith(s.slice(i)))) {
         i += word.length;
         return v;
       }
