@@ -7,8 +7,11 @@
  * then `done` or `error`) and `result()` resolves with the final assistant message; like every
  * pion stream it never rejects: a failure ends with stopReason "error".
  */
+import { describeProviderError } from "../providers/errors.ts";
+import { emptyAssistant } from "../providers/event-stream.ts";
 import { streamByApi } from "../providers/index.ts";
 import type { AssistantMessage, LlmRequest, Message, Model, ThinkingLevel, ToolSpec } from "../providers/types.ts";
+import { AssistantMessageEventStream } from "./surface/ai-utils-stream.ts";
 
 type Auth = (provider: string) => Promise<{ apiKey?: string; headers?: Record<string, string> } | undefined>;
 
@@ -37,17 +40,13 @@ interface CallOptions {
   sessionId?: string;
 }
 
-type Event = Record<string, unknown> & { type: string };
-
-export function streamModel(model: Model, context: CallContext, options: CallOptions = {}) {
-  const queue: Event[] = [];
-  let wake: (() => void) | undefined;
-  let finished = false;
-  const push = (e: Event) => {
-    queue.push(e);
-    wake?.();
-  };
-  const result = (async (): Promise<AssistantMessage> => {
+/**
+ * The reference's event stream (`instanceof AssistantMessageEventStream` holds) fed from pion's
+ * provider stream. A failure before the request starts (the key lookup) ends it with an error message.
+ */
+export function streamModel(model: Model, context: CallContext, options: CallOptions = {}): AssistantMessageEventStream {
+  const out = new AssistantMessageEventStream();
+  void (async () => {
     const auth = options.apiKey ? { apiKey: options.apiKey } : ((await sessionAuth(model.provider)) ?? {});
     const req: LlmRequest = {
       model,
@@ -60,30 +59,19 @@ export function streamModel(model: Model, context: CallContext, options: CallOpt
       ...(options.sessionId ? { sessionId: options.sessionId } : {}),
     };
     const stream = streamByApi(req, options.signal ?? new AbortController().signal);
-    push({ type: "start" });
-    for await (const e of stream) push(e as unknown as Event);
-    const message = await stream.result();
-    push(message.stopReason === "error" || message.stopReason === "aborted" ? { type: "error", reason: message.stopReason, error: message } : { type: "done", reason: message.stopReason, message });
-    return message;
-  })().finally(() => {
-    finished = true;
-    wake?.();
-  });
-  return {
-    result: () => result,
-    async *[Symbol.asyncIterator](): AsyncGenerator<Event> {
-      for (;;) {
-        const next = queue.shift();
-        if (next) {
-          yield next;
-          continue;
-        }
-        if (finished) return;
-        await new Promise<void>((r) => (wake = r));
-        wake = undefined;
-      }
+    out.push({ type: "start" });
+    for await (const e of stream) out.push(e);
+    return stream.result();
+  })().then(
+    (message) => out.push(message.stopReason === "error" || message.stopReason === "aborted" ? { type: "error", reason: message.stopReason, error: message } : { type: "done", reason: message.stopReason, message }),
+    (err: unknown) => {
+      const message = emptyAssistant(model);
+      message.stopReason = "error";
+      message.errorMessage = describeProviderError(err);
+      out.push({ type: "error", reason: "error", error: message });
     },
-  };
+  );
+  return out;
 }
 
 export const completeModel = (model: Model, context: CallContext, options?: CallOptions): Promise<AssistantMessage> => streamModel(model, context, options).result();

@@ -87,7 +87,7 @@ export function setToolArguments(call: ToolCall, raw: string): void {
  * a backslash before a character JSON cannot escape (`\d`, `C:\dir`) becomes a literal
  * backslash. Nothing outside strings is touched, so cut-off or malformed structure still fails.
  */
-function parseLenient(raw: string): unknown {
+export function parseLenient(raw: string): unknown {
   try {
     return JSON.parse(raw);
   } catch (err) {
@@ -100,7 +100,8 @@ function parseLenient(raw: string): unknown {
 const ESCAPES = new Set(['"', "\\", "/", "b", "f", "n", "r", "t", "u"]);
 const CONTROL: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f" };
 
-function mendStrings(raw: string): string {
+/** The string-literal repair that parseLenient retries with; text outside strings is kept as it is. */
+export function mendStrings(raw: string): string {
   let out = "";
   let inString = false;
   for (let i = 0; i < raw.length; i++) {

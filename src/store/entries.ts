@@ -299,8 +299,8 @@ export function* serializeChain(pages: Iterable<ChainPage>): Generator<JsonPiece
   yield out.join("");
 }
 
-/** Text blocks of a message's content joined by a space, as session lists show it. */
-export function contentText(content: unknown): string {
+/** Text blocks of a message's content joined by `separator` (a space, as session lists show it). */
+export function contentText(content: unknown, separator = " "): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
   const parts: string[] = [];
@@ -308,7 +308,7 @@ export function contentText(content: unknown): string {
     if (typeof block !== "object" || block === null || !("type" in block) || block.type !== "text") continue;
     if ("text" in block && typeof block.text === "string") parts.push(block.text);
   }
-  return parts.join(" ");
+  return parts.join(separator);
 }
 
 /** What full-text search indexes for an entry: user/assistant text, bash command and output. */
