@@ -6,7 +6,8 @@
  * it does in the reference. Needs dist/pion (`bun run build`); skipped offline without a cache.
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { startFakeProvider, type FakeReply } from "../support/fake-provider.ts";
 import { BINARY, Pion, tempDirs, writeFakeModels, type Rec } from "../support/pion.ts";
 import { installPublished, packageDir } from "../support/published-packages.ts";
@@ -15,15 +16,18 @@ const why = existsSync(BINARY) ? await installPublished() : "dist/pion is not bu
 const describeWith = why ? describe.skip : describe;
 if (why) process.stderr.write(`published-packages: skipped: ${why}\n`);
 
-async function withPackage(name: string, replies: FakeReply[], check: (p: Pion, fake: ReturnType<typeof startFakeProvider>) => Promise<void>) {
+async function withPackage(name: string, replies: FakeReply[], check: (p: Pion, fake: ReturnType<typeof startFakeProvider>, userHome: string) => Promise<void>) {
   const fake = startFakeProvider({ replies });
   const { home, cwd } = tempDirs();
   writeFakeModels(home, fake.url);
-  const p = new Pion({ home, cwd, binary: true, args: ["--mode", "rpc", "--model", "fake/fake-model", "-e", packageDir(name)] });
+  // HOME too is a fresh folder: packages that keep files under ~ (pi-plan-mode's plans) keep them there.
+  const userHome = join(dirname(home), "user-home");
+  mkdirSync(userHome);
+  const p = new Pion({ home, cwd, binary: true, env: { HOME: userHome }, args: ["--mode", "rpc", "--model", "fake/fake-model", "-e", packageDir(name)] });
   try {
     const commands = (await p.request({ type: "get_commands" })).data.commands as Rec[];
     expect(commands.length).toBeGreaterThan(0);
-    await check(p, fake);
+    await check(p, fake, userHome);
     expect(p.records.filter((r) => r.type === "extension_error")).toEqual([]);
   } finally {
     await p.close();
@@ -86,6 +90,20 @@ describeWith("published pi packages in dist/pion", () => {
     withPackage("pi-markdown-preview", [], async (p) => {
       const names = ((await p.request({ type: "get_commands" })).data.commands as Rec[]).map((c) => c.name);
       expect(names).toContain("preview");
+    }), 60_000);
+
+  test.concurrent("pi-plan-mode: /plan writes a plan file, its rules reach the system prompt, and a write elsewhere is blocked", () =>
+    withPackage("pi-plan-mode", [{ blocks: [{ type: "toolCall", name: "write", arguments: { path: "/nonexistent-dir/elsewhere.txt", content: "x" } }] }, { blocks: [{ type: "text", text: "ok" }] }], async (p, fake, userHome) => {
+      await p.request({ type: "prompt", message: "/plan add a login page" });
+      await notified(p, "Plan mode enabled");
+      await p.request({ type: "prompt", message: "write it" });
+      await p.waitFor("agent_settled", 0, 20_000);
+      expect(JSON.stringify(fake.requests[0]!.body)).toContain("PLAN MODE ACTIVE");
+      const end = p.records.find((r) => r.type === "tool_execution_end" && r.toolName === "write")!;
+      expect(end.isError).toBe(true);
+      expect(JSON.stringify(end.result)).toContain("Plan mode active");
+      const plans = join(userHome, ".pi", "agent", "sessions", "plans");
+      expect(readdirSync(plans).length).toBe(1);
     }), 60_000);
 
   test.concurrent("@baochunli/pi-collaborating-agents: loads and reports its status", () =>

@@ -17,6 +17,7 @@ export const PINNED: Record<string, string> = {
   "pi-mermaid": "0.3.0",
   "pi-markdown-preview": "0.16.0",
   "@baochunli/pi-collaborating-agents": "0.4.6",
+  "pi-plan-mode": "0.2.4",
 };
 
 const specs = Object.entries(PINNED).map(([name, version]) => `${name}@${version}`);
