@@ -1,0 +1,211 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startFakeProvider } from "../../support/fake-provider.ts";
+import { setModelAuth } from "../../../src/extensions/model-calls.ts";
+import { referenceModules } from "../../../src/extensions/virtual-modules.ts";
+
+type Rec = Record<string, any>;
+type Fn = (...a: any[]) => any;
+const REF = process.env.PION_REFERENCE_PKG;
+const core = referenceModules()["pi-agent-core"] as Rec;
+const ca = referenceModules()["pi-coding-agent"] as Rec;
+
+const fake = startFakeProvider();
+afterAll(() => fake.stop());
+const model = { id: "fake-model", name: "fake", api: "anthropic-messages", provider: "fake", baseUrl: fake.url, reasoning: false, input: ["text"], cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 100000, maxTokens: 1000 };
+const user = (text: string) => ({ role: "user", content: text, timestamp: 1 });
+const echo = {
+  name: "echo",
+  label: "Echo",
+  description: "echo text",
+  parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+  execute: async (_id: string, p: { text: string }) => ({ content: [{ type: "text", text: `echo:${p.text}` }], details: { n: 1 } }),
+};
+const config = { model, apiKey: "k", convertToLlm: (m: Rec[]) => m };
+
+describe("pi-agent-core's loop on pion's loop", () => {
+  test("agentLoop against a real provider: events, a tool call, result(), the request's prompt and tools", async () => {
+    fake.enqueue({ blocks: [{ type: "toolCall", name: "echo", arguments: { text: "hi" } }] }, { blocks: [{ type: "text", text: "done" }] });
+    const before = fake.requests.length;
+    const context = { messages: [{ role: "system", content: "be brief", timestamp: 0 }], tools: [echo] };
+    const stream = core.agentLoop([user("go")], context, config);
+    const types: string[] = [];
+    let update: Rec | undefined;
+    for await (const e of stream) {
+      types.push(e.type);
+      if (e.type === "message_update" && e.assistantMessageEvent.type === "text_delta") update = e;
+    }
+    const added = (await stream.result()) as Rec[];
+    expect(added.map((m) => m.role)).toEqual(["system", "user", "assistant", "toolResult", "assistant"]);
+    expect(added[0]!.toolsAdded.map((t: Rec) => t.name)).toEqual(["echo"]);
+    expect(added[3]!.content[0].text).toBe("echo:hi");
+    expect(added[4]!.content[0].text).toBe("done");
+    expect(update!.message.content[0].text).toBe("done");
+    expect(types.slice(0, 8)).toEqual(["agent_start", "turn_start", "message_start", "message_end", "message_start", "message_end", "message_start", "message_update"]);
+    expect(types.filter((t) => t === "tool_execution_end").length).toBe(1);
+    expect(types.at(-1)).toBe("agent_end");
+    const body = fake.requests[before]!.body as Rec;
+    expect(body.system.map((s: Rec) => s.text).join("")).toContain("be brief");
+    expect(body.tools.map((t: Rec) => t.name)).toEqual(["echo"]);
+    expect(fake.requests[before]!.headers["x-api-key"]).toBe("k");
+  });
+
+  test("a custom stream function gets the transcript; hooks block and rewrite calls; follow-ups continue the run", async () => {
+    const seen: Rec[] = [];
+    let n = 0;
+    const streamFn = (_m: Rec, ctx: Rec, options: Rec) => {
+      seen.push({ ctx, options });
+      const reply = n++ === 0
+        ? { role: "assistant", content: [{ type: "toolCall", id: "c1", name: "echo", arguments: { text: "x" } }, { type: "toolCall", id: "c2", name: "echo", arguments: { text: "y" } }], stopReason: "toolUse" }
+        : { role: "assistant", content: [{ type: "text", text: `r${n}` }], stopReason: "stop" };
+      const message = { ...reply, api: "x", provider: "x", model: "x", usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } }, timestamp: 2 };
+      return { async *[Symbol.asyncIterator]() { yield { type: "start", partial: message }; yield { type: "done", reason: message.stopReason, message }; }, result: async () => message };
+    };
+    let followed = false;
+    const events: Rec[] = [];
+    const added = await core.runAgentLoop([user("go")], { messages: [], tools: [echo] }, {
+      ...config,
+      reasoning: "high",
+      beforeToolCall: async (c: Rec) => (c.args.text === "y" ? { block: true, reason: "no y" } : undefined),
+      afterToolCall: async (c: Rec) => ({ content: [{ type: "text", text: `after:${c.result.content[0].text}` }] }),
+      getFollowUpMessages: async () => (followed ? [] : ((followed = true), [user("more")])),
+    }, (e: Rec) => void events.push(e), undefined, streamFn);
+    expect(seen[0]!.ctx.messages.map((m: Rec) => m.role)).toEqual(["system", "user"]);
+    expect(seen[0]!.options).toMatchObject({ apiKey: "k", reasoning: "high" });
+    const results = added.filter((m: Rec) => m.role === "toolResult");
+    expect(results.map((r: Rec) => [r.content[0].text, r.isError])).toEqual([["after:echo:x", false], ["no y", true]]);
+    expect(added.filter((m: Rec) => m.role === "user").map((m: Rec) => m.content)).toEqual(["go", "more"]);
+    expect(seen.length).toBe(3);
+    expect(added.at(-1).thinkingLevel).toBe("high");
+  });
+
+  test("runToolCall: unknown tool, bad arguments, abort, and a call through the hooks", async () => {
+    const base = { tools: [echo], assistantMessage: {}, context: { messages: [] } };
+    const call = (args: Rec, name = "echo") => ({ type: "toolCall", id: "t", name, arguments: args });
+    expect((await core.runToolCall(call({}, "nope"), base)).result.content[0].text).toBe("Tool nope not found");
+    const bad = await core.runToolCall(call({ text: 3 }), base);
+    expect(bad.isError).toBe(true);
+    const ac = new AbortController();
+    ac.abort();
+    expect((await core.runToolCall(call({ text: "a" }), { ...base, signal: ac.signal })).result.content[0].text).toBe("Operation aborted");
+    const ok = await core.runToolCall(call({ text: "a" }), { ...base, afterToolCall: async () => ({ isError: true }) });
+    expect([ok.result.content[0].text, ok.result.details, ok.isError, typeof ok.durationMs]).toEqual(["echo:a", { n: 1 }, true, "number"]);
+  });
+
+  test("agentLoopContinue refuses an empty context and one ending with an assistant message", () => {
+    expect(() => core.agentLoopContinue({ messages: [] }, config)).toThrow("Cannot continue: no messages in context");
+    expect(() => core.agentLoopContinue({ messages: [{ role: "assistant", content: [] }] }, config)).toThrow("Cannot continue from message role: assistant");
+  });
+
+  test("setDefaultStreamFn replaces pion's providers for Agents made without a streamFn; undefined restores them", async () => {
+    let called = 0;
+    core.setDefaultStreamFn!(() => {
+      called++;
+      const message = { role: "assistant", content: [{ type: "text", text: "from default" }], api: "x", provider: "x", model: "x", usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } }, stopReason: "stop", timestamp: 2 };
+      return { async *[Symbol.asyncIterator]() {}, result: async () => message };
+    });
+    try {
+      const agent = new core.Agent({ initialState: { systemPrompt: "s", model } });
+      await agent.prompt("hi");
+      expect([called, agent.state.messages.map((m: Rec) => m.role).join(","), agent.state.systemPrompt]).toEqual([1, "system,user,assistant", "s"]);
+    } finally {
+      core.setDefaultStreamFn!(undefined);
+    }
+  });
+
+  (REF ? test : test.skip)("the same loop and stream function give the reference's event sequence and messages", async () => {
+    const ref = await import(join(REF!, "../pi-agent-core/dist/index.js"));
+    const ai = await import(join(REF!, "../pi-ai/dist/index.js"));
+    const run = async (loop: Fn) => {
+      let n = 0;
+      const streamFn = () => {
+        const s = ai.createAssistantMessageEventStream();
+        const turn = n++;
+        const content = turn === 0 ? [{ type: "toolCall", id: "c1", name: "echo", arguments: { text: "x" } }] : [{ type: "text", text: "end" }];
+        const message = { role: "assistant", content, api: "x", provider: "x", model: "x", usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } }, stopReason: turn === 0 ? "toolUse" : "stop", timestamp: 2 };
+        queueMicrotask(() => {
+          s.push({ type: "start", partial: { ...message, content: [] } });
+          s.push({ type: "done", reason: message.stopReason, message });
+        });
+        return s;
+      };
+      const stream = loop([user("go")], { messages: [], tools: [echo] }, config, undefined, streamFn);
+      const events: string[] = [];
+      for await (const e of stream) events.push(e.type === "message_start" || e.type === "message_end" ? `${e.type}:${e.message.role}` : e.type);
+      const added = (await stream.result()) as Rec[];
+      return { events, added: added.map((m) => [m.role, m.role === "toolResult" ? m.content[0].text : m.role === "system" ? m.toolsAdded.map((t: Rec) => t.name) : m.content]) };
+    };
+    expect(await run(core.agentLoop)).toEqual(await run(ref.agentLoop));
+  });
+});
+
+describe("pi-coding-agent's createAgentSession", () => {
+  test("a prompt with a tool call in an in-memory session: events, messages, session entries", async () => {
+    setModelAuth(async () => ({ apiKey: "session-key" }));
+    const cwd = mkdtempSync(join(tmpdir(), "pion-as-"));
+    Bun.write(join(cwd, "note.txt"), "the note says 42\n");
+    fake.enqueue({ blocks: [{ type: "toolCall", name: "read", arguments: { path: "note.txt" } }] }, { blocks: [{ type: "text", text: "It says 42." }] });
+    const before = fake.requests.length;
+    const loader = { getSystemPrompt: () => "You answer asides.", getAppendSystemPrompt: () => ["Be short."], getAgentsFiles: () => ({ agentsFiles: [] }), getExtensions: () => ({ extensions: [], errors: [], runtime: ca.createExtensionRuntime() }) };
+    const { session, extensionsResult } = await ca.createAgentSession({ cwd, sessionManager: ca.SessionManager.inMemory(cwd), model, thinkingLevel: "high", tools: ["read", "bash"], resourceLoader: loader });
+    expect(extensionsResult.extensions).toEqual([]);
+    expect([session.thinkingLevel, session.getActiveToolNames(), session.model.id]).toEqual(["off", ["read", "bash"], "fake-model"]);
+    const types: string[] = [];
+    session.subscribe((e: Rec) => types.push(e.type));
+    await session.prompt("what does note.txt say?", { source: "extension" });
+    expect(session.messages.map((m: Rec) => m.role)).toEqual(["system", "user", "assistant", "toolResult", "assistant"]);
+    expect(session.messages[3].content[0].text).toContain("the note says 42");
+    expect(session.getLastAssistantText()).toBe("It says 42.");
+    expect(types).toContain("tool_execution_end");
+    expect(types.slice(-2)).toEqual(["agent_end", "agent_settled"]);
+    const body = fake.requests[before]!.body as Rec;
+    const system = body.system.map((s: Rec) => s.text).join("");
+    expect(system.startsWith("You answer asides.")).toBe(true);
+    expect(system).toContain("Be short.");
+    expect(body.tools.map((t: Rec) => t.name)).toEqual(["read", "bash"]);
+    expect(fake.requests[before]!.headers["x-api-key"]).toBe("session-key");
+    const entries = session.sessionManager.getEntries() as Rec[];
+    expect(entries.map((e) => e.type)).toEqual(["model_change", "thinking_level_change", "message", "message", "message", "message"]);
+    expect(entries[2]!.parentId).toBe(entries[1]!.id);
+    expect(entries[2]!.message.content[0].text).toBe("what does note.txt say?");
+    session.setThinkingLevel("low");
+    expect(types.at(-1)).toBe("thinking_level_changed");
+    session.dispose();
+    expect(() => session.compact()).toThrow("AgentSession.compact is not available");
+  });
+
+  test("seeded messages, steering while streaming, unknown tool names, the unbound extension runtime", async () => {
+    await expect(ca.createAgentSession({ model, tools: ["nope"] })).rejects.toThrow("Invalid tools option");
+    fake.enqueue({ blocks: [{ type: "text", text: "first" }], chunkDelayMs: 30 }, { blocks: [{ type: "text", text: "second" }] });
+    const { session } = await ca.createAgentSession({ model, tools: [] });
+    session.agent.state.messages = [user("earlier"), { role: "assistant", content: [{ type: "text", text: "ok" }], api: "anthropic-messages", provider: "fake", model: "fake-model", usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } }, stopReason: "stop", timestamp: 1 }];
+    const queues: Rec[] = [];
+    session.subscribe((e: Rec) => e.type === "queue_update" && queues.push(e));
+    const done = session.prompt("now");
+    await Bun.sleep(20);
+    await expect(session.prompt("busy")).rejects.toThrow("Specify streamingBehavior");
+    await session.prompt("also", { streamingBehavior: "followUp" });
+    await done;
+    expect(queues.map((q) => q.followUp)).toEqual([["also"], []]);
+    expect(session.messages.map((m: Rec) => m.role).join(",")).toBe("user,assistant,user,assistant,user,assistant");
+    expect(session.getLastAssistantText()).toBe("second");
+    const rt = ca.createExtensionRuntime();
+    expect(() => rt.sendMessage()).toThrow("Extension runtime not initialized");
+    rt.registerProvider("p", {});
+    expect(rt.pendingProviderRegistrations.length).toBe(1);
+  });
+
+  test("SessionManager.inMemory appends under its leaf; open stays read-only", () => {
+    const sm = ca.SessionManager.inMemory("/w");
+    const a = sm.appendMessage(user("x"));
+    const b = sm.appendModelChange("p", "m");
+    expect(sm.getLeafId()).toBe(b);
+    expect(sm.getEntry(b).parentId).toBe(a);
+    expect(sm.getBranch().map((e: Rec) => e.type)).toEqual(["message", "model_change"]);
+    const file = join(import.meta.dir, "../../fixtures/reference-v3-compaction.jsonl");
+    expect(readFileSync(file, "utf8").length).toBeGreaterThan(0);
+    expect(() => ca.SessionManager.open(file).appendMessage({})).toThrow("read-only");
+  });
+});
