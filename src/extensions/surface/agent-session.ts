@@ -78,13 +78,20 @@ function systemPrompt(cwd: string, tools: AgentTool[], loader: ResourceLoaderLik
   });
 }
 
+/** A model given by provider and id only (pion's `ctx.model`) completed from the registry passed beside it. */
+function fullModel(model: Model | undefined, registry: unknown): Model | undefined {
+  if (!model || model.api) return model;
+  const find = (registry as { find?: (provider: string, id: string) => Model | undefined } | undefined)?.find;
+  return find?.call(registry, model.provider, model.id) ?? model;
+}
+
 export async function createAgentSession(options: CreateAgentSessionOptions = {}) {
   const manager = (options.sessionManager ?? SessionManager.inMemory(options.cwd ?? process.cwd())) as unknown as Manager;
   const cwd = options.cwd ?? manager.getCwd() ?? process.cwd();
   const { all, active } = toolLoadout(options, cwd);
   const tools = active.map((n) => all.get(n)!);
   const existing = manager.getBranch().flatMap((e) => (e.type === "message" && e.message ? [e.message as AgentMessage] : []));
-  const model = options.model;
+  const model = fullModel(options.model, options.modelRegistry);
   const thinkingLevel: ThinkingLevel = model?.reasoning ? (options.thinkingLevel ?? "medium") : "off";
   const agent = new Agent({
     initialState: { systemPrompt: systemPrompt(cwd, tools, options.resourceLoader), ...(model ? { model } : {}), thinkingLevel, tools, messages: existing },
