@@ -10,8 +10,9 @@
  * signature `(model, context, options)` and gets the transcript with its system messages; when
  * none is given or set, requests go through pion's providers with the session's keys.
  *
- * Not carried over: `finishTurn`, `prepareRequest`, `prepareNextTurn`, a tool's `terminate`
- * hint, and the reference's refusal to run tool calls of a reply cut off by the token limit.
+ * `finishTurn` may end the run (its `continue` decision is not carried over), a batch whose every
+ * result sets `terminate` ends it unless messages are queued, and the calls of a reply cut off by
+ * the token limit do not run. Not carried over: `prepareRequest`, `prepareNextTurn`.
  */
 import { runAgent, type LoopDeps } from "../../agent/loop.ts";
 import type { AgentEvent } from "../../agent/events.ts";
@@ -23,6 +24,7 @@ import { errorMessage } from "../../util/errors.ts";
 import type { ExtensionContext, ToolDefinition } from "../api.ts";
 import { streamModel } from "../model-calls.ts";
 import { adaptTool, toToolResult } from "../tool-adapter.ts";
+import { streamProxy } from "./agent-proxy.ts";
 import { declareToolChanges, requestParts } from "./agent-transcript.ts";
 
 type Rec = Record<string, unknown>;
@@ -44,7 +46,11 @@ interface HookContext {
   args: unknown;
   context: AgentContext;
 }
-type BeforeToolCall = (c: HookContext, signal?: AbortSignal) => Promise<{ block?: boolean; reason?: string } | undefined>;
+type BeforeToolCall = (c: HookContext, signal?: AbortSignal) => Promise<{ block?: boolean; reason?: string; terminate?: boolean } | undefined>;
+type FinishTurn = (
+  turn: { message: AssistantMessage; toolResults: unknown[]; context: AgentContext; newMessages: AgentMessage[] },
+  signal?: AbortSignal,
+) => Promise<{ action: "continue" | "end" } | void | undefined> | { action: "continue" | "end" } | void;
 type AfterToolCall = (c: HookContext & { result: ToolResult; isError: boolean }, signal?: AbortSignal) => Promise<(Partial<ToolResult> & Rec) | undefined>;
 export interface AgentLoopConfig extends Rec {
   model: Model;
@@ -59,6 +65,7 @@ export interface AgentLoopConfig extends Rec {
   toolExecution?: "sequential" | "parallel";
   beforeToolCall?: BeforeToolCall;
   afterToolCall?: AfterToolCall;
+  finishTurn?: FinishTurn;
 }
 export type AgentEventSink = (event: Rec & { type: string }) => Promise<void> | void;
 
@@ -170,6 +177,18 @@ function applyDelta(m: AssistantMessage, e: AssistantMessageEvent): AssistantMes
 const noContext = () => ({}) as ExtensionContext;
 const asPionTools = (tools: readonly AgentTool[]) => new Map(tools.map((t) => [t.name, adaptTool(t, "agent", noContext)]));
 
+/** `tool` noting in `terminating` each call whose result sets `terminate`. */
+function recordTerminate(tool: AgentTool, terminating: Set<string>): AgentTool {
+  return {
+    ...tool,
+    execute: async (id: string, ...rest: unknown[]) => {
+      const result: unknown = await (tool.execute as (...a: unknown[]) => unknown)(id, ...rest);
+      if ((result as { terminate?: unknown } | undefined)?.terminate === true) terminating.add(id);
+      return result;
+    },
+  } as AgentTool;
+}
+
 /** afterToolCall's override merged field by field over the executed result. */
 function mergeAfter(result: ToolResult, isError: boolean, after: (Partial<ToolResult> & Rec) | undefined): ToolResult {
   if (!after) return isError ? { ...result, isError: true } : result;
@@ -193,17 +212,36 @@ async function runOnPion(
   streamFn: RefStreamFn | undefined,
 ): Promise<AgentMessage[]> {
   const agentTools = context.tools ?? [];
-  const tools = asPionTools(agentTools);
+  // Calls whose result asks to end the run after this batch (`terminate`).
+  const terminating = new Set<string>();
+  const tools = asPionTools(agentTools.map((t) => recordTerminate(t, terminating)));
   const transcripts = new WeakMap<LlmRequest, unknown[]>();
   const current: AgentMessage[] = [...context.messages];
+  const added: AgentMessage[] = [];
   const steering: AgentMessage[] = [...((await config.getSteeringMessages?.()) ?? [])];
   const followUps: AgentMessage[] = [];
   const opening = declareToolChanges(current, agentTools, prompts ?? steering.splice(0));
   const run = signal ?? new AbortController().signal;
   let assistant: AssistantMessage | undefined;
   let partial: AssistantMessage | undefined;
+  let stop = false;
   const hookContext = (): AgentContext => ({ messages: current, tools: agentTools });
   const sequential = config.toolExecution === "sequential";
+  // After a turn, as the reference asks: steering first, follow-ups only when the run would stop.
+  const afterTurnEnd = async (message: AssistantMessage, results: readonly { toolCallId: string }[]) => {
+    if (stop || run.aborted || message.stopReason === "error" || message.stopReason === "aborted") return;
+    const ending = results.length > 0 && results.every((r) => terminating.has(r.toolCallId));
+    steering.push(...((await config.getSteeringMessages?.()) ?? []));
+    if (steering.length > 0) return;
+    const calls = message.content.some((c) => c.type === "toolCall");
+    if (calls && !ending) return;
+    const more = (await config.getFollowUpMessages?.()) ?? [];
+    // After a terminating batch the loop would go on for the calls: the follow-ups open that turn instead.
+    if (ending) {
+      if (more.length > 0) steering.push(...more);
+      else stop = true;
+    } else followUps.push(...more);
+  };
   const deps: LoopDeps = {
     stream: throughStreamFn(streamFn ?? getDefaultStreamFn(), config, transcripts),
     tools: () => tools,
@@ -215,15 +253,14 @@ async function runOnPion(
         out = { type: e.type, assistantMessageEvent: { ...e.assistantMessageEvent, partial }, message: { ...partial } };
       } else if (e.type === "message_end") {
         current.push(e.message);
+        added.push(e.message);
         if (e.message.role === "assistant") assistant = e.message;
+      } else if (e.type === "turn_end" && config.finishTurn) {
+        const decision = await config.finishTurn({ message: e.message, toolResults: e.toolResults, context: hookContext(), newMessages: added }, run);
+        if (decision?.action === "end") stop = true;
       }
       await emit(out);
-      if (e.type !== "turn_end" || run.aborted) return;
-      const failed = e.message.stopReason === "error" || e.message.stopReason === "aborted";
-      if (failed) return;
-      steering.push(...((await config.getSteeringMessages?.()) ?? []));
-      const calls = e.message.content.some((c) => c.type === "toolCall");
-      if (steering.length === 0 && !calls) followUps.push(...((await config.getFollowUpMessages?.()) ?? []));
+      if (e.type === "turn_end") await afterTurnEnd(e.message, e.toolResults);
     },
     buildRequest: async (all) => {
       let messages = [...all];
@@ -243,27 +280,33 @@ async function runOnPion(
       transcripts.set(req, llm);
       return req;
     },
-    ...(config.beforeToolCall
-      ? {
-          beforeToolCall: async (call: ToolCall, args: Rec) => {
-            const r = await config.beforeToolCall!({ assistantMessage: assistant!, toolCall: call, args, context: hookContext() }, run);
-            if (run.aborted) return { block: true as const, reason: "Operation aborted" };
-            return r?.block ? { block: true as const, reason: r.reason || "Tool execution was blocked" } : { block: false as const, input: args };
-          },
-        }
-      : {}),
+    beforeToolCall: async (call: ToolCall, args: Rec) => {
+      // A reply cut off by the token limit may carry cut-off arguments: none of its calls run.
+      if (assistant?.stopReason === "length") return { block: true as const, reason: `Tool call "${call.name}" did not run: the reply reached the output token limit, so its arguments may be incomplete. Send the call again in full.` };
+      if (!config.beforeToolCall) return { block: false as const, input: args };
+      const r = await config.beforeToolCall({ assistantMessage: assistant!, toolCall: call, args, context: hookContext() }, run);
+      if (run.aborted) return { block: true as const, reason: "Operation aborted" };
+      if (!r?.block) return { block: false as const, input: args };
+      if (r.terminate === true) terminating.add(call.id);
+      return { block: true as const, reason: r.reason || "Tool execution was blocked" };
+    },
     ...(config.afterToolCall
       ? {
           afterToolResult: async (call: ToolCall, args: Rec, result: ToolResult) => {
             try {
               const isError = result.isError === true;
-              return mergeAfter(result, isError, await config.afterToolCall!({ assistantMessage: assistant!, toolCall: call, args, result, isError, context: hookContext() }, run));
+              const after = await config.afterToolCall!({ assistantMessage: assistant!, toolCall: call, args, result: { ...result, ...(terminating.has(call.id) ? { terminate: true } : {}) }, isError, context: hookContext() }, run);
+              if (after?.terminate === true) terminating.add(call.id);
+              else if (after?.terminate === false) terminating.delete(call.id);
+              return mergeAfter(result, isError, after);
             } catch (err) {
+              terminating.delete(call.id);
               return { content: [{ type: "text" as const, text: errorMessage(err) }], details: {}, isError: true };
             }
           },
         }
       : {}),
+    afterTurn: async () => (stop ? { stop: true } : undefined),
     nextSteering: () => steering.splice(0),
     nextFollowUp: () => followUps.splice(0),
     // "immediate" runs calls one at a time; steering is only taken between turns, so none is skipped.
@@ -414,5 +457,6 @@ export const agentCoreExports: Record<string, unknown> = {
   runAgentLoopContinue,
   runToolCall,
   setDefaultStreamFn,
+  streamProxy,
   DEFAULT_AGENT_IDENTITY,
 };

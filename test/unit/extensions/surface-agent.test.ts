@@ -115,29 +115,140 @@ describe("pi-agent-core's loop on pion's loop", () => {
     }
   });
 
-  (REF ? test : test.skip)("the same loop and stream function give the reference's event sequence and messages", async () => {
+  // The reference's loop and pion's, driven by the same scripted stream function and config.
+  const zero = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
+  const reply = (content: Rec[], stopReason = content.some((c) => c.type === "toolCall") ? "toolUse" : "stop") => ({ content, stopReason });
+  async function both(replies: Rec[], make: () => Rec, context: () => Rec = () => ({ messages: [], tools: [echo] })) {
     const ref = await import(join(REF!, "../pi-agent-core/dist/index.js"));
     const ai = await import(join(REF!, "../pi-ai/dist/index.js"));
     const run = async (loop: Fn) => {
       let n = 0;
       const streamFn = () => {
         const s = ai.createAssistantMessageEventStream();
-        const turn = n++;
-        const content = turn === 0 ? [{ type: "toolCall", id: "c1", name: "echo", arguments: { text: "x" } }] : [{ type: "text", text: "end" }];
-        const message = { role: "assistant", content, api: "x", provider: "x", model: "x", usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } }, stopReason: turn === 0 ? "toolUse" : "stop", timestamp: 2 };
+        const r = replies[Math.min(n++, replies.length - 1)]!;
+        const message = { role: "assistant", content: r.content, api: "x", provider: "x", model: "x", usage: zero, stopReason: r.stopReason, timestamp: 2 };
         queueMicrotask(() => {
           s.push({ type: "start", partial: { ...message, content: [] } });
           s.push({ type: "done", reason: message.stopReason, message });
         });
         return s;
       };
-      const stream = loop([user("go")], { messages: [], tools: [echo] }, config, undefined, streamFn);
+      const stream = loop([user("go")], context(), { ...config, ...make() }, undefined, streamFn);
       const events: string[] = [];
-      for await (const e of stream) events.push(e.type === "message_start" || e.type === "message_end" ? `${e.type}:${e.message.role}` : e.type);
+      for await (const e of stream) events.push(e.type === "message_start" || e.type === "message_end" ? `${e.type}:${e.message.role}` : e.type === "tool_execution_end" ? `${e.type}:${e.isError}` : e.type);
       const added = (await stream.result()) as Rec[];
-      return { events, added: added.map((m) => [m.role, m.role === "toolResult" ? m.content[0].text : m.role === "system" ? m.toolsAdded.map((t: Rec) => t.name) : m.content]) };
+      return {
+        events,
+        added: added.map((m) => [m.role, m.role === "toolResult" ? [m.content[0]?.text?.slice(0, 12), m.isError] : m.role === "system" ? (m.toolsAdded ?? []).map((t: Rec) => t.name) : m.content]),
+      };
     };
-    expect(await run(core.agentLoop)).toEqual(await run(ref.agentLoop));
+    const [mine, theirs] = [await run(core.agentLoop), await run(ref.agentLoop)];
+    expect(mine).toEqual(theirs);
+    return mine;
+  }
+  const call = (text: string, id = `c-${text}`) => ({ type: "toolCall", id, name: "echo", arguments: { text } });
+
+  (REF ? test : test.skip)("as the reference's: a tool turn, then a final reply", async () => {
+    const r = await both([reply([call("x")]), reply([{ type: "text", text: "end" }])], () => ({}));
+    expect(r.added.map((m) => m[0])).toEqual(["system", "user", "assistant", "toolResult", "assistant"]);
+  });
+
+  (REF ? test : test.skip)("as the reference's: steering after a tool turn, follow-ups when the run would stop", async () => {
+    await both([reply([call("x")]), reply([{ type: "text", text: "a" }]), reply([{ type: "text", text: "b" }])], () => {
+      let s = 0;
+      let f = 0;
+      return { getSteeringMessages: async () => (s++ === 1 ? [user("steer")] : []), getFollowUpMessages: async () => (f++ === 0 ? [user("follow")] : []) };
+    });
+  });
+
+  (REF ? test : test.skip)("as the reference's: blocked calls, afterToolCall overrides", async () => {
+    await both([reply([call("a"), call("b")]), reply([{ type: "text", text: "end" }])], () => ({
+      beforeToolCall: async (c: Rec) => (c.args.text === "b" ? { block: true, reason: "no b" } : undefined),
+      afterToolCall: async (c: Rec) => ({ content: [{ type: "text", text: `after ${c.result.content[0].text}` }], isError: true }),
+    }));
+  });
+
+  (REF ? test : test.skip)("as the reference's: a terminating batch ends the run; finishTurn can end it; a cut-off reply's calls do not run", async () => {
+    const stopper = { ...echo, name: "echo", execute: async () => ({ content: [{ type: "text", text: "stop" }], details: {}, terminate: true }) };
+    const terminated = await both([reply([call("x")]), reply([{ type: "text", text: "never" }])], () => ({}), () => ({ messages: [], tools: [stopper] }));
+    expect(terminated.added.at(-1)![0]).toBe("toolResult");
+    const ended = await both([reply([call("x")]), reply([{ type: "text", text: "never" }])], () => ({ finishTurn: async () => ({ action: "end" }) }));
+    expect(ended.events.at(-2)).toBe("turn_end");
+    const cut = await both([reply([call("x")], "length"), reply([{ type: "text", text: "end" }])], () => ({}));
+    expect(cut.events).toContain("tool_execution_end:true");
+  });
+
+  (REF ? test : test.skip)("Agent as the reference's: transcript, events, a follow-up queued while it runs, reset", async () => {
+    const ref = await import(join(REF!, "../pi-agent-core/dist/index.js"));
+    const ai = await import(join(REF!, "../pi-ai/dist/index.js"));
+    const run = async (AgentClass: new (o: Rec) => Rec) => {
+      let n = 0;
+      const streamFn = () => {
+        const s = ai.createAssistantMessageEventStream();
+        const content = n++ === 0 ? [call("x")] : [{ type: "text", text: `r${n}` }];
+        const message = { role: "assistant", content, api: "x", provider: "x", model: "x", usage: zero, stopReason: n === 1 ? "toolUse" : "stop", timestamp: 2 };
+        queueMicrotask(() => {
+          s.push({ type: "start", partial: { ...message, content: [] } });
+          s.push({ type: "done", reason: message.stopReason, message });
+        });
+        return s;
+      };
+      const agent = new AgentClass({ initialState: { systemPrompt: "sys", model, tools: [echo] }, streamFn });
+      const events: string[] = [];
+      agent.subscribe((e: Rec) => {
+        events.push(e.type);
+        if (e.type === "tool_execution_start") agent.followUp(user("later"));
+      });
+      await agent.prompt("go");
+      const out = { events, roles: agent.state.messages.map((m: Rec) => m.role), prompt: agent.state.systemPrompt, streaming: agent.state.isStreaming, queued: agent.hasQueuedMessages() };
+      agent.reset();
+      return { ...out, afterReset: agent.state.messages.map((m: Rec) => [m.role, m.content, (m.toolsAdded ?? []).map((t: Rec) => t.name)]) };
+    };
+    expect(await run(core.Agent)).toEqual(await run(ref.Agent));
+  });
+
+  (REF ? test : test.skip)("streamProxy reads a proxy's events as the reference's does", async () => {
+    const ref = await import(join(REF!, "../pi-agent-core/dist/index.js"));
+    const seen: Rec[] = [];
+    const events = [
+      { type: "start" },
+      { type: "text_start", contentIndex: 0 },
+      { type: "text_delta", contentIndex: 0, delta: "he" },
+      { type: "text_delta", contentIndex: 0, delta: "llo" },
+      { type: "text_end", contentIndex: 0, contentSignature: "sig" },
+      { type: "toolcall_start", contentIndex: 1, id: "t1", toolName: "echo" },
+      { type: "toolcall_delta", contentIndex: 1, delta: '{"text":"x"}' },
+      { type: "toolcall_end", contentIndex: 1, toolCall: { type: "toolCall", id: "t1", name: "echo", arguments: { text: "x" } } },
+      { type: "done", reason: "toolUse", usage: { ...zero, input: 3, output: 4, totalTokens: 7 } },
+    ];
+    const server = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch: async (req) => {
+        seen.push({ auth: req.headers.get("authorization"), body: await req.json() });
+        if (new URL(req.url).searchParams.has("x")) return Response.json({ error: "nope" }, { status: 403 });
+        return new Response(events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join(""), { headers: { "content-type": "text/event-stream" } });
+      },
+    });
+    try {
+      const run = async (fn: Fn, url = `http://127.0.0.1:${server.port}`) => {
+        const s = fn(model, { messages: [user("hi")] }, { proxyUrl: url, authToken: "tok", reasoning: "low", temperature: 0.5 });
+        const types: string[] = [];
+        for await (const e of s) types.push(e.type);
+        const { timestamp: _t, durationMs, ...final } = await s.result();
+        expect(typeof durationMs).toBe(final.stopReason === "error" ? "undefined" : "number");
+        return { types, final };
+      };
+      const [mine, theirs] = [await run(core.streamProxy), await run(ref.streamProxy)];
+      expect(mine).toEqual(theirs);
+      expect(mine.final.content[0].text).toBe("hello");
+      expect(seen[0]).toEqual(seen[1]!);
+      expect(seen[0]!.auth).toBe("Bearer tok");
+      const refused = await run(core.streamProxy, `http://127.0.0.1:${server.port}/?x=1#`);
+      expect([refused.types, refused.final.stopReason, refused.final.errorMessage]).toEqual([["error"], "error", "The proxy refused the request: nope"]);
+    } finally {
+      server.stop(true);
+    }
   });
 });
 
