@@ -3,12 +3,15 @@
  * on pion's loop and providers) with a SessionManager that records each finished message, the
  * reference's session events (the agent's, `agent_end` with `willRetry`, `agent_settled`,
  * `queue_update`, `thinking_level_changed`), prompting with steering and follow-up queues while a
- * run streams, model and thinking-level changes, the tool loadout, and `dispose`. What belongs
+ * run streams, model and thinking-level changes, the tool loadout, stats and context usage, and
+ * `dispose`. What belongs
  * to pion's own session (compaction, retries, branching, bash, export, extension binding) throws
  * a clear error here.
  */
 import type { ImageContent, Model, ThinkingLevel } from "../../providers/types.ts";
-import type { AgentMessage } from "../../store/entries.ts";
+import type { AgentMessage, Entry } from "../../store/entries.ts";
+import { clampThinkingLevel } from "../../providers/thinking.ts";
+import { sessionStats } from "../../session/stats.ts";
 import { contentText as textOf } from "../../store/entries.ts";
 import type { Agent } from "./agent.ts";
 import type { AgentTool } from "./agent-core.ts";
@@ -26,6 +29,8 @@ export interface SessionRecord {
   getSessionId(): string;
   getSessionFile(): string | undefined;
   getSessionName?(): string | undefined;
+  getEntries(): unknown[];
+  getBranch(): unknown[];
 }
 
 export interface AgentSessionConfig {
@@ -226,12 +231,16 @@ export class AgentSession {
     return this.agent.waitForIdle();
   }
 
+  /** Use `model` from the next request on; the thinking level is clamped to what it offers. */
   async setModel(model: Model): Promise<void> {
     this.agent.state.model = model;
     this.sessionManager.appendModelChange(model.provider, model.id);
+    this.setThinkingLevel(this.thinkingLevel);
   }
 
-  setThinkingLevel(level: ThinkingLevel): void {
+  /** Set the level, clamped to what the model offers. */
+  setThinkingLevel(requested: ThinkingLevel): void {
+    const level = this.model ? clampThinkingLevel(this.model, requested) : requested;
     if (this.agent.state.thinkingLevel === level) return;
     this.agent.state.thinkingLevel = level;
     this.sessionManager.appendThinkingLevelChange(level);
@@ -272,6 +281,17 @@ export class AgentSession {
     return undefined;
   }
 
+  /** Messages, tool calls, tokens and cost over the session's record, and how full the context is. */
+  getSessionStats() {
+    const stats = sessionStats(this.sessionManager.getEntries() as Entry[], this.sessionManager.getBranch() as Entry[], this.model);
+    return { sessionFile: this.sessionFile, sessionId: this.sessionId, ...stats };
+  }
+
+  /** Tokens in the context now against the model's window (undefined without a model). */
+  getContextUsage() {
+    return this.getSessionStats().contextUsage;
+  }
+
   /** The working folder the session's tools run in. */
   getCwd(): string {
     return this.cwd;
@@ -283,7 +303,7 @@ const NOT_IN_PROCESS = [
   "compact", "abortCompaction", "setAutoCompactionEnabled", "abortRetry", "setAutoRetryEnabled", "abortBranchSummary",
   "executeBash", "abortBash", "recordBashResult", "navigateTree", "fork", "exportToHtml", "exportToJsonl", "reload",
   "bindExtensions", "cycleModel", "cycleThinkingLevel", "sendCustomMessage", "setScopedModels", "refreshContext",
-  "getSessionStats", "getContextUsage", "setSessionName", "getUserMessagesForForking", "setCacheWarmingMode",
+  "setSessionName", "getUserMessagesForForking", "setCacheWarmingMode",
 ];
 for (const name of NOT_IN_PROCESS) {
   Object.defineProperty(AgentSession.prototype, name, {

@@ -9,6 +9,7 @@
  * hand back from `getExtensions()`.
  */
 import type { Model, ThinkingLevel } from "../../providers/types.ts";
+import { clampThinkingLevel } from "../../providers/thinking.ts";
 import { buildSystemPrompt } from "../../resources/system-prompt.ts";
 import type { AgentMessage } from "../../store/entries.ts";
 import type { ExtensionContext, ToolDefinition } from "../api.ts";
@@ -46,7 +47,7 @@ interface CreateAgentSessionOptions {
   modelRuntime?: unknown;
 }
 
-type Manager = SessionRecord & { getCwd(): string; getBranch(): { type: string; message?: unknown }[] };
+type Manager = SessionRecord & { getCwd(): string };
 
 function builtInTool(name: string, cwd: string): AgentTool {
   const Name = name[0]!.toUpperCase() + name.slice(1);
@@ -90,9 +91,10 @@ export async function createAgentSession(options: CreateAgentSessionOptions = {}
   const cwd = options.cwd ?? manager.getCwd() ?? process.cwd();
   const { all, active } = toolLoadout(options, cwd);
   const tools = active.map((n) => all.get(n)!);
-  const existing = manager.getBranch().flatMap((e) => (e.type === "message" && e.message ? [e.message as AgentMessage] : []));
+  const existing = (manager.getBranch() as { type: string; message?: unknown }[]).flatMap((e) => (e.type === "message" && e.message ? [e.message as AgentMessage] : []));
   const model = fullModel(options.model, options.modelRegistry);
-  const thinkingLevel: ThinkingLevel = model?.reasoning ? (options.thinkingLevel ?? "medium") : "off";
+  // The reference's default level, then clamped to what the model offers.
+  const thinkingLevel: ThinkingLevel = model ? clampThinkingLevel(model, options.thinkingLevel ?? "medium") : "off";
   const agent = new Agent({
     initialState: { systemPrompt: systemPrompt(cwd, tools, options.resourceLoader), ...(model ? { model } : {}), thinkingLevel, tools, messages: existing },
     sessionId: manager.getSessionId(),

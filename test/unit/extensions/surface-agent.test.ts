@@ -281,8 +281,15 @@ describe("pi-coding-agent's createAgentSession", () => {
     expect(entries.map((e) => e.type)).toEqual(["model_change", "thinking_level_change", "message", "message", "message", "message"]);
     expect(entries[2]!.parentId).toBe(entries[1]!.id);
     expect(entries[2]!.message.content[0].text).toBe("what does note.txt say?");
+    const usage = session.getContextUsage();
+    expect([usage.contextWindow, usage.tokens > 0]).toEqual([100000, true]);
+    expect(session.getSessionStats()).toMatchObject({ userMessages: 1, assistantMessages: 2, toolCalls: 1, toolResults: 1, sessionId: session.sessionId });
+    await session.setModel({ ...model, id: "thinker", reasoning: true });
     session.setThinkingLevel("low");
-    expect(types.at(-1)).toBe("thinking_level_changed");
+    expect([types.at(-1), session.thinkingLevel]).toEqual(["thinking_level_changed", "low"]);
+    await session.setModel(model);
+    expect(session.thinkingLevel).toBe("off");
+    expect(session.sessionManager.getBranch().slice(-4).map((e: Rec) => e.type)).toEqual(["model_change", "thinking_level_change", "model_change", "thinking_level_change"]);
     session.dispose();
     expect(() => session.compact()).toThrow("AgentSession.compact is not available");
   });
