@@ -15,6 +15,7 @@ import { sessionStats } from "../../session/stats.ts";
 import { contentText as textOf } from "../../store/entries.ts";
 import type { Agent } from "./agent.ts";
 import type { AgentTool } from "./agent-core.ts";
+import { initialSystemMessage } from "./agent-transcript.ts";
 
 type Rec = Record<string, unknown>;
 type SessionEvent = Rec & { type: string };
@@ -42,6 +43,8 @@ export interface AgentSessionConfig {
   modelRegistry?: unknown;
   /** Every tool the session can offer, active or not, by name. */
   toolsByName?: Map<string, AgentTool>;
+  /** The session's system prompt, put back at the head of a transcript that lost it (an extension replaced the messages). */
+  systemPrompt?: string;
 }
 
 interface PromptOptions {
@@ -66,6 +69,7 @@ export class AgentSession {
   private followUps: string[] = [];
   private unsubscribeAgent: (() => void) | undefined;
   private aborted = false;
+  private readonly baseSystemPrompt: string | undefined;
 
   constructor(config: AgentSessionConfig) {
     this.agent = config.agent;
@@ -75,6 +79,7 @@ export class AgentSession {
     this.modelRegistry = config.modelRegistry;
     this.cwd = config.cwd;
     this.toolsByName = config.toolsByName ?? new Map(config.agent.state.tools.map((t) => [t.name, t]));
+    this.baseSystemPrompt = config.systemPrompt;
     this.unsubscribeAgent = this.agent.subscribe((e) => this.onAgentEvent(e));
   }
 
@@ -171,6 +176,11 @@ export class AgentSession {
       return;
     }
     if (!this.model) throw new Error("No model selected for this session");
+    const messages = this.agent.state.messages;
+    if (this.baseSystemPrompt && (messages[0] as { role?: string } | undefined)?.role !== "system") {
+      // The loop declares the tools; the prompt is the session's own.
+      this.agent.state.messages = [initialSystemMessage(this.baseSystemPrompt, []) as unknown as AgentMessage, ...messages];
+    }
     this.aborted = false;
     await this.agent.prompt(text, options.images);
     this.emit({ type: "agent_settled", aborted: this.aborted });

@@ -95,15 +95,16 @@ export async function createAgentSession(options: CreateAgentSessionOptions = {}
   const model = fullModel(options.model, options.modelRegistry);
   // The reference's default level, then clamped to what the model offers.
   const thinkingLevel: ThinkingLevel = model ? clampThinkingLevel(model, options.thinkingLevel ?? "medium") : "off";
+  const prompt = systemPrompt(cwd, tools, options.resourceLoader);
   const agent = new Agent({
-    initialState: { systemPrompt: systemPrompt(cwd, tools, options.resourceLoader), ...(model ? { model } : {}), thinkingLevel, tools, messages: existing },
+    initialState: { systemPrompt: prompt, ...(model ? { model } : {}), thinkingLevel, tools, messages: existing },
     sessionId: manager.getSessionId(),
   });
   if (existing.length === 0) {
     if (model) manager.appendModelChange(model.provider, model.id);
     manager.appendThinkingLevelChange(thinkingLevel);
   }
-  const session = new AgentSession({ agent, sessionManager: manager, settingsManager: options.settingsManager, cwd, resourceLoader: options.resourceLoader, modelRegistry: options.modelRegistry, toolsByName: all });
+  const session = new AgentSession({ agent, sessionManager: manager, settingsManager: options.settingsManager, cwd, resourceLoader: options.resourceLoader, modelRegistry: options.modelRegistry, toolsByName: all, systemPrompt: prompt });
   const extensionsResult = options.resourceLoader?.getExtensions?.() ?? { extensions: [], errors: [], runtime: createExtensionRuntime() };
   return { session, extensionsResult, ...(model ? {} : { modelFallbackMessage: "No model given: pass options.model (for example ctx.model)" }) };
 }

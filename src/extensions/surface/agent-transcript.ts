@@ -57,12 +57,17 @@ export function declaredTools(messages: readonly AnyMessage[]): ToolDeclaration[
   return [...tools.values()];
 }
 
-/** The system prompt after replaying every system message: contents, then the live sections. */
-export function systemPromptOf(messages: readonly AnyMessage[]): string {
+/**
+ * Every system message replayed into one: the contents joined, the sections patched by name
+ * (null removes one), the tools as they stand; none when there was no system message.
+ */
+export function currentSystemMessage(messages: readonly AnyMessage[]): SystemMessage | undefined {
   const content: string[] = [];
   const sections = new Map<string, string>();
+  let timestamp: number | undefined;
   for (const m of messages) {
     if (!isSystem(m)) continue;
+    timestamp ??= m.timestamp;
     const text = textOf(m.content);
     if (text) content.push(text);
     for (const [name, value] of Object.entries(m.sections ?? {})) {
@@ -70,7 +75,22 @@ export function systemPromptOf(messages: readonly AnyMessage[]): string {
       else sections.set(name, value);
     }
   }
-  return [content.join("\n\n"), ...sections.values()].filter((p) => p.length > 0).join("\n\n");
+  const tools = declaredTools(messages);
+  if (timestamp === undefined && tools.length === 0) return undefined;
+  return {
+    role: "system",
+    content: content.join("\n\n"),
+    ...(sections.size > 0 ? { sections: Object.fromEntries(sections) } : {}),
+    ...(tools.length > 0 ? { toolsAdded: tools } : {}),
+    timestamp: timestamp ?? 0,
+  };
+}
+
+/** The system prompt after replaying every system message: contents, then the live sections. */
+export function systemPromptOf(messages: readonly AnyMessage[]): string {
+  const m = currentSystemMessage(messages);
+  if (!m) return "";
+  return [textOf(m.content), ...Object.values(m.sections ?? {})].filter((p): p is string => typeof p === "string" && p.length > 0).join("\n\n");
 }
 
 const same = (a: ToolDeclaration, b: ToolDeclaration) => JSON.stringify(toDeclaration(a)) === JSON.stringify(toDeclaration(b));

@@ -11,7 +11,7 @@ import type { AgentMessage } from "../../store/entries.ts";
 import { emptyUsage } from "../../providers/event-stream.ts";
 import { errorMessage } from "../../util/errors.ts";
 import { runAgentLoop, runAgentLoopContinue, type AgentLoopConfig, type AgentTool, type RefStreamFn } from "./agent-core.ts";
-import { declaredTools, initialSystemMessage, systemPromptOf, toDeclaration } from "./agent-transcript.ts";
+import { currentSystemMessage, initialSystemMessage, systemPromptOf, toDeclaration } from "./agent-transcript.ts";
 
 type QueueMode = "all" | "one-at-a-time";
 type Rec = Record<string, unknown>;
@@ -188,10 +188,7 @@ export class Agent {
   /** Clear the conversation and queues, keeping the replayed prompt and tool declarations. */
   reset(): void {
     if (this.activeRun) throw new Error("Agent is already processing. Wait for completion before resetting.");
-    const messages = this._state.messages;
-    const prompt = systemPromptOf(messages);
-    const tools = declaredTools(messages);
-    const head = messages.some((m) => (m as { role: string }).role === "system") ? initialSystemMessage(prompt, tools) ?? { role: "system", content: "", timestamp: 0 } : undefined;
+    const head = currentSystemMessage(this._state.messages);
     this._state.messages = head ? [head as unknown as AgentMessage] : [];
     this._state.streamingMessage = undefined;
     this._state.pendingToolCalls = new Set();

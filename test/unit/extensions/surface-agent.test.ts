@@ -178,6 +178,22 @@ describe("pi-agent-core's loop on pion's loop", () => {
     expect(cut.events).toContain("tool_execution_end:true");
   });
 
+  (REF ? test : test.skip)("a transcript's system messages replay into the reference's prompt and tools", async () => {
+    const ai = await import(join(REF!, "../pi-ai/dist/index.js"));
+    const t = await import("../../../src/extensions/surface/agent-transcript.ts");
+    const tool = (name: string, d = "d") => ({ name, description: d, parameters: { type: "object" } });
+    const messages = [
+      { role: "system", content: "base", sections: { a: "<a>1</a>", b: "<b>2</b>" }, toolsAdded: [tool("x"), tool("y")], timestamp: 5 },
+      user("hi"),
+      { role: "system", content: [{ type: "text", text: "more" }], sections: { a: null, c: "<c/>" }, toolsRemoved: [{ name: "x" }], toolsAdded: [tool("y", "changed")], timestamp: 9 },
+    ];
+    expect(t.currentSystemMessage(messages)).toEqual(ai.getCurrentSystemMessage(messages));
+    expect(t.systemPromptOf(messages)).toBe(ai.getCurrentSystemPrompt(messages));
+    expect(t.declaredTools(messages)).toEqual(ai.getCurrentTools(messages));
+    const pending = [user("next")];
+    expect(t.declareToolChanges(messages, [tool("z")], pending).map(({ timestamp: _t, ...m }: Rec) => m)).toEqual([{ role: "system", content: "", toolsAdded: [tool("z")], toolsRemoved: [{ name: "y" }] }, { role: "user", content: "next" }]);
+  });
+
   (REF ? test : test.skip)("Agent as the reference's: transcript, events, a follow-up queued while it runs, reset", async () => {
     const ref = await import(join(REF!, "../pi-agent-core/dist/index.js"));
     const ai = await import(join(REF!, "../pi-ai/dist/index.js"));
@@ -307,7 +323,12 @@ describe("pi-coding-agent's createAgentSession", () => {
     await session.prompt("also", { streamingBehavior: "followUp" });
     await done;
     expect(queues.map((q) => q.followUp)).toEqual([["also"], []]);
-    expect(session.messages.map((m: Rec) => m.role).join(",")).toBe("user,assistant,user,assistant,user,assistant");
+    // The seeded transcript lost the system message: the session's prompt and the tools' declaration come back.
+    expect(session.messages.map((m: Rec) => m.role).join(",")).toBe("system,user,assistant,user,assistant,user,assistant");
+    expect(session.systemPrompt).toContain("You are pion");
+    const sent = fake.requests.at(-1)!.body as Rec;
+    expect(sent.system.map((x: Rec) => x.text).join("")).toContain("You are pion");
+    expect(sent.messages.length).toBe(5);
     expect(session.getLastAssistantText()).toBe("second");
     const rt = ca.createExtensionRuntime();
     expect(() => rt.sendMessage()).toThrow("Extension runtime not initialized");
