@@ -66,7 +66,10 @@ export interface AgentLoopConfig extends Rec {
   beforeToolCall?: BeforeToolCall;
   afterToolCall?: AfterToolCall;
   finishTurn?: FinishTurn;
+  [TOOL_CWD]?: string;
 }
+/** pion's own config key (a symbol: never sent to a stream function): the folder tools get as `ctx.cwd`. */
+export const TOOL_CWD = Symbol("pion.toolCwd");
 export type AgentEventSink = (event: Rec & { type: string }) => Promise<void> | void;
 
 /** The reference's request identity for agent loops (pi-ai's attribution to pi); pion's providers send no attribution. */
@@ -114,7 +117,7 @@ function throughStreamFn(fn: RefStreamFn, config: AgentLoopConfig, transcripts: 
   return (req, signal) => {
     const out = new PushStream();
     void (async () => {
-      const { model: _m, convertToLlm: _c, transformContext: _t, getApiKey: _g, getSteeringMessages: _s, getFollowUpMessages: _f, beforeToolCall: _b, afterToolCall: _a, ...options } = config;
+      const { [TOOL_CWD]: _d, model: _m, convertToLlm: _c, transformContext: _t, getApiKey: _g, getSteeringMessages: _s, getFollowUpMessages: _f, beforeToolCall: _b, afterToolCall: _a, ...options } = config;
       const stream = await fn(req.model, { messages: transcripts.get(req) ?? req.messages }, {
         ...options,
         ...(req.apiKey ? { apiKey: req.apiKey } : {}),
@@ -313,7 +316,7 @@ async function runOnPion(
     interruptMode: () => (sequential || agentTools.some((t) => t.executionMode === "sequential") ? "immediate" : "wait"),
     hasPendingSteering: () => steering.length > 0,
     hasPendingFollowUp: () => followUps.length > 0,
-    cwd: process.cwd(),
+    cwd: config[TOOL_CWD] ?? process.cwd(),
   };
   return runAgent(context.messages, opening, deps, run);
 }

@@ -99,6 +99,7 @@ export async function createAgentSession(options: CreateAgentSessionOptions = {}
   const agent = new Agent({
     initialState: { systemPrompt: prompt, ...(model ? { model } : {}), thinkingLevel, tools, messages: existing },
     sessionId: manager.getSessionId(),
+    cwd,
   });
   if (existing.length === 0) {
     if (model) manager.appendModelChange(model.provider, model.id);

@@ -10,7 +10,7 @@ import type { AssistantMessage, ImageContent, Model, ThinkingLevel } from "../..
 import type { AgentMessage } from "../../store/entries.ts";
 import { emptyUsage } from "../../providers/event-stream.ts";
 import { errorMessage } from "../../util/errors.ts";
-import { runAgentLoop, runAgentLoopContinue, type AgentLoopConfig, type AgentTool, type RefStreamFn } from "./agent-core.ts";
+import { runAgentLoop, runAgentLoopContinue, TOOL_CWD, type AgentLoopConfig, type AgentTool, type RefStreamFn } from "./agent-core.ts";
 import { currentSystemMessage, initialSystemMessage, systemPromptOf, toDeclaration } from "./agent-transcript.ts";
 
 type QueueMode = "all" | "one-at-a-time";
@@ -36,6 +36,8 @@ interface AgentOptions extends Partial<Pick<AgentLoopConfig, "convertToLlm" | "t
   transport?: string;
   maxRetryDelayMs?: number;
   identity?: unknown;
+  /** pion's: the folder the tools get as `ctx.cwd` (an in-process session's), default the process's. */
+  cwd?: string;
 }
 
 const LLM_ROLES = new Set(["system", "user", "assistant", "toolResult"]);
@@ -111,6 +113,7 @@ export class Agent {
   transport: string;
   maxRetryDelayMs: number | undefined;
   identity: unknown;
+  private readonly cwd: string | undefined;
 
   constructor(options: AgentOptions = {}) {
     this._state = new AgentState(options.initialState ?? {});
@@ -128,6 +131,7 @@ export class Agent {
     this.transport = options.transport ?? "auto";
     this.maxRetryDelayMs = options.maxRetryDelayMs;
     this.identity = options.identity;
+    this.cwd = options.cwd;
   }
 
   subscribe(listener: Listener): () => void {
@@ -250,6 +254,7 @@ export class Agent {
         return this.steeringQueue.drain();
       },
       getFollowUpMessages: async () => this.followUpQueue.drain(),
+      ...(this.cwd ? { [TOOL_CWD]: this.cwd } : {}),
     };
   }
 

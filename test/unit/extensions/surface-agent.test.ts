@@ -336,6 +336,16 @@ describe("pi-coding-agent's createAgentSession", () => {
     expect(rt.pendingProviderRegistrations.length).toBe(1);
   });
 
+  test("custom tools run with the session's folder as ctx.cwd, beside the built-ins they are added to", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), "pion-as-"));
+    const where = { ...echo, name: "where", execute: async (_id: string, _p: unknown, _s: unknown, _u: unknown, ctx: Rec) => ({ content: [{ type: "text", text: `at ${ctx.cwd}` }], details: {} }) };
+    fake.enqueue({ blocks: [{ type: "toolCall", name: "where", arguments: { text: "?" } }] }, { blocks: [{ type: "text", text: "ok" }] });
+    const { session } = await ca.createAgentSession({ cwd, model, customTools: [where] });
+    expect(session.getActiveToolNames()).toEqual(["read", "bash", "edit", "write", "where"]);
+    await session.prompt("where are you?");
+    expect(session.messages.find((m: Rec) => m.role === "toolResult").content[0].text).toBe(`at ${cwd}`);
+  });
+
   test("SessionManager.inMemory appends under its leaf; open stays read-only", () => {
     const sm = ca.SessionManager.inMemory("/w");
     const a = sm.appendMessage(user("x"));
