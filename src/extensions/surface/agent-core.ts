@@ -10,6 +10,7 @@
  * signature `(model, context, options)` and gets the transcript with its system messages; when
  * none is given or set, requests go through pion's providers with the session's keys.
  *
+ * With `toolExecution: "sequential"` (or a tool marked so) each result message follows its call.
  * `finishTurn` may end the run (its `continue` decision is not carried over), a batch whose every
  * result sets `terminate` ends it unless messages are queued, and the calls of a reply cut off by
  * the token limit do not run. Not carried over: `prepareRequest`, `prepareNextTurn`.
@@ -17,7 +18,7 @@
 import { runAgent, type LoopDeps } from "../../agent/loop.ts";
 import type { AgentEvent } from "../../agent/events.ts";
 import { emptyAssistant, PushStream } from "../../providers/event-stream.ts";
-import type { AssistantMessage, AssistantMessageEvent, LlmRequest, Model, StreamFn as PionStreamFn, ThinkingLevel, ToolCall } from "../../providers/types.ts";
+import type { AssistantMessage, AssistantMessageEvent, LlmRequest, Model, StreamFn as PionStreamFn, ThinkingLevel, ToolCall, ToolResultMessage } from "../../providers/types.ts";
 import type { AgentMessage } from "../../store/entries.ts";
 import { ToolArgumentError, type ToolResult } from "../../tools/tool.ts";
 import { errorMessage } from "../../util/errors.ts";
@@ -245,11 +246,29 @@ async function runOnPion(
       else stop = true;
     } else followUps.push(...more);
   };
+  const oneByOne = () => sequential || agentTools.some((t) => t.executionMode === "sequential");
+  // Run one at a time, each call's result message follows its tool_execution_end (pion's loop
+  // adds them after the batch; that later copy is then not announced again).
+  const early = new Map<string, ToolResultMessage>();
+  const announce = async (e: Extract<AgentEvent, { type: "tool_execution_end" }>) => {
+    const msg: ToolResultMessage = { role: "toolResult", toolCallId: e.toolCallId, toolName: e.toolName, content: e.result.content, isError: e.isError, durationMs: e.durationMs, timestamp: Date.now() };
+    if (e.result.details !== undefined) msg.details = e.result.details;
+    early.set(e.toolCallId, msg);
+    current.push(msg);
+    added.push(msg);
+    await emit({ type: "message_start", message: msg });
+    await emit({ type: "message_end", message: msg });
+  };
   const deps: LoopDeps = {
     stream: throughStreamFn(streamFn ?? getDefaultStreamFn(), config, transcripts),
     tools: () => tools,
     emit: async (e: AgentEvent) => {
       let out: Rec & { type: string } = e;
+      if ((e.type === "message_start" || e.type === "message_end") && e.message.role === "toolResult" && early.has(e.message.toolCallId)) {
+        if (e.type === "message_end") early.delete(e.message.toolCallId);
+        return;
+      }
+      if (e.type === "agent_end") out = { type: e.type, messages: added.slice() };
       if (e.type === "message_start" && e.message.role === "assistant") partial = e.message;
       else if (e.type === "message_update" && partial) {
         partial = applyDelta(partial, e.assistantMessageEvent);
@@ -263,6 +282,7 @@ async function runOnPion(
         if (decision?.action === "end") stop = true;
       }
       await emit(out);
+      if (e.type === "tool_execution_end" && e.parentToolCallId === undefined && oneByOne()) await announce(e);
       if (e.type === "turn_end") await afterTurnEnd(e.message, e.toolResults);
     },
     buildRequest: async (all) => {
@@ -313,12 +333,13 @@ async function runOnPion(
     nextSteering: () => steering.splice(0),
     nextFollowUp: () => followUps.splice(0),
     // "immediate" runs calls one at a time; steering is only taken between turns, so none is skipped.
-    interruptMode: () => (sequential || agentTools.some((t) => t.executionMode === "sequential") ? "immediate" : "wait"),
+    interruptMode: () => (oneByOne() ? "immediate" : "wait"),
     hasPendingSteering: () => steering.length > 0,
     hasPendingFollowUp: () => followUps.length > 0,
     cwd: config[TOOL_CWD] ?? process.cwd(),
   };
-  return runAgent(context.messages, opening, deps, run);
+  await runAgent(context.messages, opening, deps, run);
+  return added;
 }
 
 function assertContinuable(context: AgentContext): void {

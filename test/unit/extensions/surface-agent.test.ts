@@ -161,11 +161,15 @@ describe("pi-agent-core's loop on pion's loop", () => {
     });
   });
 
-  (REF ? test : test.skip)("as the reference's: blocked calls, afterToolCall overrides", async () => {
-    await both([reply([call("a"), call("b")]), reply([{ type: "text", text: "end" }])], () => ({
-      beforeToolCall: async (c: Rec) => (c.args.text === "b" ? { block: true, reason: "no b" } : undefined),
-      afterToolCall: async (c: Rec) => ({ content: [{ type: "text", text: `after ${c.result.content[0].text}` }], isError: true }),
-    }));
+  (REF ? test : test.skip)("as the reference's: blocked calls, afterToolCall overrides, in parallel and one at a time", async () => {
+    for (const toolExecution of ["parallel", "sequential"]) {
+      const r = await both([reply([call("a"), call("b")]), reply([{ type: "text", text: "end" }])], () => ({
+        toolExecution,
+        beforeToolCall: async (c: Rec) => (c.args.text === "b" ? { block: true, reason: "no b" } : undefined),
+        afterToolCall: async (c: Rec) => ({ content: [{ type: "text", text: `after ${c.result.content[0].text}` }], isError: true }),
+      }));
+      expect(r.events.indexOf("message_start:toolResult") < r.events.lastIndexOf("tool_execution_end:true")).toBe(toolExecution === "sequential");
+    }
   });
 
   (REF ? test : test.skip)("as the reference's: a terminating batch ends the run; finishTurn can end it; a cut-off reply's calls do not run", async () => {
