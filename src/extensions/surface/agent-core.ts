@@ -118,7 +118,7 @@ function throughStreamFn(fn: RefStreamFn, config: AgentLoopConfig, transcripts: 
   return (req, signal) => {
     const out = new PushStream();
     void (async () => {
-      const { [TOOL_CWD]: _d, model: _m, convertToLlm: _c, transformContext: _t, getApiKey: _g, getSteeringMessages: _s, getFollowUpMessages: _f, beforeToolCall: _b, afterToolCall: _a, ...options } = config;
+      const { [TOOL_CWD]: _d, model: _m, convertToLlm: _c, transformContext: _t, getApiKey: _g, getSteeringMessages: _s, getFollowUpMessages: _f, beforeToolCall: _b, afterToolCall: _a, finishTurn: _ft, ...options } = config;
       const stream = await fn(req.model, { messages: transcripts.get(req) ?? req.messages }, {
         ...options,
         ...(req.apiKey ? { apiKey: req.apiKey } : {}),
