@@ -60,7 +60,7 @@ test("ctx.sessionManager, context usage, system prompt, tools, thinking level, s
   expect(JSON.stringify(fake.requests.at(-2)!.body)).toContain("question?");
   from = p.records.length;
   await p.request({ type: "prompt", message: "/agent" });
-  expect((await note(from)).message).toBe("user,assistant,toolResult,assistant echo:hey true");
+  expect((await note(from)).message).toBe("system,user,assistant,toolResult,assistant echo:hey true");
   expect((fake.requests.at(-1)!.body as { system?: unknown }).system).toEqual([expect.objectContaining({ text: "sub" })]);
   expect(p.records.filter((r) => r.type === "extension_error")).toEqual([]);
   await p.close();

@@ -1,2 +1,171 @@
-/** (being written) */
-export const agentSessionExports: Record<string, unknown> = {};
+/**
+ * pi-coding-agent's in-process sessions for extensions: `createAgentSession(options)` builds an
+ * `AgentSession` (agent-session-class.ts) on pi-agent-core's `Agent`, so its requests go through
+ * pion's providers with the session's keys, and its tools are pion's built-ins for the session's
+ * folder (`tools` names them, default read, bash, edit, write) plus `customTools`. The system
+ * prompt is pion's, with the resource loader's prompt as its base and its appended prompts and
+ * context files; the SessionManager (default: a new in-memory one) records every message.
+ * `createExtensionRuntime` is the reference's not-yet-bound runtime object that resource loaders
+ * hand back from `getExtensions()`.
+ */
+import type { Model, ThinkingLevel } from "../../providers/types.ts";
+import { clampThinkingLevel } from "../../providers/thinking.ts";
+import { buildSystemPrompt } from "../../resources/system-prompt.ts";
+import type { AgentMessage } from "../../store/entries.ts";
+import type { ExtensionContext, ToolDefinition } from "../api.ts";
+import { adaptTool } from "../tool-adapter.ts";
+import { toolFactoryExports } from "../tool-factories.ts";
+import { Agent } from "./agent.ts";
+import type { AgentTool } from "./agent-core.ts";
+import { AgentSession, type SessionRecord } from "./agent-session-class.ts";
+import { SessionManager } from "./session-manager.ts";
+
+type Rec = Record<string, unknown>;
+
+const BUILT_IN = ["read", "bash", "edit", "write", "grep", "find", "ls"] as const;
+const DEFAULT_TOOLS = ["read", "bash", "edit", "write"];
+
+interface ResourceLoaderLike {
+  getSystemPrompt?(): string | undefined;
+  getAppendSystemPrompt?(): string[];
+  getAgentsFiles?(): { agentsFiles: { path: string; content: string }[] };
+  getExtensions?(): unknown;
+}
+
+interface CreateAgentSessionOptions {
+  cwd?: string;
+  model?: Model;
+  thinkingLevel?: ThinkingLevel;
+  noTools?: "all" | "builtin";
+  tools?: string[];
+  excludeTools?: string[];
+  customTools?: ToolDefinition[];
+  resourceLoader?: ResourceLoaderLike;
+  sessionManager?: SessionManager;
+  settingsManager?: unknown;
+  modelRegistry?: unknown;
+  modelRuntime?: unknown;
+}
+
+type Manager = SessionRecord & { getCwd(): string };
+
+function builtInTool(name: string, cwd: string): AgentTool {
+  const Name = name[0]!.toUpperCase() + name.slice(1);
+  return (toolFactoryExports()[`create${Name}Tool`] as (cwd: string) => AgentTool)(cwd);
+}
+
+/** The tools by name (built-ins unless `noTools`, then the custom ones) and which start active. */
+function toolLoadout(o: CreateAgentSessionOptions, cwd: string): { all: Map<string, AgentTool>; active: string[] } {
+  const all = new Map<string, AgentTool>();
+  if (!o.noTools) for (const name of BUILT_IN) all.set(name, builtInTool(name, cwd));
+  for (const t of o.customTools ?? []) all.set(t.name, t as AgentTool);
+  const unknown = (o.tools ?? []).filter((n) => !all.has(n) && !(BUILT_IN as readonly string[]).includes(n));
+  if (unknown.length > 0) throw new Error(`Invalid tools option: unknown tool${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")}`);
+  const excluded = new Set(o.excludeTools ?? []);
+  const chosen = o.tools ?? (o.noTools === "all" ? [] : [...(o.noTools ? [] : DEFAULT_TOOLS), ...(o.customTools ?? []).map((t) => t.name)]);
+  return { all, active: chosen.filter((n) => all.has(n) && !excluded.has(n)) };
+}
+
+function systemPrompt(cwd: string, tools: AgentTool[], loader: ResourceLoaderLike | undefined): string {
+  const noContext = () => ({}) as ExtensionContext;
+  const custom = loader?.getSystemPrompt?.();
+  const append = (loader?.getAppendSystemPrompt?.() ?? []).filter((p) => p.length > 0).join("\n\n");
+  return buildSystemPrompt({
+    cwd,
+    tools: tools.map((t) => adaptTool(t, "agent", noContext)),
+    ...(custom ? { custom } : {}),
+    ...(append ? { append } : {}),
+    contextFiles: loader?.getAgentsFiles?.().agentsFiles ?? [],
+  });
+}
+
+/** A model given by provider and id only (pion's `ctx.model`) completed from the registry passed beside it. */
+function fullModel(model: Model | undefined, registry: unknown): Model | undefined {
+  if (!model || model.api) return model;
+  const find = (registry as { find?: (provider: string, id: string) => Model | undefined } | undefined)?.find;
+  return find?.call(registry, model.provider, model.id) ?? model;
+}
+
+export async function createAgentSession(options: CreateAgentSessionOptions = {}) {
+  const manager = (options.sessionManager ?? SessionManager.inMemory(options.cwd ?? process.cwd())) as unknown as Manager;
+  const cwd = options.cwd ?? manager.getCwd() ?? process.cwd();
+  const { all, active } = toolLoadout(options, cwd);
+  const tools = active.map((n) => all.get(n)!);
+  const existing = (manager.getBranch() as { type: string; message?: unknown }[]).flatMap((e) => (e.type === "message" && e.message ? [e.message as AgentMessage] : []));
+  const model = fullModel(options.model, options.modelRegistry);
+  // The reference's default level, then clamped to what the model offers.
+  const thinkingLevel: ThinkingLevel = model ? clampThinkingLevel(model, options.thinkingLevel ?? "medium") : "off";
+  const prompt = systemPrompt(cwd, tools, options.resourceLoader);
+  const agent = new Agent({
+    initialState: { systemPrompt: prompt, ...(model ? { model } : {}), thinkingLevel, tools, messages: existing },
+    sessionId: manager.getSessionId(),
+    cwd,
+  });
+  if (existing.length === 0) {
+    if (model) manager.appendModelChange(model.provider, model.id);
+    manager.appendThinkingLevelChange(thinkingLevel);
+  }
+  const session = new AgentSession({ agent, sessionManager: manager, settingsManager: options.settingsManager, cwd, resourceLoader: options.resourceLoader, modelRegistry: options.modelRegistry, toolsByName: all, systemPrompt: prompt });
+  const extensionsResult = options.resourceLoader?.getExtensions?.() ?? { extensions: [], errors: [], runtime: createExtensionRuntime() };
+  return { session, extensionsResult, ...(model ? {} : { modelFallbackMessage: "No model given: pass options.model (for example ctx.model)" }) };
+}
+
+/**
+ * The runtime of extensions not yet bound to a session: actions throw until then, provider
+ * and virtual-model registrations wait in their queues.
+ */
+export function createExtensionRuntime(): Rec {
+  const notInitialized = () => {
+    throw new Error("Extension runtime not initialized. Action methods cannot be called during extension loading.");
+  };
+  let stale: string | undefined;
+  const unsubscribers = new Set<() => void>();
+  const runtime: Rec & { pendingProviderRegistrations: Rec[]; pendingNativeProviderRegistrations: Rec[]; pendingVirtualModelRegistrations: Rec[] } = {
+    ...Object.fromEntries(
+      ["sendMessage", "sendUserMessage", "appendEntry", "setSessionName", "getSessionName", "setLabel", "getActiveTools", "getAllTools", "getSettings", "setActiveTools", "getCommands", "getThinkingLevel", "setThinkingLevel", "createContext"].map((n) => [n, notInitialized]),
+    ),
+    refreshTools: () => {},
+    setModel: () => Promise.reject(new Error("Extension runtime not initialized")),
+    flagValues: new Map(),
+    pendingProviderRegistrations: [],
+    pendingNativeProviderRegistrations: [],
+    pendingVirtualModelRegistrations: [],
+    assertActive: () => {
+      if (stale) throw new Error(stale);
+    },
+    invalidate: (message?: string) => {
+      if (stale) return;
+      stale = message ?? "This extension ctx is stale after session replacement or reload.";
+      for (const u of [...unsubscribers]) u();
+      unsubscribers.clear();
+    },
+    trackEventBusSubscription: (unsubscribe: () => void) => {
+      let live = true;
+      const tracked = () => {
+        if (!live) return;
+        live = false;
+        unsubscribers.delete(tracked);
+        unsubscribe();
+      };
+      unsubscribers.add(tracked);
+      return tracked;
+    },
+    reportError: () => {},
+    registerProvider: (name: string, config: unknown, extensionPath = "<unknown>") => void runtime.pendingProviderRegistrations.push({ name, config, extensionPath }),
+    registerNativeProvider: (provider: unknown, extensionPath = "<unknown>") => void runtime.pendingNativeProviderRegistrations.push({ provider, extensionPath }),
+    unregisterProvider: (name: string) => {
+      runtime.pendingProviderRegistrations = runtime.pendingProviderRegistrations.filter((r) => r.name !== name);
+      runtime.pendingNativeProviderRegistrations = runtime.pendingNativeProviderRegistrations.filter((r) => (r.provider as { id?: string }).id !== name);
+    },
+    registerVirtualModel: (definition: unknown, extensionPath = "<unknown>") => void runtime.pendingVirtualModelRegistrations.push({ definition, extensionPath }),
+    unregisterVirtualModel: (provider: string, id: string) => {
+      runtime.pendingVirtualModelRegistrations = runtime.pendingVirtualModelRegistrations.filter(({ definition }) => {
+        const d = definition as { provider?: string; id?: string };
+        return d.provider !== provider || d.id !== id;
+      });
+    },
+  };
+  return runtime;
+}
+
+export const agentSessionExports: Record<string, unknown> = { createAgentSession, AgentSession, createExtensionRuntime };

@@ -51,7 +51,7 @@ describe("the reference's export surface", () => {
     expect(ai.clampThinkingLevel!({ reasoning: true, thinkingLevelMap: { minimal: null } }, "minimal")).toBe("low");
     expect(ai.clampThinkingLevel!({ reasoning: true, thinkingLevelMap: {} }, "max")).toBe("high");
     expect(ca.keyHint!("app.tools.expand", "to expand")).toBe("app.tools.expand to expand");
-    expect(() => ca.createAgentSession!()).toThrow("createAgentSession is not available in pion extensions");
+    expect(() => ca.runRpcMode!()).toThrow("runRpcMode is not available in pion extensions");
     const Tui = (referenceModules()["pi-tui"] as Record<string, new (...a: unknown[]) => { render(w: number): string[] }>).Markdown!;
     expect(new Tui("# x").render(80)).toEqual([]);
   });

@@ -1,0 +1,326 @@
+/**
+ * pi-coding-agent's `AgentSession` for an extension's in-process session: an `Agent` (agent.ts,
+ * on pion's loop and providers) with a SessionManager that records each finished message, the
+ * reference's session events (the agent's, `agent_end` with `willRetry`, `agent_settled`,
+ * `queue_update`, `thinking_level_changed`), prompting with steering and follow-up queues while a
+ * run streams, model and thinking-level changes, the tool loadout, stats and context usage, and
+ * `dispose`. What belongs
+ * to pion's own session (compaction, retries, branching, bash, export, extension binding) throws
+ * a clear error here.
+ */
+import type { ImageContent, Model, ThinkingLevel } from "../../providers/types.ts";
+import type { AgentMessage, Entry } from "../../store/entries.ts";
+import { clampThinkingLevel } from "../../providers/thinking.ts";
+import { sessionStats } from "../../session/stats.ts";
+import { contentText as textOf } from "../../store/entries.ts";
+import type { Agent } from "./agent.ts";
+import type { AgentTool } from "./agent-core.ts";
+import { initialSystemMessage } from "./agent-transcript.ts";
+
+type Rec = Record<string, unknown>;
+type SessionEvent = Rec & { type: string };
+type Listener = (event: SessionEvent) => void;
+
+/** The writes and reads of a SessionManager this session uses. */
+export interface SessionRecord {
+  appendMessage(message: unknown): string;
+  appendModelChange(provider: string, modelId: string): string;
+  appendThinkingLevelChange(level: string): string;
+  appendCustomMessageEntry?(customType: string, content: unknown, display: boolean, details?: unknown): string;
+  getSessionId(): string;
+  getSessionFile(): string | undefined;
+  getSessionName?(): string | undefined;
+  getEntries(): unknown[];
+  getBranch(): unknown[];
+}
+
+export interface AgentSessionConfig {
+  agent: Agent;
+  sessionManager: SessionRecord;
+  settingsManager?: unknown;
+  cwd: string;
+  resourceLoader?: unknown;
+  modelRegistry?: unknown;
+  /** Every tool the session can offer, active or not, by name. */
+  toolsByName?: Map<string, AgentTool>;
+  /** The session's system prompt, put back at the head of a transcript that lost it (an extension replaced the messages). */
+  systemPrompt?: string;
+}
+
+interface PromptOptions {
+  images?: ImageContent[];
+  streamingBehavior?: "steer" | "followUp";
+  source?: string;
+  expandPromptTemplates?: boolean;
+}
+
+const PERSISTED = new Set(["system", "user", "assistant", "toolResult"]);
+
+export class AgentSession {
+  readonly agent: Agent;
+  readonly sessionManager: SessionRecord;
+  readonly settingsManager: unknown;
+  readonly resourceLoader: unknown;
+  readonly modelRegistry: unknown;
+  private readonly cwd: string;
+  private readonly listeners = new Set<Listener>();
+  private readonly toolsByName: Map<string, AgentTool>;
+  private steering: string[] = [];
+  private followUps: string[] = [];
+  private unsubscribeAgent: (() => void) | undefined;
+  private aborted = false;
+  private readonly baseSystemPrompt: string | undefined;
+
+  constructor(config: AgentSessionConfig) {
+    this.agent = config.agent;
+    this.sessionManager = config.sessionManager;
+    this.settingsManager = config.settingsManager;
+    this.resourceLoader = config.resourceLoader;
+    this.modelRegistry = config.modelRegistry;
+    this.cwd = config.cwd;
+    this.toolsByName = config.toolsByName ?? new Map(config.agent.state.tools.map((t) => [t.name, t]));
+    this.baseSystemPrompt = config.systemPrompt;
+    this.unsubscribeAgent = this.agent.subscribe((e) => this.onAgentEvent(e));
+  }
+
+  private onAgentEvent(e: SessionEvent): void {
+    if (e.type === "message_start" && (e.message as { role: string }).role === "user") {
+      const text = textOf((e.message as { content: unknown }).content);
+      const s = this.steering.indexOf(text);
+      const f = s === -1 ? this.followUps.indexOf(text) : -1;
+      if (s !== -1) this.steering.splice(s, 1);
+      if (f !== -1) this.followUps.splice(f, 1);
+      if (s !== -1 || f !== -1) this.emitQueueUpdate();
+    }
+    this.emit(e.type === "agent_end" ? { ...e, willRetry: false } : e);
+    if (e.type === "message_end") {
+      const m = e.message as { role: string; customType?: string; content?: unknown; display?: boolean; details?: unknown };
+      if (m.role === "custom") this.sessionManager.appendCustomMessageEntry?.(m.customType ?? "", m.content, m.display ?? true, m.details);
+      else if (PERSISTED.has(m.role)) this.sessionManager.appendMessage(m);
+    }
+  }
+
+  private emit(e: SessionEvent): void {
+    for (const l of [...this.listeners]) l(e);
+  }
+
+  private emitQueueUpdate(): void {
+    this.emit({ type: "queue_update", steering: [...this.steering], followUp: [...this.followUps] });
+  }
+
+  subscribe(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Stop listening to the agent and drop every listener; the session is not used afterwards. */
+  dispose(): void {
+    this.unsubscribeAgent?.();
+    this.unsubscribeAgent = undefined;
+    this.listeners.clear();
+  }
+
+  get state() {
+    return this.agent.state;
+  }
+  get messages(): AgentMessage[] {
+    return this.agent.state.messages;
+  }
+  get model(): Model | undefined {
+    const m = this.agent.state.model;
+    return m.provider === "unknown" && m.id === "unknown" ? undefined : m;
+  }
+  get thinkingLevel(): ThinkingLevel {
+    return this.agent.state.thinkingLevel;
+  }
+  get isStreaming(): boolean {
+    return this.agent.state.isStreaming;
+  }
+  get isIdle(): boolean {
+    return !this.isStreaming;
+  }
+  get systemPrompt(): string {
+    return this.agent.state.systemPrompt;
+  }
+  get sessionId(): string {
+    return this.sessionManager.getSessionId();
+  }
+  get sessionFile(): string | undefined {
+    return this.sessionManager.getSessionFile();
+  }
+  get sessionName(): string | undefined {
+    return this.sessionManager.getSessionName?.();
+  }
+  get steeringMode() {
+    return this.agent.steeringMode;
+  }
+  get followUpMode() {
+    return this.agent.followUpMode;
+  }
+  get pendingMessageCount(): number {
+    return this.steering.length + this.followUps.length;
+  }
+  get isCompacting(): boolean {
+    return false;
+  }
+  get retryAttempt(): number {
+    return 0;
+  }
+
+  /** Prompt the model; while a run streams, `streamingBehavior` queues the text instead. Resolves when the run is over. */
+  async prompt(text: string, options: PromptOptions = {}): Promise<void> {
+    if (this.isStreaming) {
+      if (!options.streamingBehavior) throw new Error("Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message.");
+      if (options.streamingBehavior === "followUp") await this.followUp(text, options.images);
+      else await this.steer(text, options.images);
+      return;
+    }
+    if (!this.model) throw new Error("No model selected for this session");
+    const messages = this.agent.state.messages;
+    if (this.baseSystemPrompt && (messages[0] as { role?: string } | undefined)?.role !== "system") {
+      // The loop declares the tools; the prompt is the session's own.
+      this.agent.state.messages = [initialSystemMessage(this.baseSystemPrompt, []) as unknown as AgentMessage, ...messages];
+    }
+    this.aborted = false;
+    await this.agent.prompt(text, options.images);
+    this.emit({ type: "agent_settled", aborted: this.aborted });
+  }
+
+  private userMessage(text: string, images?: ImageContent[]): AgentMessage {
+    return { role: "user", content: [{ type: "text", text }, ...(images ?? [])], timestamp: Date.now() } as AgentMessage;
+  }
+
+  /** Queue a message delivered after the current turn's tool calls. */
+  async steer(text: string, images?: ImageContent[]): Promise<"queued"> {
+    this.steering.push(text);
+    this.agent.steer(this.userMessage(text, images));
+    this.emitQueueUpdate();
+    return "queued";
+  }
+
+  /** Queue a message delivered once the agent would otherwise stop. */
+  async followUp(text: string, images?: ImageContent[]): Promise<"queued"> {
+    this.followUps.push(text);
+    this.agent.followUp(this.userMessage(text, images));
+    this.emitQueueUpdate();
+    return "queued";
+  }
+
+  async sendUserMessage(content: string | (Rec & { type: string })[], options: { deliverAs?: "steer" | "followUp" } = {}): Promise<void> {
+    const text = typeof content === "string" ? content : textOf(content);
+    const images = typeof content === "string" ? [] : (content.filter((c) => c.type === "image") as unknown as ImageContent[]);
+    if (this.isStreaming) {
+      if (options.deliverAs === "followUp") await this.followUp(text, images);
+      else await this.steer(text, images);
+      return;
+    }
+    await this.prompt(text, { images });
+  }
+
+  clearQueue(): { steering: string[]; followUp: string[] } {
+    const out = { steering: this.steering, followUp: this.followUps };
+    this.steering = [];
+    this.followUps = [];
+    this.agent.clearAllQueues();
+    this.emitQueueUpdate();
+    return out;
+  }
+  getSteeringMessages(): readonly string[] {
+    return [...this.steering];
+  }
+  getFollowUpMessages(): readonly string[] {
+    return [...this.followUps];
+  }
+
+  async abort(): Promise<void> {
+    if (this.isStreaming) this.aborted = true;
+    this.agent.abort();
+    await this.agent.waitForIdle();
+  }
+  waitForIdle(): Promise<void> {
+    return this.agent.waitForIdle();
+  }
+
+  /** Use `model` from the next request on; the thinking level is clamped to what it offers. */
+  async setModel(model: Model): Promise<void> {
+    this.agent.state.model = model;
+    this.sessionManager.appendModelChange(model.provider, model.id);
+    this.setThinkingLevel(this.thinkingLevel);
+  }
+
+  /** Set the level, clamped to what the model offers. */
+  setThinkingLevel(requested: ThinkingLevel): void {
+    const level = this.model ? clampThinkingLevel(this.model, requested) : requested;
+    if (this.agent.state.thinkingLevel === level) return;
+    this.agent.state.thinkingLevel = level;
+    this.sessionManager.appendThinkingLevelChange(level);
+    this.emit({ type: "thinking_level_changed", level });
+  }
+
+  setSteeringMode(mode: "all" | "one-at-a-time"): void {
+    this.agent.steeringMode = mode;
+  }
+  setFollowUpMode(mode: "all" | "one-at-a-time"): void {
+    this.agent.followUpMode = mode;
+  }
+
+  getActiveToolNames(): string[] {
+    return this.agent.state.tools.map((t) => t.name);
+  }
+  getCallableToolNames(): string[] {
+    return this.getActiveToolNames();
+  }
+  getAllTools(): { name: string; description: string; parameters: unknown }[] {
+    return [...this.toolsByName.values()].map((t) => ({ name: t.name, description: typeof t.description === "string" ? t.description : "", parameters: t.parameters }));
+  }
+  getToolDefinition(name: string): AgentTool | undefined {
+    return this.toolsByName.get(name);
+  }
+  /** Offer these of the session's tools (unknown names are skipped); the model learns of the change on its next request. */
+  setActiveToolsByName(names: string[]): void {
+    this.agent.state.tools = names.flatMap((n) => this.toolsByName.get(n) ?? []);
+  }
+
+  getLastAssistantText(): string | undefined {
+    for (let i = this.messages.length - 1; i >= 0; i--) {
+      const m = this.messages[i] as { role: string; content?: unknown; stopReason?: string };
+      if (m.role !== "assistant") continue;
+      if (m.stopReason === "aborted" && !(m.content as unknown[]).length) continue;
+      return textOf(m.content).trim() || undefined;
+    }
+    return undefined;
+  }
+
+  /** Messages, tool calls, tokens and cost over the session's record, and how full the context is. */
+  getSessionStats() {
+    const stats = sessionStats(this.sessionManager.getEntries() as Entry[], this.sessionManager.getBranch() as Entry[], this.model);
+    return { sessionFile: this.sessionFile, sessionId: this.sessionId, ...stats };
+  }
+
+  /** Tokens in the context now against the model's window (undefined without a model). */
+  getContextUsage() {
+    return this.getSessionStats().contextUsage;
+  }
+
+  /** The working folder the session's tools run in. */
+  getCwd(): string {
+    return this.cwd;
+  }
+}
+
+/** Reference methods that belong to pion's own session: each throws, naming itself. */
+const NOT_IN_PROCESS = [
+  "compact", "abortCompaction", "setAutoCompactionEnabled", "abortRetry", "setAutoRetryEnabled", "abortBranchSummary",
+  "executeBash", "abortBash", "recordBashResult", "navigateTree", "fork", "exportToHtml", "exportToJsonl", "reload",
+  "bindExtensions", "cycleModel", "cycleThinkingLevel", "sendCustomMessage", "setScopedModels", "refreshContext",
+  "setSessionName", "getUserMessagesForForking", "setCacheWarmingMode",
+];
+for (const name of NOT_IN_PROCESS) {
+  Object.defineProperty(AgentSession.prototype, name, {
+    value() {
+      throw new Error(`AgentSession.${name} is not available in pion's in-process sessions`);
+    },
+    writable: true,
+    configurable: true,
+  });
+}
