@@ -44,7 +44,7 @@ export interface ExtensionSessionPort {
   dialogs?: DialogHost;
   /** Whether the cwd's own resources loaded (project trust), for `ctx.isProjectTrusted()`. */
   projectTrusted: boolean;
-  model(): { provider: string; id: string } | undefined;
+  model(): Model | undefined;
   isIdle(): boolean;
   /** Steering or follow-up messages are queued. */
   hasPendingMessages(): boolean;

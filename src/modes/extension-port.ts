@@ -51,9 +51,10 @@ export function extensionPort(
     hasUI: mode === "rpc" || dialogs !== undefined,
     ...(dialogs ? { dialogs } : {}),
     projectTrusted,
+    // The whole model, as the reference's ctx.model (a copy: changing it changes nothing).
     model: () => {
       const m = get()?.model;
-      return m ? { provider: m.provider, id: m.id } : undefined;
+      return m ? structuredClone(m) : undefined;
     },
     isIdle: () => !get()?.isBusy,
     hasPendingMessages: () => (get()?.queues.size ?? 0) > 0,

@@ -32,7 +32,7 @@ describe("pi API reaching the session port", () => {
         mode: "rpc",
         hasUI: true,
         cwd: tmpdir(),
-        model: { provider: "anthropic", id: "claude-test" },
+        model: expect.objectContaining({ provider: "anthropic", id: "claude-test", api: "anthropic-messages", contextWindow: 200000 }),
         idle: false,
         pending: true,
         commands: ["dialog", "fire", "send", "exec", "crash", "bus", "add-echo"],

@@ -33,7 +33,7 @@ export function fakePort(opts: { mode?: ExtensionMode; hasUI?: boolean; idle?: b
     mode: opts.mode ?? "rpc",
     hasUI: opts.hasUI ?? true,
     projectTrusted: false,
-    model: () => ({ provider: "anthropic", id: "claude-test" }),
+    model: () => ({ provider: "anthropic", id: "claude-test", name: "Claude Test", api: "anthropic-messages", baseUrl: "https://api.anthropic.com", reasoning: true, input: ["text"], cost: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 }, contextWindow: 200000, maxTokens: 64000 }),
     isIdle: () => opts.idle ?? true,
     hasPendingMessages: () => opts.pending ?? false,
     abort: () => void calls.aborts++,
