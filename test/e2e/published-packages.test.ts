@@ -106,6 +106,17 @@ describeWith("published pi packages in dist/pion", () => {
       expect(readdirSync(plans).length).toBe(1);
     }), 60_000);
 
+  test.concurrent("pi-btw: /btw:tangent --save asks its side question in an in-process session and saves the answer as a note", () =>
+    withPackage("pi-btw", [{ blocks: [{ type: "text", text: "It is four." }] }], async (p, fake) => {
+      await p.request({ type: "prompt", message: "/btw:tangent --save what is 2+2?" });
+      const note = await customMessage(p, "btw-note");
+      expect(JSON.stringify(note.message.content)).toContain("It is four.");
+      expect(note.message.details).toMatchObject({ question: "what is 2+2?", answer: "It is four.", provider: "fake" });
+      // The side question went out on its own, not as the main session's turn.
+      expect(JSON.stringify(fake.requests[0]!.body)).toContain("what is 2+2?");
+      expect(p.records.some((r) => r.type === "agent_start")).toBe(false);
+    }), 60_000);
+
   test.concurrent("@baochunli/pi-collaborating-agents: loads and reports its status", () =>
     withPackage("@baochunli/pi-collaborating-agents", [], async (p) => {
       await p.waitFor((r) => r.type === "extension_ui_request" && r.method === "setStatus" && r.statusKey === "collab", 0, 20_000);

@@ -18,6 +18,7 @@ export const PINNED: Record<string, string> = {
   "pi-markdown-preview": "0.16.0",
   "@baochunli/pi-collaborating-agents": "0.4.6",
   "pi-plan-mode": "0.2.4",
+  "pi-btw": "0.4.1",
 };
 
 const specs = Object.entries(PINNED).map(([name, version]) => `${name}@${version}`);
