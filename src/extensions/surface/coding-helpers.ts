@@ -1,12 +1,14 @@
 /**
  * pi-coding-agent's configuration, resource and tool helpers, each over pion's own mechanism:
  * settings (coding-settings.ts), trust and stored credentials (coding-trust.ts), skills and
- * context files (coding-resources.ts), diffs, images, shell and event bus (coding-tools.ts).
+ * context files (coding-resources.ts), diffs, images, shell and event bus (coding-tools.ts), the
+ * command line (coding-cli.ts).
  */
 import { SettingsManager } from "./coding-settings.ts";
 import { CredentialSynchronizationError, hasTrustRequiringProjectResources, ProjectTrustStore, readStoredCredential } from "./coding-trust.ts";
 import { createSyntheticSourceInfo, formatSkillsForPrompt, loadProjectContextFiles, loadSkills, loadSkillsFromDir, parseSkillBlock } from "./coding-resources.ts";
 import * as tools from "./coding-tools.ts";
+import { parseArgs } from "./coding-cli.ts";
 
 export const codingHelperExports: Record<string, unknown> = {
   SettingsManager,
@@ -28,4 +30,5 @@ export const codingHelperExports: Record<string, unknown> = {
   createEventBus: tools.createEventBus,
   wrapRegisteredTool: tools.wrapRegisteredTool,
   wrapRegisteredTools: tools.wrapRegisteredTools,
+  parseArgs,
 };

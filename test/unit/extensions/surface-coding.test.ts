@@ -356,3 +356,30 @@ describe("diffs, images, shell, event bus, tool wrappers", () => {
     expect(calls).toEqual([["id1", { x: 1 }, undefined, undefined, { from: "runner", id: "id1" }], ["id2", {}, undefined, undefined, { own: true }]]);
   });
 });
+
+const ARGV: string[][] = [
+  [], ["hello"], ["-p", "hi there"], ["--print", "@a.txt", "msg"], ["--mode", "json", "x"], ["--mode", "rpc"], ["--provider", "anthropic", "--model", "sonnet:high"],
+  ["--thinking", "high"], ["--thinking", "bogus"], ["--models", "a, b,,c"], ["--tools", "read,bash"], ["--tools", "+grep,-bash"], ["--tools", "read,+grep"],
+  ["-t", "read", "-xt", "bash,edit"], ["-c"], ["-r"], ["--session", "abc"], ["--session-id", "id1"], ["--fork", "f"], ["--no-session", "--session-dir", "/d"],
+  ["-e", "a.ts", "--extension", "b.ts", "-ne"], ["--skill", "s", "--prompt-template", "p", "-ns", "-np", "-nc"], ["--list-models"], ["--list-models", "son"], ["--list-models", "@x"],
+  ["--export", "s.jsonl", "out.html"], ["--system-prompt", "sys", "--append-system-prompt", "a1", "--append-system-prompt", "a2"], ["--api-key", "k"], ["-n", "name"],
+  ["--verbose", "--offline", "--no-mcp", "-nt", "-nbt"], ["-a"], ["-na"], ["--custom-flag", "value", "msg"], ["--custom=1"], ["--custom", "--verbose"], ["--", "--not-a-flag", "@f"],
+  ["--tui-mode", "regular"], ["--theme", "t", "--use-theme", "dark", "--no-themes"], ["-h"], ["-v"], ["a", "@b", "c"],
+];
+
+describe("parseArgs", () => {
+  refTest("gives the reference's Args for many command lines", async () => {
+    const { parseArgs: R } = await ref("cli/args.js");
+    for (const argv of ARGV) {
+      const r = R(argv);
+      const p = pion.parseArgs(argv);
+      expect([argv, { ...p, unknownFlags: [...p.unknownFlags] }]).toEqual([argv, { ...r, unknownFlags: [...r.unknownFlags] }]);
+    }
+  });
+
+  test("messages, @files, unknown options and pion's own options; a bad command line is an error diagnostic", () => {
+    const args = pion.parseArgs(["--model", "m", "@f.txt", "--sandbox", "read-only", "--x", "1", "go"]);
+    expect([args.model, args.fileArgs, args.messages, [...args.unknownFlags]]).toEqual(["m", ["f.txt"], ["go"], [["x", "1"], ["sandbox", "read-only"]]]);
+    for (const bad of [["-x"], ["--mode", "print"], ["--mode"], ["--tui-mode", "bad"]]) expect(pion.parseArgs(bad).diagnostics.map((d: { type: string }) => d.type)).toEqual(["error"]);
+  });
+});
