@@ -1,6 +1,6 @@
 /**
  * pi-coding-agent's configuration, resource and tool helpers, each over pion's own mechanism:
- * settings (coding-settings.ts), trust and stored credentials (coding-trust.ts), skills and
+ * settings (coding-settings.ts), models (coding-models.ts), trust and stored credentials (coding-trust.ts), skills and
  * context files (coding-resources.ts), diffs, images, shell and event bus (coding-tools.ts), the
  * command line (coding-cli.ts).
  */
@@ -9,9 +9,11 @@ import { CredentialSynchronizationError, hasTrustRequiringProjectResources, Proj
 import { createSyntheticSourceInfo, formatSkillsForPrompt, loadProjectContextFiles, loadSkills, loadSkillsFromDir, parseSkillBlock } from "./coding-resources.ts";
 import * as tools from "./coding-tools.ts";
 import { parseArgs } from "./coding-cli.ts";
+import { ModelRegistry } from "./coding-models.ts";
 
 export const codingHelperExports: Record<string, unknown> = {
   SettingsManager,
+  ModelRegistry,
   ProjectTrustStore,
   readStoredCredential,
   CredentialSynchronizationError,

@@ -383,3 +383,66 @@ describe("parseArgs", () => {
     for (const bad of [["-x"], ["--mode", "print"], ["--mode"], ["--tui-mode", "bad"]]) expect(pion.parseArgs(bad).diagnostics.map((d: { type: string }) => d.type)).toEqual(["error"]);
   });
 });
+
+describe("ModelRegistry", () => {
+  /** Runs `fn` with PION_HOME at a fresh folder holding `models` as models.json, and `env` set. */
+  async function withHome<T>(files: Record<string, unknown>, env: Record<string, string>, fn: (home: string) => Promise<T> | T): Promise<T> {
+    const home = tmp("pion-models-");
+    for (const [name, content] of Object.entries(files)) writeFileSync(join(home, name), typeof content === "string" ? content : JSON.stringify(content));
+    const saved = { PION_HOME: process.env.PION_HOME, ...Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]])) };
+    Object.assign(process.env, { PION_HOME: home, ...env });
+    try {
+      return await fn(home);
+    } finally {
+      for (const [k, v] of Object.entries(saved)) v === undefined ? delete process.env[k] : (process.env[k] = v);
+    }
+  }
+  const MODELS = {
+    providers: {
+      "test-prov": { baseUrl: "http://127.0.0.1:9/v1", api: "openai-completions", apiKey: "$PION_SURFACE_TEST_KEY", models: [{ id: "m1", name: "Model One", contextWindow: 1000, maxTokens: 100 }] },
+      "keyless-prov": { baseUrl: "http://127.0.0.1:9/v1", api: "openai-completions", apiKey: "$PION_SURFACE_UNSET_KEY", models: [{ id: "m2" }] },
+    },
+  };
+
+  test("reads PION_HOME's models.json: find, getAll, getAvailable, auth status and request auth", async () => {
+    await withHome({ "models.json": MODELS }, { PION_SURFACE_TEST_KEY: "sk-test" }, async () => {
+      const reg = new pion.ModelRegistry();
+      const m1 = reg.find("test-prov", "m1");
+      expect([m1?.id, m1?.name, m1?.provider, m1?.contextWindow]).toEqual(["m1", "Model One", "test-prov", 1000]);
+      expect(reg.findOfType("chat", "test-prov", "m1")).toEqual(m1);
+      expect(reg.findOfType("image", "test-prov", "m1")).toBeUndefined();
+      expect(reg.getAll().some((m: { id: string }) => m.id === "m2")).toBe(true);
+      const available = reg.getAvailable().map((m: { provider: string; id: string }) => `${m.provider}/${m.id}`);
+      expect(available).toContain("test-prov/m1");
+      expect(available).not.toContain("keyless-prov/m2");
+      expect(reg.hasConfiguredAuth(m1)).toBe(true);
+      expect(await reg.getApiKeyAndHeaders(m1)).toEqual({ ok: true, apiKey: "sk-test" });
+      expect(await reg.getApiKeyForProvider("test-prov")).toBe("sk-test");
+      expect(reg.getProviderAuthStatus("test-prov")).toEqual({ configured: true, source: "models_json_key", label: "models.json" });
+      expect(reg.getProviderAuthStatus("keyless-prov")).toEqual({ configured: false });
+      expect((await reg.getApiKeyAndHeaders({ provider: "keyless-prov" })).ok).toBe(false);
+      expect(reg.isUsingOAuth(m1)).toBe(false);
+      expect(reg.getError()).toBeUndefined();
+    });
+  });
+
+  test("an auth.json login is OAuth; refresh reads the files again; a models.json problem is getError", async () => {
+    await withHome({ "models.json": MODELS, "auth.json": { "test-prov": { type: "oauth", access: "acc", refresh: "ref", expires: Date.now() + 3_600_000 } } }, {}, async (home) => {
+      const reg = new pion.ModelRegistry();
+      expect(reg.isUsingOAuth({ provider: "test-prov" })).toBe(true);
+      expect(reg.getProviderAuthStatus("test-prov").source).toBe("stored");
+      writeFileSync(join(home, "models.json"), "{ broken");
+      expect(reg.find("test-prov", "m1")).toBeDefined();
+      await reg.refresh();
+      expect(reg.find("test-prov", "m1")).toBeUndefined();
+      expect(reg.getError()).toContain("models.json");
+    });
+  });
+
+  test("a ModelRuntime argument, classifiers and registering providers are refused with a clear error", async () => {
+    expect(() => new pion.ModelRegistry({})).toThrow(/not available in pion/);
+    const reg = new pion.ModelRegistry();
+    expect(() => reg.registerProvider("x", {})).toThrow(/pi.registerProvider/);
+    await expect(reg.classify()).rejects.toThrow(/chat models only/);
+  });
+});
