@@ -2,7 +2,7 @@
  * pi-coding-agent's configuration, resource and tool helpers, each over pion's own mechanism:
  * settings (coding-settings.ts), models (coding-models.ts), trust and stored credentials (coding-trust.ts), skills and
  * context files (coding-resources.ts), diffs, images, shell and event bus (coding-tools.ts), the
- * command line (coding-cli.ts).
+ * command line (coding-cli.ts), a client of pion's RPC mode (coding-rpc-client.ts).
  */
 import { SettingsManager } from "./coding-settings.ts";
 import { CredentialSynchronizationError, hasTrustRequiringProjectResources, ProjectTrustStore, readStoredCredential } from "./coding-trust.ts";
@@ -10,6 +10,7 @@ import { createSyntheticSourceInfo, formatSkillsForPrompt, loadProjectContextFil
 import * as tools from "./coding-tools.ts";
 import { parseArgs } from "./coding-cli.ts";
 import { ModelRegistry } from "./coding-models.ts";
+import { RpcClient } from "./coding-rpc-client.ts";
 
 export const codingHelperExports: Record<string, unknown> = {
   SettingsManager,
@@ -33,4 +34,5 @@ export const codingHelperExports: Record<string, unknown> = {
   wrapRegisteredTool: tools.wrapRegisteredTool,
   wrapRegisteredTools: tools.wrapRegisteredTools,
   parseArgs,
+  RpcClient,
 };

@@ -446,3 +446,28 @@ describe("ModelRegistry", () => {
     await expect(reg.classify()).rejects.toThrow(/chat models only/);
   });
 });
+
+describe("RpcClient", () => {
+  test("starts pion in RPC mode, answers commands with the reference's part of the data, stops it", async () => {
+    const client = new pion.RpcClient({ args: ["--no-session"], cwd: tmp("pion-rpc-") });
+    await client.start();
+    try {
+      const state = await client.getState();
+      expect(state.isStreaming).toBe(false);
+      expect(state.messageCount).toBe(0);
+      expect(await client.getMessages()).toEqual([]);
+      expect(Array.isArray(await client.getAvailableThinkingLevels())).toBe(true);
+      await client.setSessionName("named");
+      expect((await client.getState()).sessionName).toBe("named");
+      await expect(client.start()).rejects.toThrow("already started");
+    } finally {
+      await client.stop();
+    }
+    await expect(client.getState()).rejects.toThrow("not started");
+  });
+
+  test("start rejects with pion's stderr when pion exits at once", async () => {
+    const client = new pion.RpcClient({ args: ["--no-such-flag-for-test"] });
+    await expect(client.start()).rejects.toThrow(/Unknown option: --no-such-flag-for-test/);
+  });
+});
