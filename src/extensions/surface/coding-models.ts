@@ -7,7 +7,7 @@
  * through a registry (extensions use `pi.registerProvider`).
  */
 import { pionHome } from "../../config.ts";
-import { loadModels, type ModelRegistry as PionModels } from "../../providers/models.ts";
+import type { ModelRegistry as PionModels } from "../../providers/models.ts";
 import type { Model } from "../../providers/types.ts";
 import { completeModel, streamModel } from "../model-calls.ts";
 import { readStoredCredential } from "./coding-trust.ts";
@@ -26,6 +26,8 @@ export class ModelRegistry {
   }
 
   get #registry(): PionModels {
+    // The catalog code loads with the first registry, not with every extension.
+    const { loadModels } = require("../../providers/models.ts") as typeof import("../../providers/models.ts");
     return (this.#models ??= loadModels(pionHome(), process.env, undefined, { warn: (msg) => this.#warnings.push(msg) }));
   }
 
