@@ -466,8 +466,13 @@ describe("RpcClient", () => {
     await expect(client.getState()).rejects.toThrow("not started");
   });
 
-  test("start rejects with pion's stderr when pion exits at once", async () => {
-    const client = new pion.RpcClient({ args: ["--no-such-flag-for-test"] });
-    await expect(client.start()).rejects.toThrow(/Unknown option: --no-such-flag-for-test/);
+  test("pion exiting on a bad flag rejects start (within its first 100 ms) or the next command, with pion's stderr", async () => {
+    const client = new pion.RpcClient({ args: ["-zz"] });
+    const failure = await client.start().then(
+      () => client.getState().then(() => "answered", (err: Error) => err.message),
+      (err: Error) => err.message,
+    );
+    expect(failure).toMatch(/Unknown option: -zz/);
+    await client.stop();
   });
 });
