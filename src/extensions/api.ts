@@ -124,6 +124,8 @@ export type Handler = (event: AnyEvent, ctx: ExtensionContext) => unknown;
 export interface EventBus {
   on(channel: string, handler: (data: unknown) => void): () => void;
   emit(channel: string, data?: unknown): void;
+  /** Drops every handler of every channel. */
+  clear(): void;
 }
 
 export interface ExtensionApi {
@@ -299,6 +301,9 @@ export function createEventBus(onError: (channel: string, err: unknown) => void)
           onError(channel, err);
         }
       }
+    },
+    clear() {
+      listeners.clear();
     },
   };
 }

@@ -134,15 +134,15 @@ function numbered(before: string, after: string): NumberedOp[] {
 
 const strip = (line: string) => (line.endsWith("\n") ? line.slice(0, -1) : line);
 
-/** The display and patch forms of the change from `before` to `after`. */
-export function editDiff(before: string, after: string, path = "file"): EditDiff {
+/** The display and patch forms of the change from `before` to `after`, with `context` lines around each change. */
+export function editDiff(before: string, after: string, path = "file", context = CONTEXT): EditDiff {
   const ops = numbered(before, after);
   const changes = ops.flatMap((op, i) => (op.kind === " " ? [] : [i]));
   if (changes.length === 0) return { diff: "", patch: "", firstChangedLine: undefined };
-  return { diff: displayDiff(ops, before, after), patch: unifiedPatch(ops, changes, path), firstChangedLine: ops[changes[0]!]!.newNo };
+  return { diff: displayDiff(ops, before, after, context), patch: unifiedPatch(ops, changes, path, context), firstChangedLine: ops[changes[0]!]!.newNo };
 }
 
-function displayDiff(ops: NumberedOp[], before: string, after: string): string {
+function displayDiff(ops: NumberedOp[], before: string, after: string, context: number): string {
   const lineCount = (t: string) => t.split("\n").length;
   const width = String(Math.max(lineCount(before), lineCount(after))).length;
   const skipped = ` ${" ".repeat(width)} ...`;
@@ -158,10 +158,10 @@ function displayDiff(ops: NumberedOp[], before: string, after: string): string {
     const run = ops.slice(start, i);
     const afterChange = start > 0;
     const beforeChange = i < ops.length;
-    if (afterChange && beforeChange && run.length <= 2 * CONTEXT) run.forEach(show);
+    if (afterChange && beforeChange && run.length <= 2 * context) run.forEach(show);
     else {
-      const head = afterChange ? run.slice(0, CONTEXT) : [];
-      const tail = beforeChange ? run.slice(Math.max(head.length, run.length - CONTEXT)) : [];
+      const head = afterChange ? run.slice(0, context) : [];
+      const tail = beforeChange ? run.slice(Math.max(head.length, run.length - context)) : [];
       head.forEach(show);
       if (head.length + tail.length < run.length) out.push(skipped);
       tail.forEach(show);
@@ -170,14 +170,14 @@ function displayDiff(ops: NumberedOp[], before: string, after: string): string {
   return out.join("\n");
 }
 
-function unifiedPatch(ops: NumberedOp[], changes: number[], path: string): string {
+function unifiedPatch(ops: NumberedOp[], changes: number[], path: string, context: number): string {
   const out = [`--- ${path}`, `+++ ${path}`];
   for (let c = 0; c < changes.length; ) {
-    const from = Math.max(0, changes[c]! - CONTEXT);
+    const from = Math.max(0, changes[c]! - context);
     let last = changes[c]!;
-    while (c + 1 < changes.length && changes[c + 1]! - last - 1 <= 2 * CONTEXT) last = changes[++c]!;
+    while (c + 1 < changes.length && changes[c + 1]! - last - 1 <= 2 * context) last = changes[++c]!;
     c++;
-    const hunk = ops.slice(from, Math.min(ops.length, last + CONTEXT + 1));
+    const hunk = ops.slice(from, Math.min(ops.length, last + context + 1));
     const oldCount = hunk.filter((op) => op.kind !== "+").length;
     const newCount = hunk.filter((op) => op.kind !== "-").length;
     const first = hunk[0]!;

@@ -1,2 +1,38 @@
-/** (being written) */
-export const codingHelperExports: Record<string, unknown> = {};
+/**
+ * pi-coding-agent's configuration, resource and tool helpers, each over pion's own mechanism:
+ * settings (coding-settings.ts), models (coding-models.ts), trust and stored credentials (coding-trust.ts), skills and
+ * context files (coding-resources.ts), diffs, images, shell and event bus (coding-tools.ts), the
+ * command line (coding-cli.ts), a client of pion's RPC mode (coding-rpc-client.ts).
+ */
+import { SettingsManager } from "./coding-settings.ts";
+import { CredentialSynchronizationError, hasTrustRequiringProjectResources, ProjectTrustStore, readStoredCredential } from "./coding-trust.ts";
+import { createSyntheticSourceInfo, formatSkillsForPrompt, loadProjectContextFiles, loadSkills, loadSkillsFromDir, parseSkillBlock } from "./coding-resources.ts";
+import * as tools from "./coding-tools.ts";
+import { parseArgs } from "./coding-cli.ts";
+import { ModelRegistry } from "./coding-models.ts";
+import { RpcClient } from "./coding-rpc-client.ts";
+
+export const codingHelperExports: Record<string, unknown> = {
+  SettingsManager,
+  ModelRegistry,
+  ProjectTrustStore,
+  readStoredCredential,
+  CredentialSynchronizationError,
+  hasTrustRequiringProjectResources,
+  loadSkills,
+  loadSkillsFromDir,
+  formatSkillsForPrompt,
+  parseSkillBlock,
+  loadProjectContextFiles,
+  createSyntheticSourceInfo,
+  generateDiffString: tools.generateDiffString,
+  generateUnifiedPatch: tools.generateUnifiedPatch,
+  detectSupportedImageMimeTypeFromFile: tools.detectSupportedImageMimeTypeFromFile,
+  formatDimensionNote: tools.formatDimensionNote,
+  getShellConfig: tools.getShellConfig,
+  createEventBus: tools.createEventBus,
+  wrapRegisteredTool: tools.wrapRegisteredTool,
+  wrapRegisteredTools: tools.wrapRegisteredTools,
+  parseArgs,
+  RpcClient,
+};
