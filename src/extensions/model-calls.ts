@@ -8,7 +8,7 @@
  * pion stream it never rejects: a failure ends with stopReason "error".
  */
 import { streamByApi } from "../providers/index.ts";
-import type { AssistantMessage, LlmRequest, Message, Model, ThinkingLevel, ToolSpec } from "../providers/types.ts";
+import type { AssistantMessage, LlmRequest, Message, Model, StreamFn, ThinkingLevel, ToolSpec } from "../providers/types.ts";
 
 type Auth = (provider: string) => Promise<{ apiKey?: string; headers?: Record<string, string> } | undefined>;
 
@@ -22,13 +22,13 @@ export function setModelAuth(auth: Auth): void {
 /** The session's auth for a provider (pi-agent-core's Agent asks too). */
 export const sessionAuthFor = (provider: string) => sessionAuth(provider);
 
-interface CallContext {
+export interface CallContext {
   systemPrompt?: string;
   messages?: Message[];
   tools?: { name: string; description?: string; parameters?: unknown }[];
 }
 
-interface CallOptions {
+export interface CallOptions {
   apiKey?: string;
   headers?: Record<string, string>;
   signal?: AbortSignal;
@@ -39,7 +39,8 @@ interface CallOptions {
 
 type Event = Record<string, unknown> & { type: string };
 
-export function streamModel(model: Model, context: CallContext, options: CallOptions = {}) {
+/** One model call; `via` is the provider route (default: the model's API, as the session's requests go). */
+export function streamModel(model: Model, context: CallContext, options: CallOptions = {}, via: StreamFn = streamByApi) {
   const queue: Event[] = [];
   let wake: (() => void) | undefined;
   let finished = false;
@@ -59,7 +60,7 @@ export function streamModel(model: Model, context: CallContext, options: CallOpt
       thinkingLevel: options.reasoning ?? options.thinkingLevel ?? "off",
       ...(options.sessionId ? { sessionId: options.sessionId } : {}),
     };
-    const stream = streamByApi(req, options.signal ?? new AbortController().signal);
+    const stream = via(req, options.signal ?? new AbortController().signal);
     push({ type: "start" });
     for await (const e of stream) push(e as unknown as Event);
     const message = await stream.result();

@@ -1,4 +1,30 @@
-/** (being written) */
-export const aiProviderExports: Record<string, unknown> = {};
-/** pi-ai/compat names beyond pi-ai (being written) */
-export const aiCompatExports: Record<string, unknown> = {};
+/**
+ * pi-ai's provider layer for extensions, on pion's providers: client identity, auth building
+ * blocks and the faux test provider in every pi-ai module; the API registry, the per-API stream
+ * functions and the static catalog reads only in pi-ai/compat, as the reference splits them.
+ */
+import * as auth from "./ai-providers-auth.ts";
+import * as catalog from "./ai-providers-catalog.ts";
+import * as faux from "./ai-providers-faux.ts";
+import * as identity from "./ai-providers-identity.ts";
+import * as registry from "./ai-providers-registry.ts";
+import { apiStreamExports, lazyApi, lazyStream } from "./ai-providers-streams.ts";
+
+export const aiProviderExports: Record<string, unknown> = {
+  ...auth,
+  ...identity,
+  lazyApi,
+  lazyStream,
+  createFauxCore: faux.createFauxCore,
+  fauxAssistantMessage: faux.fauxAssistantMessage,
+  fauxText: faux.fauxText,
+  fauxThinking: faux.fauxThinking,
+  fauxToolCall: faux.fauxToolCall,
+};
+
+/** pi-ai/compat names beyond pi-ai. */
+export const aiCompatExports: Record<string, unknown> = {
+  ...catalog,
+  ...registry,
+  ...apiStreamExports(),
+};
