@@ -1,12 +1,13 @@
 /**
  * pi-ai's provider layer for extensions, on pion's providers: client identity, auth building
  * blocks and the faux test provider in every pi-ai module; the API registry, the per-API stream
- * functions and the static catalog reads only in pi-ai/compat, as the reference splits them.
+ * functions, image generation and the static catalog reads only in pi-ai/compat, as the reference splits them.
  */
 import * as auth from "./ai-providers-auth.ts";
 import * as catalog from "./ai-providers-catalog.ts";
 import * as faux from "./ai-providers-faux.ts";
 import * as identity from "./ai-providers-identity.ts";
+import * as images from "./ai-providers-images.ts";
 import * as registry from "./ai-providers-registry.ts";
 import { apiStreamExports, lazyApi, lazyStream } from "./ai-providers-streams.ts";
 
@@ -26,5 +27,6 @@ export const aiProviderExports: Record<string, unknown> = {
 export const aiCompatExports: Record<string, unknown> = {
   ...catalog,
   ...registry,
+  ...images,
   ...apiStreamExports(),
 };

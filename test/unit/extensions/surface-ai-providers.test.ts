@@ -30,7 +30,7 @@ describe("pi-ai provider surface: which names pion implements", () => {
       expect([name, behaviourOf(compat()[name])]).toEqual([name, "pion"]);
     }
     for (const name of ["createFauxCore", "fauxAssistantMessage", "formatUserAgent", "InMemoryCredentialStore", "ModelsError", "lazyStream", "PI_ATTRIBUTION"]) expect([name, behaviourOf(ai()[name])]).toEqual([name, "pion"]);
-    for (const name of ["streamMistral", "mistralConversationsApi", "openAICodexResponsesApi", "piMessagesApi", "generateImages"]) expect([name, behaviourOf(compat()[name])]).toEqual([name, "unavailable"]);
+    for (const name of ["streamMistral", "mistralConversationsApi", "openAICodexResponsesApi", "piMessagesApi", "getImageModel"]) expect([name, behaviourOf(compat()[name])]).toEqual([name, "unavailable"]);
     // The registry and the catalog reads are pi-ai/compat's only, as in the reference.
     expect("registerApiProvider" in ai() || "getModel" in ai()).toBe(false);
   });
@@ -341,5 +341,68 @@ describe("identity and auth helpers", () => {
     expect(await oauth.toAuth("c")).toBe("auth:c");
     expect(await oauth.refresh("c")).toBe("fresh");
     expect(loads).toBe(1);
+  });
+});
+
+describe("image generation (pi-ai/compat)", () => {
+  const PNG = Buffer.from("png-bytes").toString("base64");
+  function imageServer(status = 200) {
+    const bodies: Mod[] = [];
+    const headers: Record<string, string>[] = [];
+    const server = Bun.serve({
+      port: 0,
+      async fetch(req) {
+        bodies.push((await req.json()) as Mod);
+        headers.push(Object.fromEntries(req.headers));
+        if (status !== 200) return Response.json({ error: { message: "bad prompt", code: status } }, { status, headers: { "x-should-retry": "false" } });
+        return Response.json({
+          id: "gen-1",
+          choices: [{ message: { role: "assistant", content: "here", images: [{ type: "image_url", image_url: { url: `data:image/png;base64,${PNG}` } }, { image_url: "https://not-inline" }] } }],
+          usage: { prompt_tokens: 100, completion_tokens: 40, prompt_tokens_details: { cached_tokens: 30, cache_write_tokens: 10 } },
+        });
+      },
+    });
+    return { server, bodies, headers, url: `http://127.0.0.1:${server.port}/api/v1` };
+  }
+  const imageModel = (baseUrl: string) => ({ id: "img-1", name: "Img", api: "openrouter-images", provider: "openrouter", baseUrl, input: ["text", "image"], output: ["image", "text"], cost: { input: 1, output: 2, cacheRead: 0.5, cacheWrite: 1.5 }, headers: { "X-Model": "m" } });
+  const context = { input: [{ type: "text", text: "a cat" }, { type: "image", mimeType: "image/jpeg", data: "AAAA" }] };
+
+  test("generateImages dispatches on model.api to the OpenRouter request and reads text, inline images and usage", async () => {
+    const fake = imageServer();
+    try {
+      const r = await compat().generateImages(imageModel(fake.url), context, { apiKey: "or-key", headers: { "X-Call": "c" } });
+      expect(r).toMatchObject({ api: "openrouter-images", provider: "openrouter", model: "img-1", stopReason: "stop", responseId: "gen-1" });
+      expect(r.output).toEqual([{ type: "text", text: "here" }, { type: "image", mimeType: "image/png", data: PNG }]);
+      expect(r.usage).toMatchObject({ input: 70, output: 40, cacheRead: 20, cacheWrite: 10, totalTokens: 140 });
+      expect(fake.bodies[0]).toMatchObject({ model: "img-1", stream: false, modalities: ["image", "text"] });
+      expect(fake.bodies[0]!.messages[0].content[1]).toEqual({ type: "image_url", image_url: { url: "data:image/jpeg;base64,AAAA" } });
+      expect(fake.headers[0]).toMatchObject({ authorization: "Bearer or-key", "x-model": "m", "x-call": "c" });
+      const missing = await compat().generateImagesOpenRouter(imageModel(fake.url), context, {});
+      expect(missing).toMatchObject({ stopReason: "error", errorMessage: "No API key for provider: openrouter" });
+      expect(() => compat().getImagesApiProvider("openrouter-images").generateImages({ api: "other" }, context)).toThrow("Mismatched api");
+    } finally {
+      fake.server.stop(true);
+    }
+  });
+
+  (REF ? test : test.skip)("the same request and result as the reference's, success and HTTP error", async () => {
+    const ref = await refAi();
+    for (const status of [200, 400]) {
+      const fake = imageServer(status);
+      try {
+        const mine = await compat().generateImagesOpenRouter(imageModel(fake.url), context, { apiKey: "k" });
+        const theirs = await ref.generateImagesOpenRouter(imageModel(fake.url), context, { apiKey: "k" });
+        // Prices are the same; pion multiplies before dividing, so the last float digit may differ.
+        for (const k of Object.keys(theirs.usage?.cost ?? {})) if (typeof theirs.usage.cost[k] === "number") expect(mine.usage.cost[k]).toBeCloseTo(theirs.usage.cost[k], 12);
+        // An HTTP error reads as pion's provider errors do ("400 bad prompt"; the reference's "400: {body}").
+        expect(mine.errorMessage === undefined).toBe(theirs.errorMessage === undefined);
+        if (mine.errorMessage) expect(mine.errorMessage).toContain("400 bad prompt");
+        const strip = ({ timestamp: _t, errorMessage: _e, usage, ...rest }: Mod) => ({ ...rest, ...(usage ? { usage: { ...usage, cost: Object.keys(usage.cost).sort() } } : {}) });
+        expect(strip(mine)).toEqual(strip(theirs));
+        expect(fake.bodies[0]).toEqual(fake.bodies[1]);
+      } finally {
+        fake.server.stop(true);
+      }
+    }
   });
 });
