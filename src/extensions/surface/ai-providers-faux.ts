@@ -344,3 +344,9 @@ export function createFauxCore(options: FauxOptions = {}) {
     getPendingResponseCount: () => pending.length,
   };
 }
+
+/** What a faux registration hands its test: the API, models and script controls of its core. */
+export function fauxControls(core: ReturnType<typeof createFauxCore>) {
+  const { api, models, getModel, state, setResponses, appendResponses, getPendingResponseCount } = core;
+  return { api, models, getModel, state, setResponses, appendResponses, getPendingResponseCount };
+}

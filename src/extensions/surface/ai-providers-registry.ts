@@ -7,7 +7,7 @@
  */
 import { setAddedApi } from "../../providers/apis.ts";
 import { BUILT_IN_APIS, fromReferenceStream, type ReferenceStreamFn } from "./ai-providers-streams.ts";
-import { createFauxCore, type FauxOptions } from "./ai-providers-faux.ts";
+import { createFauxCore, fauxControls, type FauxOptions } from "./ai-providers-faux.ts";
 
 interface ApiProvider {
   api: string;
@@ -67,16 +67,7 @@ export function registerFauxProvider(options: FauxOptions = {}) {
   const core = createFauxCore(options);
   const sourceId = `faux-provider-${Math.random().toString(36).slice(2, 10)}`;
   registerApiProvider({ api: core.api, stream: core.stream as ReferenceStreamFn, streamSimple: core.streamSimple as ReferenceStreamFn }, sourceId);
-  return {
-    api: core.api,
-    models: core.models,
-    getModel: core.getModel,
-    state: core.state,
-    setResponses: core.setResponses,
-    appendResponses: core.appendResponses,
-    getPendingResponseCount: core.getPendingResponseCount,
-    unregister: () => unregisterApiProviders(sourceId),
-  };
+  return { ...fauxControls(core), unregister: () => unregisterApiProviders(sourceId) };
 }
 
 // As the reference's compat module does when it loads (a few closures, no I/O).

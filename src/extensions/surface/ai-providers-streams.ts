@@ -8,7 +8,7 @@
 import { streamModel, type CallContext, type CallOptions } from "../model-calls.ts";
 import { streamBuiltIn } from "../../providers/index.ts";
 import { emptyAssistant, PushStream } from "../../providers/event-stream.ts";
-import type { Api, AssistantMessage, LlmRequest, Model, StreamFn, ToolCall } from "../../providers/types.ts";
+import type { Api, AssistantMessage, LlmRequest, Message, Model, StreamFn, ToolCall } from "../../providers/types.ts";
 import { errorMessage } from "../../util/errors.ts";
 
 /** One of the reference's stream events: the deltas pion streams, plus `start`, `done` and `error`. */
@@ -105,9 +105,40 @@ export function lazyApi(
 /** pion's adapter for `api`, whatever the model says (the reference's `streamAnthropic` is Anthropic's code for any model). */
 const onApi = (api: Api): StreamFn => (req, signal) => streamBuiltIn({ ...req, model: { ...req.model, api } }, signal);
 
+type SystemMessage = { role: "system"; content: string | { type: string; text?: string }[]; sections?: Record<string, string | null>; toolsAdded?: CallContext["tools"]; timestamp: number };
+type Transcript = { messages: (Message | SystemMessage)[] };
+
+/**
+ * The reference hands API implementations a transcript: the system prompt and tools as a leading
+ * `system` message. pion's request as one (what an extension's stream function is given).
+ */
+function transcriptOf(req: LlmRequest): Transcript {
+  const tools = req.tools.length > 0 ? { toolsAdded: req.tools } : {};
+  const lead: SystemMessage[] = req.systemPrompt || req.tools.length > 0 ? [{ role: "system", content: req.systemPrompt, ...tools, timestamp: 0 }] : [];
+  return { messages: [...lead, ...req.messages] };
+}
+
+/**
+ * What pion's adapters take, from a transcript or a plain context: a leading system message
+ * becomes the system prompt (its sections after it) and tools. pion has no place for a system
+ * message later in the conversation: those are left out.
+ */
+function plainContext(context: CallContext | Transcript): CallContext {
+  const messages = (context.messages ?? []) as (Message | SystemMessage)[];
+  const first = messages[0];
+  if (first?.role !== "system") return { ...context, messages: messages as Message[] };
+  const text = typeof first.content === "string" ? first.content : first.content.map((b) => b.text ?? "").join("");
+  const parts = [text, ...Object.values(first.sections ?? {}).filter((v): v is string => v !== null)].filter((p) => p.length > 0);
+  return {
+    systemPrompt: parts.join("\n\n"),
+    messages: messages.filter((m): m is Message => m.role !== "system"),
+    ...(first.toolsAdded ? { tools: first.toolsAdded } : {}),
+  };
+}
+
 function builtInStreams(api: Api): ReferenceStreams {
   const via = onApi(api);
-  const call: ReferenceStreamFn = (model, context, options) => streamModel(model, context, options, via);
+  const call: ReferenceStreamFn = (model, context, options) => streamModel(model, plainContext(context), options, via);
   return { stream: call, streamSimple: call };
 }
 
@@ -164,7 +195,7 @@ function referenceCall(req: LlmRequest, signal: AbortSignal): [Model, CallContex
   if (req.authHeaders) options.headers = req.authHeaders;
   if (req.thinkingLevel !== "off") options.reasoning = req.thinkingLevel;
   if (req.sessionId) options.sessionId = req.sessionId;
-  return [req.model, { systemPrompt: req.systemPrompt, messages: req.messages, tools: req.tools }, options];
+  return [req.model, transcriptOf(req) as CallContext, options];
 }
 
 /**

@@ -7,6 +7,7 @@ import * as auth from "./ai-providers-auth.ts";
 import * as catalog from "./ai-providers-catalog.ts";
 import * as faux from "./ai-providers-faux.ts";
 import * as identity from "./ai-providers-identity.ts";
+import { createProvider, fauxProvider } from "./ai-providers-provider.ts";
 import * as images from "./ai-providers-images.ts";
 import * as registry from "./ai-providers-registry.ts";
 import { apiStreamExports, lazyApi, lazyStream } from "./ai-providers-streams.ts";
@@ -16,6 +17,8 @@ export const aiProviderExports: Record<string, unknown> = {
   ...identity,
   lazyApi,
   lazyStream,
+  createProvider,
+  fauxProvider,
   createFauxCore: faux.createFauxCore,
   fauxAssistantMessage: faux.fauxAssistantMessage,
   fauxText: faux.fauxText,

@@ -61,7 +61,8 @@ describe("registerApiProvider routes pion's own requests", () => {
       const model = { ...core.getModel(), api: "ext-api" } as Model;
       const { events, result } = await drain(streamByApi(request(model, { apiKey: "k1", thinkingLevel: "high", sessionId: "s1" }), new AbortController().signal) as never);
       expect(seen).toHaveLength(1);
-      expect(seen[0]!.context.systemPrompt).toBe("sys");
+      // The reference's transcript: the system prompt (and tools, had there been any) as a leading system message.
+      expect(seen[0]!.context).toEqual({ messages: [{ role: "system", content: "sys", timestamp: 0 }, { role: "user", content: "hi", timestamp: 1 }] });
       expect(seen[0]!.options).toMatchObject({ apiKey: "k1", reasoning: "high", sessionId: "s1" });
       expect(result.stopReason).toBe("toolUse");
       expect(result.content.map((b) => b.type)).toEqual(["thinking", "text", "toolCall"]);
@@ -142,8 +143,14 @@ describe("per-API stream functions use pion's adapters", () => {
   test("streamSimpleAnthropic sends an Anthropic Messages request and streams the reply", async () => {
     await using fake = startFakeProvider({ replies: [{ blocks: [{ type: "text", text: "pong" }] }] });
     const model = { ...compat().getModel("anthropic", "claude-sonnet-4-5"), baseUrl: fake.url };
-    const { events, result } = await drain(compat().streamSimpleAnthropic(model, { messages: [{ role: "user", content: "ping", timestamp: 1 }] }, { apiKey: "sk-test" }));
+    const tool = { name: "look", description: "Look.", parameters: { type: "object", properties: {} } };
+    const transcript = { messages: [{ role: "system", content: "be brief", toolsAdded: [tool], timestamp: 0 }, { role: "user", content: "ping", timestamp: 1 }] };
+    const { events, result } = await drain(compat().streamSimpleAnthropic(model, transcript, { apiKey: "sk-test" }));
     expect(fake.requests[0]!.api).toBe("anthropic-messages");
+    const body = fake.requests[0]!.body as Mod;
+    expect(JSON.stringify(body.system)).toContain("be brief");
+    expect(body.tools.map((t: Mod) => t.name)).toEqual(["look"]);
+    expect(body.messages).toHaveLength(1);
     expect(fake.requests[0]!.headers["x-api-key"]).toBe("sk-test");
     expect(result.content).toEqual([{ type: "text", text: "pong" }]);
     expect(events[0]!.type).toBe("start");
@@ -404,5 +411,46 @@ describe("image generation (pi-ai/compat)", () => {
         fake.server.stop(true);
       }
     }
+  });
+});
+
+describe("createProvider and fauxProvider", () => {
+  test("an api map dispatches on model.api; a model without one gets an error stream", async () => {
+    const a = ai().createFauxCore({ api: "a" });
+    const b = ai().createFauxCore({ api: "b" });
+    a.setResponses([ai().fauxAssistantMessage("from a")]);
+    b.setResponses([ai().fauxAssistantMessage("from b")]);
+    const p = ai().createProvider({ id: "mix", auth: {}, models: [a.getModel(), b.getModel(), { ...a.getModel(), id: "pic", type: "image" }], api: { a: { stream: a.stream, streamSimple: a.streamSimple }, b: { stream: b.stream, streamSimple: b.streamSimple } } });
+    expect(p.getModels().map((m: Model) => m.api)).toEqual(["a", "b"]);
+    expect(p.getAllModels()).toHaveLength(3);
+    expect((await p.streamSimple(b.getModel(), { messages: [] }).result()).content[0].text).toBe("from b");
+    const none = await drain(p.stream({ ...a.getModel(), api: "c" }, { messages: [] }));
+    expect(none.result).toMatchObject({ stopReason: "error", errorMessage: 'Provider mix has no API implementation for "c"' });
+    expect(none.events.map((e) => e.type)).toEqual(["error"]);
+    expect(p.generateImages).toBeUndefined();
+    expect(() => ai().createProvider({ id: "empty", auth: {}, models: [], api: {} })).toThrow('Provider empty: at least one of "api", "images", or "classifiers" is required.');
+  });
+
+  test("fetched models overlay the static ones once published; stored ones are restored first", async () => {
+    const core = ai().createFauxCore({ provider: "dyn" });
+    const base = core.getModel();
+    const p = ai().createProvider({ id: "dyn", auth: {}, models: [base], api: { stream: core.stream, streamSimple: core.streamSimple }, fetchModels: async () => [{ ...base, name: "Renamed" }, { ...base, id: "new" }, { ...base, id: "odd", type: "video" }] });
+    const published: Mod[] = [];
+    const publish = async (pub: Mod) => (published.push(pub), pub.update?.(), true);
+    await p.refreshModels({ stored: { models: [{ ...base, id: "cached" }, { ...base, id: "other", provider: "x" }] }, publish, allowNetwork: false, signal: new AbortController().signal });
+    expect(p.getModels().map((m: Model) => m.id)).toEqual(["faux-1", "cached"]);
+    await p.refreshModels({ publish, allowNetwork: true, signal: new AbortController().signal });
+    expect(p.getModels().map((m: Model) => [m.id, m.name])).toEqual([["faux-1", "Renamed"], ["new", "Faux Model"]]);
+    expect(published.at(-1)!.persist.models.map((m: Model) => m.id)).toEqual(["faux-1", "new"]);
+  });
+
+  test("fauxProvider's provider streams the script and supports deferred responses", async () => {
+    const faux = ai().fauxProvider();
+    faux.setResponses([ai().fauxAssistantMessage("hello")]);
+    expect(faux.provider.id).toBe("faux");
+    expect(await faux.provider.auth.apiKey.resolve()).toEqual({ auth: {} });
+    expect((await faux.provider.streamSimple(faux.getModel(), { messages: [] }).result()).content).toEqual([{ type: "text", text: "hello" }]);
+    expect(typeof faux.provider.fetchDeferred).toBe("function");
+    expect(typeof faux.provider.cancelDeferred).toBe("function");
   });
 });
