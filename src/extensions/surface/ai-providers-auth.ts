@@ -30,7 +30,7 @@ function abortError(signal: AbortSignal): unknown {
 }
 
 /** Stop waiting for `work` once `signal` aborts (a later rejection of it is still caught). */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+export function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) {
     work.catch(() => {});
     return Promise.reject(abortError(signal));

@@ -5,10 +5,9 @@
  * session). No network, no keys. Deferred responses (`options.deferred`) are kept for
  * `fetchDeferred` / `cancelDeferred`.
  */
-import { PushStream } from "../../providers/event-stream.ts";
 import type { AssistantMessage, Model, TextContent, ThinkingContent, ToolCall, Usage } from "../../providers/types.ts";
 import { errorMessage } from "../../util/errors.ts";
-import type { ReferenceEvent } from "./ai-providers-streams.ts";
+import { TimedStream } from "./ai-providers-streams.ts";
 
 type Block = TextContent | ThinkingContent | ToolCall;
 /** A message as the reference's transcripts have them (a `system` role included). */
@@ -136,7 +135,7 @@ function failure(err: unknown, api: string, provider: string, modelId: string): 
 const deferredMessage = (model: Model, handle: Handle): Reply =>
   ({ role: "assistant", content: [], api: model.api, provider: model.provider, model: model.id, usage: zeroUsage(), stopReason: "deferred", deferred: handle, timestamp: Date.now() }) as Reply;
 
-type Out = PushStream<ReferenceEvent, Reply>;
+type Out = TimedStream<Reply>;
 
 const pace = (chunk: string, tokensPerSecond?: number) =>
   new Promise<void>((r) => (tokensPerSecond && tokensPerSecond > 0 ? setTimeout(r, (tokensOf(chunk) / tokensPerSecond) * 1000) : queueMicrotask(r)));
@@ -265,7 +264,7 @@ export function createFauxCore(options: FauxOptions = {}) {
   };
 
   const stream = (model: Model, context: Context, opts?: Options): Out => {
-    const out: Out = new PushStream();
+    const out: Out = new TimedStream();
     const step = pending.shift();
     state.callCount++;
     queueMicrotask(async () => {
@@ -286,7 +285,7 @@ export function createFauxCore(options: FauxOptions = {}) {
   };
 
   const fetchDeferred = (model: Model, handle: Handle, opts?: Options): Out => {
-    const out: Out = new PushStream();
+    const out: Out = new TimedStream();
     state.deferredFetchCount++;
     queueMicrotask(async () => {
       try {

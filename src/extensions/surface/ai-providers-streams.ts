@@ -20,6 +20,34 @@ export interface ReferenceStreams {
   streamSimple: ReferenceStreamFn;
 }
 
+/**
+ * A stream of the reference's events that times its response as the reference's streams do: the
+ * final message (of `done`, `error` or `end`) gets `durationMs` from the stream's creation, unless
+ * it has one or began before the stream (a scripted or forwarded message).
+ */
+export class TimedStream<R extends { durationMs?: number; timestamp: number } = AssistantMessage> extends PushStream<ReferenceEvent, R> {
+  private readonly startedAt = Date.now();
+  private readonly startedMs = performance.now();
+  private ended = false;
+
+  override push(e: ReferenceEvent): void {
+    if (e.type === "done") this.time(e.message as R);
+    else if (e.type === "error") this.time(e.error as R);
+    super.push(e);
+  }
+
+  override end(message: R): void {
+    if (message !== undefined) this.time(message);
+    this.ended = true;
+    super.end(message);
+  }
+
+  private time(m: R): void {
+    if (this.ended || m.durationMs !== undefined || m.timestamp < this.startedAt) return;
+    m.durationMs = Math.max(0, Math.round(performance.now() - this.startedMs));
+  }
+}
+
 /** An assistant message that ended before it began: setup failed (or was aborted). */
 function setupFailure(model: Model, err: unknown, startedAt: number, reason: "error" | "aborted"): AssistantMessage {
   const msg = emptyAssistant(model);
@@ -39,9 +67,9 @@ export function lazyStream(
   setup: () => Promise<ReferenceStream>,
   observer?: { onEvent?: (e: ReferenceEvent) => void; onResult?: (m: AssistantMessage) => void },
   signal?: AbortSignal,
-): PushStream<ReferenceEvent, AssistantMessage> {
+): TimedStream {
   const startedAt = Date.now();
-  const out = new PushStream<ReferenceEvent, AssistantMessage>();
+  const out = new TimedStream();
   let observed = false;
   const finish = (m: AssistantMessage) => {
     out.end(m);
@@ -110,9 +138,9 @@ type Transcript = { messages: (Message | SystemMessage)[] };
 
 /**
  * The reference hands API implementations a transcript: the system prompt and tools as a leading
- * `system` message. pion's request as one (what an extension's stream function is given).
+ * `system` message. pion's request (or a pi-ai Context) as one: what an extension's stream function is given.
  */
-function transcriptOf(req: LlmRequest): Transcript {
+export function transcriptOf(req: Pick<LlmRequest, "systemPrompt" | "tools" | "messages">): Transcript {
   const tools = req.tools.length > 0 ? { toolsAdded: req.tools } : {};
   const lead: SystemMessage[] = req.systemPrompt || req.tools.length > 0 ? [{ role: "system", content: req.systemPrompt, ...tools, timestamp: 0 }] : [];
   return { messages: [...lead, ...req.messages] };

@@ -9,6 +9,7 @@ import * as faux from "./ai-providers-faux.ts";
 import * as identity from "./ai-providers-identity.ts";
 import { createProvider, fauxProvider } from "./ai-providers-provider.ts";
 import * as images from "./ai-providers-images.ts";
+import { createModels } from "./ai-providers-models.ts";
 import * as registry from "./ai-providers-registry.ts";
 import { apiStreamExports, lazyApi, lazyStream } from "./ai-providers-streams.ts";
 
@@ -17,6 +18,7 @@ export const aiProviderExports: Record<string, unknown> = {
   ...identity,
   lazyApi,
   lazyStream,
+  createModels,
   createProvider,
   fauxProvider,
   createFauxCore: faux.createFauxCore,

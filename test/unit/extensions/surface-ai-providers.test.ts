@@ -454,3 +454,92 @@ describe("createProvider and fauxProvider", () => {
     expect(typeof faux.provider.cancelDeferred).toBe("function");
   });
 });
+
+describe("createModels", () => {
+  (REF ? test : test.skip)("a faux provider in a collection answers as the reference's, system prompt folded into the transcript", async () => {
+    const ref = await refAi();
+    const run = async (m: Mod) => {
+      const faux = m.fauxProvider({ provider: "fx", api: "fx-api" });
+      const models = m.createModels();
+      models.setProvider(faux.provider);
+      faux.setResponses([m.fauxAssistantMessage("first", { timestamp: 5 }), m.fauxAssistantMessage("second", { timestamp: 6 })]);
+      const tools = [{ name: "grep", description: "Search.", parameters: { type: "object", properties: {} } }];
+      const a = await models.completeSimple(faux.getModel(), { systemPrompt: "You are terse.", tools, messages: [{ role: "user", content: "hello", timestamp: 1 }] }, { sessionId: "s" });
+      const b = await models.completeSimple(faux.getModel(), { systemPrompt: "You are terse.", tools, messages: [{ role: "user", content: "hello", timestamp: 1 }, a, { role: "user", content: "more", timestamp: 2 }] }, { sessionId: "s" });
+      const unknown = await models.completeSimple({ ...faux.getModel(), provider: "nope" }, { messages: [] });
+      const image = await models.generateImages(faux.getModel(), { input: [] });
+      // Timed from the stream's start, as the reference's streams time a response; its value depends on load.
+      const { timestamp: _u, durationMs, ...unknownRest } = unknown;
+      unknownRest.timed = typeof durationMs;
+      const { timestamp: _i, ...imageRest } = image;
+      return [a, b, unknownRest, imageRest, models.getModels().map((x: Mod) => x.id), await models.getAvailable(), await models.checkAuth("fx")];
+    };
+    expect(await run(ai())).toEqual(await run(ref));
+  });
+
+  test("auth: a request's key, else the stored credential, else the provider's ambient resolve; unconfigured is a stream error", async () => {
+    const { createModels, createProvider, createFauxCore, envApiKeyAuth, InMemoryCredentialStore, fauxAssistantMessage } = ai();
+    const core = createFauxCore({ provider: "acme" });
+    const seen: Mod[] = [];
+    const spy = (model: Model, context: Mod, options: Mod) => (seen.push(options), core.stream(model, context, options));
+    const provider = createProvider({ id: "acme", auth: { apiKey: envApiKeyAuth("Acme", ["ACME_KEY"]) }, models: core.models, api: { stream: spy, streamSimple: spy } });
+    const credentials = new InMemoryCredentialStore();
+    let env: Record<string, string> = {};
+    const models = createModels({ credentials, authContext: { env: async (n: string) => env[n], fileExists: async () => false } });
+    models.setProvider(provider);
+    const failed = await models.complete(core.getModel(), { messages: [] });
+    expect(failed).toMatchObject({ stopReason: "error", errorMessage: "Provider is not configured: acme" });
+    expect(await models.getAvailable()).toEqual([]);
+    env = { ACME_KEY: "from-env" };
+    core.setResponses([fauxAssistantMessage("a"), fauxAssistantMessage("b"), fauxAssistantMessage("c")]);
+    await models.complete(core.getModel(), { messages: [] });
+    await models.login("acme", "apiKey", { signal: new AbortController().signal, prompt: async () => "stored-key" });
+    await models.complete(core.getModel(), { messages: [] }, { headers: { "X-A": "1" } });
+    await models.complete(core.getModel(), { messages: [] }, { apiKey: "explicit" });
+    expect(seen.map((o) => o.apiKey)).toEqual(["from-env", "stored-key", "explicit"]);
+    expect(seen[1]!.headers).toEqual({ "X-A": "1" });
+    expect(await models.getAuth("acme")).toEqual({ auth: { apiKey: "stored-key" }, source: "stored credential" });
+    await models.logout("acme");
+    expect((await models.getAuth("acme")).source).toBe("ACME_KEY");
+    await expect(models.login("acme", "oauth", { prompt: async () => "" })).rejects.toThrow("acme does not support oauth login");
+  });
+
+  test("an OAuth login about to expire is refreshed once under the store's lock, and stored", async () => {
+    const { createModels, createProvider, createFauxCore, InMemoryCredentialStore } = ai();
+    const core = createFauxCore({ provider: "o" });
+    let refreshes = 0;
+    const oauth = { refresh: async (c: Mod) => (refreshes++, { ...c, access: "new", expires: Date.now() + 3_600_000 }), toAuth: async (c: Mod) => ({ apiKey: c.access }) };
+    const credentials = new InMemoryCredentialStore();
+    await credentials.modify("o", () => ({ type: "oauth", access: "old", refresh: "r", expires: Date.now() + 1000 }));
+    const models = createModels({ credentials });
+    models.setProvider(createProvider({ id: "o", auth: { oauth }, models: core.models, api: { stream: core.stream, streamSimple: core.streamSimple } }));
+    const [a, b] = await Promise.all([models.getAuth("o"), models.getAuth("o")]);
+    expect([a.auth.apiKey, b.auth.apiKey, a.source]).toEqual(["new", "new", "OAuth"]);
+    expect(refreshes).toBe(1);
+    expect((await credentials.read("o")).access).toBe("new");
+    const bad = { refresh: async () => { throw new Error("revoked"); }, toAuth: async () => ({}) };
+    const store = new InMemoryCredentialStore();
+    await store.modify("o", () => ({ type: "oauth", access: "x", expires: 0 }));
+    const broken = createModels({ credentials: store });
+    broken.setProvider(createProvider({ id: "o", auth: { oauth: bad }, models: core.models, api: { stream: core.stream, streamSimple: core.streamSimple } }));
+    await expect(broken.getAuth("o")).rejects.toThrow("OAuth refresh failed for o: revoked");
+  });
+
+  test("refresh restores the stored list, then fetches with the credential; a superseded refresh publishes nothing", async () => {
+    const { createModels, createProvider, createFauxCore, InMemoryModelsStore } = ai();
+    const core = createFauxCore({ provider: "d" });
+    const modelsStore = new InMemoryModelsStore();
+    await modelsStore.write("d", { models: [{ ...core.getModel(), id: "stored" }], checkedAt: 1 });
+    let fetches = 0;
+    const provider = createProvider({ id: "d", auth: { apiKey: { resolve: async () => ({ auth: { apiKey: "k" } }) } }, models: core.models, api: { stream: core.stream, streamSimple: core.streamSimple }, fetchModels: async (ctx: Mod) => (fetches++, [{ ...core.getModel(), id: `fetched-${ctx.credential.key}` }]) });
+    const models = createModels({ modelsStore });
+    models.setProvider(provider);
+    const offline = await models.refresh({ allowNetwork: false });
+    expect(offline.errors.size).toBe(0);
+    expect(models.getModels("d").map((m: Model) => m.id)).toEqual(["faux-1", "stored"]);
+    await models.refresh();
+    expect(models.getModels("d").map((m: Model) => m.id)).toEqual(["faux-1", "fetched-k"]);
+    expect((await modelsStore.read("d")).models.map((m: Model) => m.id)).toEqual(["fetched-k"]);
+    expect(fetches).toBe(1);
+  });
+});
