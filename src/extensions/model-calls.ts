@@ -4,11 +4,13 @@
  * pion's (from `ctx.modelRegistry` or `ctx.model`'s lookup); the key comes from `options.apiKey`,
  * else from the session's registry (auth.json, models.json, the environment), as a request of the
  * session's own would get it. The stream yields the reference's events (`start`, the deltas,
- * then `done` or `error`) and `result()` resolves with the final assistant message; like every
- * pion stream it never rejects: a failure ends with stopReason "error".
+ * each with the message so far as `partial`, then `done` or `error`) and `result()` resolves
+ * with the final assistant message; like every pion stream it never rejects: a failure ends
+ * with stopReason "error".
  */
 import { streamByApi } from "../providers/index.ts";
-import type { AssistantMessage, LlmRequest, Message, Model, StreamFn, ThinkingLevel, ToolSpec } from "../providers/types.ts";
+import { emptyAssistant } from "../providers/event-stream.ts";
+import type { AssistantMessage, AssistantMessageEvent, LlmRequest, Message, Model, StreamFn, ThinkingLevel, ToolSpec } from "../providers/types.ts";
 
 type Auth = (provider: string) => Promise<{ apiKey?: string; headers?: Record<string, string> } | undefined>;
 
@@ -61,8 +63,14 @@ export function streamModel(model: Model, context: CallContext, options: CallOpt
       ...(options.sessionId ? { sessionId: options.sessionId } : {}),
     };
     const stream = via(req, options.signal ?? new AbortController().signal);
-    push({ type: "start" });
-    for await (const e of stream) push(e as unknown as Event);
+    // Each event carries the message so far (`partial`), as the reference's streams' events do.
+    const partial = { ...emptyAssistant(model), stopReason: "pending" };
+    push({ type: "start", partial: { ...partial } });
+    const rawArgs = new Map<number, string>();
+    for await (const e of stream) {
+      grow(partial.content, e, rawArgs);
+      push({ ...e, partial: { ...partial } });
+    }
     const message = await stream.result();
     push(message.stopReason === "error" || message.stopReason === "aborted" ? { type: "error", reason: message.stopReason, error: message } : { type: "done", reason: message.stopReason, message });
     return message;
@@ -85,6 +93,81 @@ export function streamModel(model: Model, context: CallContext, options: CallOpt
       }
     },
   };
+}
+
+/** Apply one delta event to the content of a message being streamed (tool arguments parsed as far as they go). */
+function grow(content: AssistantMessage["content"], e: AssistantMessageEvent, rawArgs: Map<number, string>): void {
+  const i = e.contentIndex;
+  const block = content[i];
+  switch (e.type) {
+    case "text_start":
+      content[i] = { type: "text", text: "" };
+      break;
+    case "thinking_start":
+      content[i] = { type: "thinking", thinking: "" };
+      break;
+    case "toolcall_start":
+      content[i] = { type: "toolCall", id: e.id, name: e.toolName, arguments: {} };
+      rawArgs.set(i, "");
+      break;
+    case "text_delta":
+      if (block?.type === "text") block.text += e.delta;
+      break;
+    case "thinking_delta":
+      if (block?.type === "thinking") block.thinking += e.delta;
+      break;
+    case "toolcall_delta":
+      if (block?.type === "toolCall") {
+        const text = (rawArgs.get(i) ?? "") + e.delta;
+        rawArgs.set(i, text);
+        block.arguments = partialArguments(text, block.arguments);
+      }
+      break;
+    case "text_end":
+      content[i] = { type: "text", text: e.content };
+      break;
+    case "thinking_end":
+      content[i] = { ...(block?.type === "thinking" ? block : {}), type: "thinking", thinking: e.content };
+      break;
+    case "toolcall_end":
+      content[i] = e.toolCall;
+      break;
+  }
+}
+
+/** JSON text cut short, closed: its open string and brackets. */
+function closeJson(text: string): string {
+  const closers: string[] = [];
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === "\\") i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === "{") closers.push("}");
+    else if (c === "[") closers.push("]");
+    else if (c === "}" || c === "]") closers.pop();
+  }
+  return text + (inString ? '"' : "") + closers.reverse().join("");
+}
+
+/**
+ * The arguments in a tool call's JSON text so far: the text when it is whole, else closed where
+ * it stops, without a dangling comma or a key still without its value; the last good value when
+ * none of these parses.
+ */
+export function partialArguments(text: string, last: Record<string, unknown>): Record<string, unknown> {
+  const candidates = [text, closeJson(text), closeJson(text.replace(/,\s*$/, "")), closeJson(text.replace(/,?\s*"(?:[^"\\]|\\.)*"?\s*:?\s*$/, ""))];
+  for (const candidate of candidates) {
+    try {
+      const v = JSON.parse(candidate);
+      if (v && typeof v === "object" && !Array.isArray(v)) return v as Record<string, unknown>;
+    } catch {
+      // not parseable this way: try the next
+    }
+  }
+  return last;
 }
 
 export const completeModel = (model: Model, context: CallContext, options?: CallOptions): Promise<AssistantMessage> => streamModel(model, context, options).result();

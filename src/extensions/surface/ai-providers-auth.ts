@@ -4,7 +4,6 @@
  * existence), standard env-var key auth, OAuth loaded on first use, and the error type of a
  * `Models` collection.
  */
-import { access } from "node:fs/promises";
 import { homedir } from "node:os";
 import { errorMessage } from "../../util/errors.ts";
 
@@ -123,6 +122,7 @@ export function defaultProviderAuthContext() {
     },
     async fileExists(path: string): Promise<boolean> {
       try {
+        const { access } = await import("node:fs/promises");
         await access(path.startsWith("~") ? homedir() + path.slice(1) : path);
         return true;
       } catch {

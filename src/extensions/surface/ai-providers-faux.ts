@@ -7,6 +7,7 @@
  */
 import type { AssistantMessage, Model, TextContent, ThinkingContent, ToolCall, Usage } from "../../providers/types.ts";
 import { errorMessage } from "../../util/errors.ts";
+import { partialArguments } from "../model-calls.ts";
 import { TimedStream } from "./ai-providers-streams.ts";
 
 type Block = TextContent | ThinkingContent | ToolCall;
@@ -191,35 +192,6 @@ async function play(out: Out, message: Reply, min: number, max: number, tokensPe
   if (message.stopReason === "error" || message.stopReason === "aborted") out.push({ type: "error", reason: message.stopReason, error: message });
   else out.push({ type: "done", reason: message.stopReason, message });
   out.end(message);
-}
-
-/**
- * The arguments parsed so far: the text when it is whole JSON, else closed at its open string
- * and brackets; the last good value when that fails too (a key without its value yet).
- */
-function partialArguments(text: string, last: Record<string, unknown>): Record<string, unknown> {
-  const closers: string[] = [];
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (inString) {
-      if (c === "\\") i++;
-      else if (c === '"') inString = false;
-    } else if (c === '"') inString = true;
-    else if (c === "{") closers.push("}");
-    else if (c === "[") closers.push("]");
-    else if (c === "}" || c === "]") closers.pop();
-  }
-  const tail = (inString ? '"' : "") + closers.reverse().join("");
-  for (const candidate of [text, text + tail]) {
-    try {
-      const v = JSON.parse(candidate);
-      if (v && typeof v === "object" && !Array.isArray(v)) return v as Record<string, unknown>;
-    } catch {
-      // not yet parseable: try the next repair
-    }
-  }
-  return last;
 }
 
 /** The faux provider's parts: its API id, models, streams and script controls. */

@@ -141,7 +141,7 @@ describe("registerApiProvider routes pion's own requests", () => {
 
 describe("per-API stream functions use pion's adapters", () => {
   test("streamSimpleAnthropic sends an Anthropic Messages request and streams the reply", async () => {
-    await using fake = startFakeProvider({ replies: [{ blocks: [{ type: "text", text: "pong" }] }] });
+    await using fake = startFakeProvider({ replies: [{ blocks: [{ type: "text", text: ["po", "ng"] }] }] });
     const model = { ...compat().getModel("anthropic", "claude-sonnet-4-5"), baseUrl: fake.url };
     const tool = { name: "look", description: "Look.", parameters: { type: "object", properties: {} } };
     const transcript = { messages: [{ role: "system", content: "be brief", toolsAdded: [tool], timestamp: 0 }, { role: "user", content: "ping", timestamp: 1 }] };
@@ -155,6 +155,10 @@ describe("per-API stream functions use pion's adapters", () => {
     expect(result.content).toEqual([{ type: "text", text: "pong" }]);
     expect(events[0]!.type).toBe("start");
     expect(events.at(-1)!.type).toBe("done");
+    // Every delta carries the message so far, as the reference's do.
+    const lastDelta = events.filter((e) => e.type === "text_delta").at(-1)!;
+    expect((lastDelta.partial as Mod).content).toEqual([{ type: "text", text: "pong" }]);
+    expect((lastDelta.partial as Mod).stopReason).toBe("pending");
   });
 
   test("setBedrockProviderModule replaces the Bedrock implementation", async () => {
@@ -188,11 +192,19 @@ describe("faux provider", () => {
   test("events carry the growing partial; an empty script is an error; an abort is aborted", async () => {
     const core = ai().createFauxCore({ tokenSize: { min: 1, max: 1 } });
     core.setResponses([ai().fauxAssistantMessage([ai().fauxToolCall("edit", { path: "a", text: "long enough text" }, { id: "x" })], { stopReason: "toolUse" })]);
-    const { events, result } = await drain(core.stream(core.getModel(), { messages: [] }));
-    const deltas = events.filter((e) => e.type === "toolcall_delta");
-    expect(deltas.length).toBeGreaterThan(2);
-    const lastPartial = (deltas.at(-2)!.partial as Mod).content[0].arguments;
-    expect(lastPartial.path).toBe("a");
+    const s = core.stream(core.getModel(), { messages: [] });
+    const seen: string[] = [];
+    const events: Event[] = [];
+    for await (const e of s) {
+      events.push(e);
+      if (e.type === "toolcall_delta") seen.push(JSON.stringify((e.partial as Mod).content[0].arguments));
+    }
+    const result = await s.result();
+    expect(seen.length).toBeGreaterThan(2);
+    // Read as each delta arrives, the arguments grow: first none, then the path, then the text as far as it came.
+    expect(seen[0]).toBe("{}");
+    expect(seen).toContain(JSON.stringify({ path: "a" }));
+    expect(seen.some((p) => p.startsWith('{"path":"a","text":"long') && p !== JSON.stringify({ path: "a", text: "long enough text" }))).toBe(true);
     expect(events.at(-1)).toMatchObject({ type: "done", reason: "toolUse" });
     expect(result.content[0]).toEqual({ type: "toolCall", id: "x", name: "edit", arguments: { path: "a", text: "long enough text" } });
     const empty = await core.stream(core.getModel(), { messages: [] }).result();
@@ -542,4 +554,16 @@ describe("createModels", () => {
     expect((await modelsStore.read("d")).models.map((m: Model) => m.id)).toEqual(["fetched-k"]);
     expect(fetches).toBe(1);
   });
+});
+
+test("pi-ai's streamSimple: each tool-call delta carries the arguments parsed so far (read as it arrives)", async () => {
+  await using fake = startFakeProvider({ replies: [{ blocks: [{ type: "toolCall", id: "c1", name: "read", arguments: { path: "src/a.ts", limit: 5 }, fragments: 4 }] }] });
+  const model = { ...compat().getModel("openai", "gpt-4o"), api: "openai-completions", baseUrl: `${fake.url}/v1` };
+  const stream = ai().streamSimple(model, { messages: [{ role: "user", content: "read it", timestamp: 1 }] }, { apiKey: "k" });
+  const partials: string[] = [];
+  for await (const e of stream) if (e.type === "toolcall_delta") partials.push(JSON.stringify(e.partial.content[0].arguments));
+  expect(partials.length).toBe(4);
+  expect(partials.at(-1)).toBe(JSON.stringify({ path: "src/a.ts", limit: 5 }));
+  expect(new Set(partials).size).toBeGreaterThan(1);
+  expect((await stream.result()).content[0]).toMatchObject({ type: "toolCall", id: "c1", name: "read", arguments: { path: "src/a.ts", limit: 5 } });
 });
