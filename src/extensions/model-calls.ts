@@ -135,39 +135,89 @@ function grow(content: AssistantMessage["content"], e: AssistantMessageEvent, ra
   }
 }
 
-/** JSON text cut short, closed: its open string and brackets. */
-function closeJson(text: string): string {
-  const closers: string[] = [];
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (inString) {
-      if (c === "\\") i++;
-      else if (c === '"') inString = false;
-    } else if (c === '"') inString = true;
-    else if (c === "{") closers.push("}");
-    else if (c === "[") closers.push("]");
-    else if (c === "}" || c === "]") closers.pop();
-  }
-  return text + (inString ? '"' : "") + closers.reverse().join("");
-}
+type Partial = { value: unknown; done: boolean } | undefined;
 
 /**
- * The arguments in a tool call's JSON text so far: the text when it is whole, else closed where
- * it stops, without a dangling comma or a key still without its value; the last good value when
- * none of these parses.
+ * The value of JSON text that may stop anywhere: what has arrived, with an unfinished string cut
+ * where it stops, an unfinished `true`/`false`/`null` completed, and a key without its value (or
+ * with a number cut after its point) left out. Undefined when no value has begun.
  */
-export function partialArguments(text: string, last: Record<string, unknown>): Record<string, unknown> {
-  const candidates = [text, closeJson(text), closeJson(text.replace(/,\s*$/, "")), closeJson(text.replace(/,?\s*"(?:[^"\\]|\\.)*"?\s*:?\s*$/, ""))];
-  for (const candidate of candidates) {
-    try {
-      const v = JSON.parse(candidate);
-      if (v && typeof v === "object" && !Array.isArray(v)) return v as Record<string, unknown>;
-    } catch {
-      // not parseable this way: try the next
+function parsePrefix(text: string): unknown {
+  let i = 0;
+  const ws = () => {
+    while (i < text.length && " \t\r\n".includes(text[i]!)) i++;
+  };
+  const str = (): Partial => {
+    let out = "";
+    for (i++; i < text.length; i++) {
+      const c = text[i]!;
+      if (c === '"') return i++, { value: out, done: true };
+      if (c !== "\\") {
+        out += c;
+        continue;
+      }
+      const esc = text.slice(i, i + (text[i + 1] === "u" ? 6 : 2));
+      if (esc.length < (text[i + 1] === "u" ? 6 : 2)) break;
+      out += JSON.parse(`"${esc}"`);
+      i += esc.length - 1;
     }
+    return { value: out, done: false };
+  };
+  const value = (): Partial => {
+    ws();
+    const c = text[i];
+    if (c === undefined) return undefined;
+    if (c === '"') return str();
+    if (c === "{" || c === "[") {
+      const isObj = c === "{";
+      const out: Record<string, unknown> | unknown[] = isObj ? {} : [];
+      i++;
+      for (;;) {
+        ws();
+        if (i >= text.length) return { value: out, done: false };
+        if (text[i] === (isObj ? "}" : "]")) return i++, { value: out, done: true };
+        let key = "";
+        if (isObj) {
+          const k = str();
+          ws();
+          if (!k?.done || text[i] !== ":") return { value: out, done: false };
+          i++;
+          key = k.value as string;
+        }
+        const v = value();
+        if (!v) return { value: out, done: false };
+        if (isObj) (out as Record<string, unknown>)[key] = v.value;
+        else (out as unknown[]).push(v.value);
+        if (!v.done) return { value: out, done: false };
+        ws();
+        if (text[i] === ",") i++;
+      }
+    }
+    const m = /^-?\d*(\.\d*)?([eE][-+]?\d*)?/.exec(text.slice(i))![0];
+    // A number cut after its point (or a lone minus) has no value yet; one cut in its exponent is its mantissa.
+    if (m && m !== "-" && !m.endsWith(".")) {
+      i += m.length;
+      const n = Number.parseFloat(m);
+      return Number.isNaN(n) ? undefined : { value: n, done: i < text.length };
+    }
+    for (const [word, v] of [["true", true], ["false", false], ["null", null]] as const) {
+      const rest = text.slice(i, i + word.length);
+      if (word.startsWith(rest) && rest.length > 0) return (i += rest.length), { value: v, done: rest === word };
+    }
+    return undefined;
+  };
+  return value()?.value;
+}
+
+/** The arguments in a tool call's JSON text so far (`last` until the text holds an object). */
+export function partialArguments(text: string, last: Record<string, unknown>): Record<string, unknown> {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    v = parsePrefix(text);
   }
-  return last;
+  return v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : last;
 }
 
 export const completeModel = (model: Model, context: CallContext, options?: CallOptions): Promise<AssistantMessage> => streamModel(model, context, options).result();

@@ -6,6 +6,7 @@ import { addedApi, isImplementedApi } from "../../../src/providers/apis.ts";
 import { streamByApi } from "../../../src/providers/index.ts";
 import { parseModelsFile } from "../../../src/providers/models-file.ts";
 import type { AssistantMessage, LlmRequest, Model } from "../../../src/providers/types.ts";
+import { partialArguments } from "../../../src/extensions/model-calls.ts";
 import { startFakeProvider } from "../../support/fake-provider.ts";
 
 const REF = process.env.PION_REFERENCE_PKG;
@@ -566,4 +567,33 @@ test("pi-ai's streamSimple: each tool-call delta carries the arguments parsed so
   expect(partials.at(-1)).toBe(JSON.stringify({ path: "src/a.ts", limit: 5 }));
   expect(new Set(partials).size).toBeGreaterThan(1);
   expect((await stream.result()).content[0]).toMatchObject({ type: "toolCall", id: "c1", name: "read", arguments: { path: "src/a.ts", limit: 5 } });
+});
+
+describe("tool arguments read while they stream", () => {
+  const TEXTS = [
+    JSON.stringify({ path: "src/a b.ts", n: 12, list: [1, "x", { y: true }], nested: { q: 'w"e' }, flag: false, z: null }),
+    JSON.stringify({ a: "é\u0001 \\ \n tab\t", b: [[1, 2], [3, [4, { c: -1.5e3 }]]], d: "" }),
+    '{ "x" : 1 ,\n "y" : [ true , false , null ] , "z" : { } }',
+    '{"a":"\\u00e9\\u0041","b":12.5E-3,"neg":-0.25,"big":1e21}',
+  ];
+
+  test("every prefix gives what has arrived: cut strings kept, keys without values left out", () => {
+    expect(partialArguments('{"pa', { last: 1 })).toEqual({});
+    expect(partialArguments("", { last: 1 })).toEqual({ last: 1 });
+    expect(partialArguments('{"path":"a","tex', {})).toEqual({ path: "a" });
+    expect(partialArguments('{"path":"a","text":"lo', {})).toEqual({ path: "a", text: "lo" });
+    expect(partialArguments('{"ok":tr', {})).toEqual({ ok: true });
+    expect(partialArguments('{"n":12.', {})).toEqual({});
+    expect(partialArguments('{"a":[1,{"b":"c\\', {})).toEqual({ a: [1, { b: "c" }] });
+  });
+
+  (REF ? test : test.skip)("every prefix parses as the reference's streaming parser parses it", async () => {
+    const ref = await import(join(REF!, "..", "pi-ai", "dist", "index.js"));
+    for (const full of TEXTS) {
+      for (let i = 0; i <= full.length; i++) {
+        const t = full.slice(0, i);
+        expect([t, partialArguments(t, {})]).toEqual([t, new ref.ToolCallArgumentsStream().append(t)]);
+      }
+    }
+  });
 });
