@@ -1,9 +1,10 @@
 /**
- * pi-ai's provider layer for extensions, on pion's providers: client identity, auth building
- * blocks and the faux test provider in every pi-ai module; the API registry, the per-API stream
- * functions, image generation and the static catalog reads only in pi-ai/compat, as the reference splits them.
+ * pi-ai's provider layer for extensions, on pion's providers: `Models` collections and provider
+ * objects, client identity, auth building blocks and the faux test provider in every pi-ai
+ * module; the API registry, the per-API stream functions, image generation and the static
+ * catalog reads only in pi-ai/compat, as the reference splits them.
  */
-import * as auth from "./ai-providers-auth.ts";
+import { InMemoryCredentialStore, InMemoryModelsStore, ModelsError, defaultProviderAuthContext, envApiKeyAuth, lazyOAuth } from "./ai-providers-auth.ts";
 import * as catalog from "./ai-providers-catalog.ts";
 import * as faux from "./ai-providers-faux.ts";
 import * as identity from "./ai-providers-identity.ts";
@@ -14,7 +15,12 @@ import * as registry from "./ai-providers-registry.ts";
 import { apiStreamExports, lazyApi, lazyStream } from "./ai-providers-streams.ts";
 
 export const aiProviderExports: Record<string, unknown> = {
-  ...auth,
+  InMemoryCredentialStore,
+  InMemoryModelsStore,
+  ModelsError,
+  defaultProviderAuthContext,
+  envApiKeyAuth,
+  lazyOAuth,
   ...identity,
   lazyApi,
   lazyStream,
