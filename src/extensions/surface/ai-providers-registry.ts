@@ -26,13 +26,11 @@ function checked(api: string, fn: ReferenceStreamFn): ReferenceStreamFn {
 }
 
 function put(provider: ApiProvider, sourceId: string | undefined, builtIn: boolean): void {
-  if (!provider || typeof provider.api !== "string" || typeof provider.streamSimple !== "function") {
-    throw new TypeError("registerApiProvider({ api, stream, streamSimple }): api is a string and the streams are functions");
-  }
+  if (!provider || typeof provider.api !== "string") throw new TypeError("registerApiProvider({ api, stream, streamSimple }): api is a string");
   const wrapped: ApiProvider = { api: provider.api, stream: checked(provider.api, provider.stream), streamSimple: checked(provider.api, provider.streamSimple) };
   entries.set(provider.api, { provider: wrapped, ...(sourceId !== undefined ? { sourceId } : {}), builtIn });
   // The session's requests are "simple" ones: a thinking level, no provider-specific options.
-  setAddedApi(provider.api, builtIn ? undefined : fromReferenceStream(wrapped.streamSimple));
+  setAddedApi(provider.api, builtIn ? undefined : fromReferenceStream(typeof provider.streamSimple === "function" ? wrapped.streamSimple : wrapped.stream));
 }
 
 function remove(api: string): void {
