@@ -1,3 +1,5 @@
+import type { StreamFn } from "./types.ts";
+
 /**
  * The wire APIs pion has an adapter for (index.ts maps each to its adapter). A models.json
  * provider or model on any other API (mistral-conversations, openai-codex-responses, …) is
@@ -7,4 +9,19 @@ export const IMPLEMENTED_APIS = ["anthropic-messages", "openai-completions", "op
 
 export type ImplementedApi = (typeof IMPLEMENTED_APIS)[number];
 
-export const isImplementedApi = (api: string): api is ImplementedApi => (IMPLEMENTED_APIS as readonly string[]).includes(api);
+/**
+ * APIs added at run time by extensions (pi-ai's `registerApiProvider`): `streamByApi` sends a
+ * model on one of them to its stream function, before pion's own adapter of the same name.
+ */
+const added = new Map<string, StreamFn>();
+
+/** Add (or, with undefined, remove) a run-time API. */
+export function setAddedApi(api: string, stream: StreamFn | undefined): void {
+  if (stream) added.set(api, stream);
+  else added.delete(api);
+}
+
+export const addedApi = (api: string): StreamFn | undefined => added.get(api);
+
+/** Whether pion can stream a model on `api`: one of its adapters, or an API an extension added. */
+export const isImplementedApi = (api: string): api is ImplementedApi => (IMPLEMENTED_APIS as readonly string[]).includes(api) || added.has(api);

@@ -56,6 +56,9 @@ const REFERENCE_IDS: Record<string, readonly string[]> = {
   "zhipuai-coding-plan": ["zai-coding-cn"],
 };
 
+/** pion's provider id for one of the reference's ids (the id itself where they agree). */
+export const pionProviderId = (referenceId: string): string => Object.keys(REFERENCE_IDS).find((id) => REFERENCE_IDS[id]!.includes(referenceId)) ?? referenceId;
+
 /** The auth.json ids a provider's credential may be stored under: its own, then the reference's. */
 export const authIds = (provider: string): string[] => [provider, ...(REFERENCE_IDS[provider] ?? [])];
 

@@ -1,20 +1,24 @@
 import type { AssistantMessage, AssistantMessageEvent, AssistantStream, Cost, LlmRequest, Model, Usage } from "./types.ts";
 
-/** A push-driven AssistantStream: the producer calls push()/end(), consumers iterate. */
-export class PushStream implements AssistantStream {
-  private queue: AssistantMessageEvent[] = [];
+/**
+ * A push-driven AssistantStream: the producer calls push()/end(), consumers iterate. The event
+ * and result types are parameters so the reference's event shapes (pi-ai's streams, for
+ * extensions) use the same queue.
+ */
+export class PushStream<E = AssistantMessageEvent, R = AssistantMessage> {
+  private queue: E[] = [];
   private head = 0;
-  private waiting: ((r: IteratorResult<AssistantMessageEvent>) => void) | null = null;
+  private waiting: ((r: IteratorResult<E>) => void) | null = null;
   private drained: (() => void) | null = null;
   private done = false;
-  private final: Promise<AssistantMessage>;
-  private resolveFinal!: (m: AssistantMessage) => void;
+  private final: Promise<R>;
+  private resolveFinal!: (m: R) => void;
 
   constructor() {
     this.final = new Promise((r) => (this.resolveFinal = r));
   }
 
-  push(ev: AssistantMessageEvent): void {
+  push(ev: E): void {
     if (this.done) return;
     const w = this.waiting;
     if (w) {
@@ -23,7 +27,7 @@ export class PushStream implements AssistantStream {
     } else this.queue.push(ev);
   }
 
-  end(message: AssistantMessage): void {
+  end(message: R): void {
     if (this.done) return;
     this.done = true;
     if (this.drained) {
@@ -39,7 +43,7 @@ export class PushStream implements AssistantStream {
     }
   }
 
-  result(): Promise<AssistantMessage> {
+  result(): Promise<R> {
     return this.final;
   }
 
@@ -54,7 +58,7 @@ export class PushStream implements AssistantStream {
     }
   }
 
-  [Symbol.asyncIterator](): AsyncIterator<AssistantMessageEvent> {
+  [Symbol.asyncIterator](): AsyncIterator<E> {
     return {
       next: () => {
         if (this.head < this.queue.length) {

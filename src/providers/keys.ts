@@ -100,9 +100,7 @@ export function createKeyResolver(o: {
     const spec = o.fileKey(provider);
     if (spec) return { key: resolveKeySpec(spec, penv), origin: "models.json" };
     const ambient = ambientProvider(provider);
-    // An ambient provider's catalog variables (AWS_ACCESS_KEY_ID, GOOGLE_APPLICATION_CREDENTIALS) are not keys.
-    const keyNames = ambient ? (ambient.replacesKeys ? [] : providerEnvNames(provider)) : envNames(provider);
-    for (const name of keyNames) {
+    for (const name of keyEnvNames(provider, catalog)) {
       if (!penv[name]) continue;
       const origin = penv[name] !== env[name] ? "auth.json" : name;
       return { key: penv[name], origin, bearer: provider === "anthropic" && name === BEARER_ENV };
@@ -170,6 +168,13 @@ export function createKeyResolver(o: {
     credentials,
     onNewCredentials: (l) => void listeners.push(l),
   };
+}
+
+/** The variables a provider's key is read from, in order (an ambient provider's catalog variables, AWS_ACCESS_KEY_ID or GOOGLE_APPLICATION_CREDENTIALS, are not keys). */
+export function keyEnvNames(provider: string, catalog: Catalog): string[] {
+  const ambient = ambientProvider(provider);
+  if (ambient) return ambient.replacesKeys ? [] : providerEnvNames(provider);
+  return providerEnvNames(provider, catalog.has(provider) ? (catalog.env(provider) ?? []) : []);
 }
 
 /** How a login's access token goes out: as the key, or (Kimi Code) as a Bearer header; Copilot's with its editor headers. */

@@ -21,6 +21,8 @@
  * `snapshot()` returns the previous one. A huge open container thus shows a preview that lags a
  * little, and the total work stays linear in the text.
  */
+import { parseToolCallArguments } from "./ai-utils-json.ts";
+
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type Path = readonly (string | number)[];
 export type JsonChange = { kind: "set"; path: Path; value: Json } | { kind: "append"; path: Path; text: string };
@@ -354,4 +356,50 @@ function place(container: Json[] | { [key: string]: Json }, slot: Slot, value: J
   if (slot.at === "element") (container as Json[])[slot.index] = value;
   // `__proto__` becomes an own member, as JSON.parse makes it, not the prototype.
   else if (slot.at === "member") Object.defineProperty(container, slot.key, { value, writable: true, enumerable: true, configurable: true });
+}
+
+/**
+ * pi-ai's `ToolCallArgumentsStream`: a tool call's argument text read as it streams in. `append`
+ * answers the arguments so far: a new object each time they changed, the same one otherwise, and
+ * `{}` while the text holds no object yet. `replace` takes a provider's whole text (continuing it
+ * when it extends what came before); `finish` parses the complete text once.
+ */
+export class ToolCallArgumentsStream {
+  #text = "";
+  #parser = new StreamingJsonParser();
+  #seen: Json | undefined = undefined;
+  #arguments: Record<string, unknown> = {};
+
+  get text(): string {
+    return this.#text;
+  }
+
+  append(delta: string): Record<string, unknown> {
+    this.#text += delta;
+    this.#parser.append(delta);
+    return this.#current();
+  }
+
+  replace(text: string): { delta: string | undefined; arguments: Record<string, unknown> } {
+    if (text.startsWith(this.#text)) {
+      const delta = text.slice(this.#text.length);
+      return { delta, arguments: delta === "" ? this.#current() : this.append(delta) };
+    }
+    this.#text = "";
+    this.#parser = new StreamingJsonParser();
+    return { delta: undefined, arguments: this.append(text) };
+  }
+
+  finish(): { arguments: Record<string, unknown>; argumentsError?: string } {
+    return parseToolCallArguments(this.#text);
+  }
+
+  #current(): Record<string, unknown> {
+    const value = this.#parser.snapshot();
+    if (value !== this.#seen) {
+      this.#seen = value;
+      this.#arguments = typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+    }
+    return this.#arguments;
+  }
 }

@@ -8,7 +8,7 @@ import * as errors from "./ai-utils-errors.ts";
 import * as json from "./ai-utils-json.ts";
 import * as models from "./ai-utils-models.ts";
 import * as stream from "./ai-utils-stream.ts";
-import { StreamingJsonParser } from "./ai-utils-streaming-json.ts";
+import { StreamingJsonParser, ToolCallArgumentsStream } from "./ai-utils-streaming-json.ts";
 import * as transcript from "./ai-utils-transcript.ts";
 
 export const aiUtilExports: Record<string, unknown> = {
@@ -20,6 +20,7 @@ export const aiUtilExports: Record<string, unknown> = {
   parseToolCallArguments: json.parseToolCallArguments,
   parseStreamingJson: json.parseStreamingJson,
   StreamingJsonParser,
+  ToolCallArgumentsStream,
   isContextOverflow: errors.isContextOverflow,
   getOverflowPatterns: errors.getOverflowPatterns,
   isRecoverableLength: errors.isRecoverableLength,
