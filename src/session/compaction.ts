@@ -1,7 +1,7 @@
 import { addUsage, emptyUsage } from "../providers/event-stream.ts";
 import type { AssistantMessage, ImageContent, LlmRequest, Model, StreamFn, TextContent, ThinkingLevel, Usage } from "../providers/types.ts";
 import type { AgentMessage, Entry } from "../store/entries.ts";
-import { SUMMARY_SYSTEM_PROMPT, focusSuffix, freshSummaryPrompt, turnPrefixPrompt, updatedSummaryPrompt } from "./compaction-prompt.ts";
+import { NO_EARLIER_HISTORY, SPLIT_TURN_MARKER, SUMMARY_SYSTEM_PROMPT, focusSuffix, freshSummaryPrompt, turnPrefixPrompt, updatedSummaryPrompt } from "./compaction-prompt.ts";
 import { bashExecutionText } from "./context.ts";
 import { effectiveMessages, findCutPoint, latestCompaction, type CutOptions, type CutPoint } from "./cut-point.ts";
 import { cancellableSleep, isTransientError, retryDelay } from "./retry.ts";
@@ -235,6 +235,30 @@ async function runOnce(stream: StreamFn, req: LlmRequest, signal: AbortSignal): 
     return { error: err instanceof Error ? err.message : String(err) };
   }
 }
+
+/**
+ * The summary of a plan's history, and for a split turn the summary of the turn's first part
+ * after SPLIT_TURN_MARKER. `run` makes one summary request (history, or turn prefix); the first
+ * failure ends it.
+ */
+export async function summarizePlan<F extends { error: string }>(
+  plan: Pick<CompactionPlan, "messages" | "turnPrefix" | "splitTurn" | "previousSummary">,
+  run: (messages: AgentMessage[], turnPrefix: boolean) => Promise<{ summary: string } | F>,
+): Promise<{ summary: string } | F> {
+  if (!plan.splitTurn) return run(plan.messages, false);
+  let history = plan.previousSummary ?? NO_EARLIER_HISTORY;
+  if (plan.messages.length > 0) {
+    const out = await run(plan.messages, false);
+    if ("error" in out) return out;
+    history = out.summary;
+  }
+  const prefix = await run(plan.turnPrefix, true);
+  if ("error" in prefix) return prefix;
+  return { summary: `${history}\n\n---\n\n${SPLIT_TURN_MARKER}\n\n${prefix.summary}` };
+}
+
+/** The reference's defaults, which pion's settings share. */
+export const COMPACTION_DEFAULTS = { enabled: true, reserveTokens: 16384, keepRecentTokens: 20000 } as const;
 
 /**
  * True when a failed response means the request did not fit the model's context window

@@ -1,5 +1,6 @@
 import type { Message, TextContent, UserMessage } from "../providers/types.ts";
 import type { AgentMessage, CompactionEntry, Entry } from "../store/entries.ts";
+import { entryMessage } from "./cut-point.ts";
 
 /**
  * Messages the model should see for a branch (root first). Pure and cheap: called before
@@ -42,6 +43,27 @@ export const SHAPING_ENTRIES: ReadonlySet<string> = new Set(["compaction", "cust
 type Collected = { id?: string; message: AgentMessage };
 
 function collect(path: readonly Entry[]): Collected[] {
+  const out: Collected[] = [];
+  contextEntries(path).forEach((e, i) => {
+    if (e.type === "compaction") {
+      // Only the newest compaction (first) speaks; an older one kept verbatim stays silent.
+      if (i === 0) out.push({ message: { role: "compactionSummary", summary: e.summary, tokensBefore: e.tokensBefore, timestamp: Date.parse(e.timestamp) || Date.now() } });
+      return;
+    }
+    // A system-role message only exists in sessions imported from the reference agent.
+    if (e.type === "message" && (e.message as { role: string }).role === "system") return;
+    const message = entryMessage(e);
+    if (message) out.push({ id: e.id, message });
+  });
+  return out;
+}
+
+/**
+ * The entries of a branch that make its context, in order: without a compaction the whole path;
+ * otherwise the newest compaction first, then the entries it kept (from `firstKeptEntryId`, its
+ * system-role messages left out: the summary replaces them), then everything after it.
+ */
+export function contextEntries(path: readonly Entry[]): Entry[] {
   let compactionAt = -1;
   for (let i = path.length - 1; i >= 0; i--) {
     if (path[i]!.type === "compaction") {
@@ -49,33 +71,19 @@ function collect(path: readonly Entry[]): Collected[] {
       break;
     }
   }
-  const out: Collected[] = [];
-  let start = 0;
-  if (compactionAt >= 0) {
-    const c = path[compactionAt] as CompactionEntry;
-    out.push({ message: { role: "compactionSummary", summary: c.summary, tokensBefore: c.tokensBefore, timestamp: Date.parse(c.timestamp) || Date.now() } });
-    const kept = path.findIndex((e) => e.id === c.firstKeptEntryId);
-    // kept entries sit before the compaction entry on the path; then everything after it
-    if (kept >= 0 && kept < compactionAt) {
-      for (let i = kept; i < compactionAt; i++) pushEntry(out, path[i]!);
+  if (compactionAt < 0) return [...path];
+  const c = path[compactionAt] as CompactionEntry;
+  const out: Entry[] = [c];
+  const kept = path.findIndex((e) => e.id === c.firstKeptEntryId);
+  // kept entries sit before the compaction entry on the path; then everything after it
+  if (kept >= 0 && kept < compactionAt) {
+    for (let i = kept; i < compactionAt; i++) {
+      const e = path[i]!;
+      if (!(e.type === "message" && (e.message as { role: string }).role === "system")) out.push(e);
     }
-    start = compactionAt + 1;
   }
-  for (let i = start; i < path.length; i++) pushEntry(out, path[i]!);
+  for (let i = compactionAt + 1; i < path.length; i++) out.push(path[i]!);
   return out;
-}
-
-function pushEntry(out: Collected[], e: Entry): void {
-  const id = e.id;
-  if (e.type === "message") {
-    // A system-role message only exists in sessions imported from the reference agent.
-    if ((e.message as { role: string }).role !== "system") out.push({ id, message: e.message });
-  }
-  else if (e.type === "custom_message") {
-    out.push({ id, message: { role: "custom", customType: e.customType, content: e.content, display: e.display, details: e.details, timestamp: Date.parse(e.timestamp) || 0 } });
-  } else if (e.type === "branch_summary") {
-    out.push({ id, message: { role: "branchSummary", summary: e.summary, fromId: e.fromId, timestamp: Date.parse(e.timestamp) || 0 } });
-  }
 }
 
 const userText = (text: string, timestamp: number): UserMessage => ({ role: "user", content: [{ type: "text", text }], timestamp });
