@@ -1,6 +1,6 @@
 import type { Message, TextContent, UserMessage } from "../providers/types.ts";
 import type { AgentMessage, CompactionEntry, Entry } from "../store/entries.ts";
-import { entryMessage } from "./cut-point.ts";
+import { editedMessage, entryMessage } from "./cut-point.ts";
 
 /**
  * Messages the model should see for a branch (root first). Pure and cheap: called before
@@ -8,15 +8,15 @@ import { entryMessage } from "./cut-point.ts";
  * replaced by its summary.
  */
 export function buildContext(path: readonly Entry[]): AgentMessage[] {
-  const edits = new Map<string, AgentMessage | null>();
+  const edits = new Map<string, object | null>();
   for (const e of path) if (e.type === "context_edit") edits.set(e.targetId, e.replacement);
   const out = collect(path);
   if (edits.size === 0) return out.map((x) => x.message);
   const kept: AgentMessage[] = [];
   for (const x of out) {
     const edit = x.id === undefined ? undefined : edits.get(x.id);
-    if (edit === undefined) kept.push(x.message);
-    else if (edit !== null) kept.push(edit);
+    const m = edit === undefined ? x.message : editedMessage(x.message, edit);
+    if (m) kept.push(m);
   }
   return kept;
 }
@@ -52,6 +52,8 @@ function collect(path: readonly Entry[]): Collected[] {
     }
     // A system-role message only exists in sessions imported from the reference agent.
     if (e.type === "message" && (e.message as { role: string }).role === "system") return;
+    // An empty branch summary says nothing; the reference leaves it out too.
+    if (e.type === "branch_summary" && !e.summary) return;
     const message = entryMessage(e);
     if (message) out.push({ id: e.id, message });
   });

@@ -103,13 +103,26 @@ function summaryStart(path: readonly Entry[]): number {
 
 /** What each entry contributes to the context (context edits applied), by path index. */
 export function effectiveMessages(path: readonly Entry[]): (AgentMessage | undefined)[] {
-  const edits = new Map<string, AgentMessage | null>();
+  const edits = new Map<string, object | null>();
   for (const e of path) if (e.type === "context_edit") edits.set(e.targetId, e.replacement);
   return path.map((e) => {
+    const m = entryMessage(e);
     const edit = edits.get(e.id);
-    if (edit !== undefined) return edit ?? undefined;
-    return entryMessage(e);
+    return m && edit !== undefined ? editedMessage(m, edit) : m;
   });
+}
+
+/**
+ * A message with a context edit applied: gone for a null replacement, else its content replaced
+ * by the replacement's (the reference writes `{ content }` only; a plain string becomes one text
+ * block where the role takes blocks). Messages without editable content stay as they are.
+ */
+export function editedMessage(m: AgentMessage, replacement: object | null): AgentMessage | undefined {
+  if (replacement === null) return undefined;
+  if (m.role !== "user" && m.role !== "assistant" && m.role !== "toolResult" && m.role !== "custom") return m;
+  const content = (replacement as { content?: unknown }).content;
+  const blocks = (m.role === "assistant" || m.role === "toolResult") && typeof content === "string";
+  return { ...m, content: blocks ? [{ type: "text", text: content }] : content } as AgentMessage;
 }
 
 /** What one entry contributes to the context before edits: a message, custom message or branch summary. */

@@ -10,7 +10,7 @@ import type { AgentMessage, Entry } from "../../store/entries.ts";
 import { pathTo } from "../../store/entries.ts";
 import { migrateV1, migrateV2, type Loose } from "../../store/jsonl-lines.ts";
 import { contextEntries, toLlmMessages } from "../../session/context.ts";
-import { entryMessage } from "../../session/cut-point.ts";
+import { editedMessage, entryMessage } from "../../session/cut-point.ts";
 
 type AnyEntry = Loose & { type: string; id: string; parentId: string | null };
 type AnyMessage = Loose & { role: string };
@@ -91,13 +91,7 @@ export function buildContextEntries(entries: readonly AnyEntry[], leafId?: strin
 export function projectEntry(entry: AnyEntry, edit: ContextEdit | undefined): AnyMessage[] {
   const messages = sessionEntryToContextMessages(entry);
   if (!edit) return messages;
-  const replacement = edit.replacement;
-  if (replacement === null) return [];
-  return messages.map((m) => {
-    if (m.role !== "user" && m.role !== "assistant" && m.role !== "toolResult" && m.role !== "custom") return m;
-    const blocks = (m.role === "assistant" || m.role === "toolResult") && typeof replacement.content === "string";
-    return { ...m, content: blocks ? [{ type: "text", text: replacement.content }] : replacement.content };
-  });
+  return messages.flatMap((m) => (editedMessage(m as unknown as AgentMessage, edit.replacement) ?? []) as unknown as AnyMessage[]);
 }
 
 /** The model and thinking level the branch last set (an assistant message names its model too). */
@@ -133,9 +127,17 @@ export function buildSessionContext(entries: readonly AnyEntry[], leafId?: strin
   return { messages, thinkingLevel, model };
 }
 
-/** The session's messages as a provider takes them (pion's conversion: bash runs, custom messages and summaries become user text). */
-export function convertToLlm(messages: readonly AgentMessage[]) {
-  return toLlmMessages(messages);
+/**
+ * The session's messages as a provider takes them (pion's conversion: bash runs, custom messages
+ * and summaries become user text). A system-role message of the reference's passes unchanged.
+ */
+export function convertToLlm(messages: readonly AgentMessage[]): unknown[] {
+  const out: unknown[] = [];
+  for (const m of messages) {
+    if ((m as { role: string }).role === "system") out.push(m);
+    else out.push(...toLlmMessages([m]));
+  }
+  return out;
 }
 
 export const contextExports = {

@@ -4,8 +4,10 @@ import { join } from "node:path";
 import { setModelAuth } from "../../../src/extensions/model-calls.ts";
 import { referenceModules } from "../../../src/extensions/virtual-modules.ts";
 import type { Model } from "../../../src/providers/types.ts";
+import { buildContext } from "../../../src/session/context.ts";
+import { pathTo, type Entry } from "../../../src/store/entries.ts";
 import { startFakeProvider, type FakeProvider } from "../../support/fake-provider.ts";
-import { referenceCalls, sessionReader, toJson } from "../../support/reference-calls.ts";
+import { argument, referenceCalls, sessionReader, toJson } from "../../support/reference-calls.ts";
 
 const REF = process.env.PION_REFERENCE_PKG;
 type Fn = (...args: any[]) => any;
@@ -72,10 +74,11 @@ function synthetic(): E[] {
 type Call = [string, ...unknown[]];
 
 /** Each call answered by pion (on copies of its arguments) and by the reference (in its own process), through the same JSON. */
-async function answers(calls: Call[]): Promise<{ ours: unknown[]; theirs: unknown[] }> {
-  const theirs = await referenceCalls(REF!, calls);
+async function answers(calls: Call[], shared: unknown[] = []): Promise<{ ours: unknown[]; theirs: unknown[] }> {
+  const theirs = await referenceCalls(REF!, calls, shared);
   const ours = calls.map(([name, ...raw]) => {
-    const args = raw.map((a) => (a && typeof a === "object" && "$reader" in a ? sessionReader((a as { $reader: E[] }).$reader) : clone(a)));
+    // argument() makes readers and copies of shared values; anything else is copied here.
+    const args = raw.map((a) => (a && typeof a === "object" && ("$reader" in a || "$shared" in a) ? argument(a, shared) : clone(a)));
     const value = name === "DEFAULT_COMPACTION_SETTINGS" ? pion[name] : pion[name]!(...args);
     const result = name === "migrateSessionEntries" ? args[0] : value;
     return result === undefined ? undefined : toJson(result);
@@ -84,8 +87,8 @@ async function answers(calls: Call[]): Promise<{ ours: unknown[]; theirs: unknow
 }
 
 /** Every call answers the same in pion and in the reference. */
-async function agree(calls: Call[]): Promise<void> {
-  const { ours, theirs } = await answers(calls);
+async function agree(calls: Call[], shared: unknown[] = []): Promise<void> {
+  const { ours, theirs } = await answers(calls, shared);
   for (let i = 0; i < calls.length; i++) {
     if (!Bun.deepEquals(ours[i], theirs[i])) expect({ call: calls[i]![0], answer: ours[i] }).toEqual({ call: calls[i]![0], answer: theirs[i] });
   }
@@ -121,17 +124,35 @@ describe("session entries: pion's and the reference's agree on the reference's f
 
   refTest("buildSessionContext, buildSessionProjection and buildContextEntries, at every leaf", async () => {
     const calls: Call[] = [];
-    for (const entries of [...FILES.map(entriesOf), synthetic()]) {
-      // Every leaf of the small sessions, about 20 of the long one.
-      const step = Math.max(1, Math.floor(entries.length / 20));
+    const sets = [...FILES.map(entriesOf), synthetic()];
+    sets.forEach((entries, k) => {
+      // Every leaf of the small sessions, about 8 of the long one.
+      const step = entries.length > 100 ? Math.floor(entries.length / 8) : 1;
       const leaves: (string | null | undefined)[] = [undefined, null, "no-such-id", ...entries.filter((_, i) => i % step === 0).map((e) => e.id)];
-      for (const leaf of leaves) for (const fn of ["buildSessionContext", "buildSessionProjection", "buildContextEntries"]) calls.push([fn, entries, leaf]);
-    }
-    await agree(calls);
+      for (const leaf of leaves) for (const fn of ["buildSessionContext", "buildSessionProjection", "buildContextEntries"]) calls.push([fn, { $shared: k }, leaf]);
+    });
+    await agree(calls, sets);
     const ctx = pion.buildSessionContext!(synthetic(), "u3") as { messages: { role: string; content?: unknown }[]; model: unknown; thinkingLevel: string };
     expect(ctx.messages.map((m) => m.role)).toEqual(["compactionSummary", "assistant", "toolResult", "custom", "user", "assistant", "branchSummary", "user"]);
     expect(ctx.messages[4]!.content).toBe("second question, edited");
     expect(ctx).toMatchObject({ model: { provider: "p", modelId: "m" }, thinkingLevel: "high" });
+  }, 30_000);
+
+  refTest("pion's own session context (buildContext) is the reference's, a reference-written context edit included", async () => {
+    const sets = [synthetic(), entriesOf("reference-v1-linear")];
+    const calls: Call[] = [];
+    const ours: unknown[] = [];
+    sets.forEach((entries, k) => {
+      const byId = new Map(entries.map((e) => [e.id, e as unknown as Entry]));
+      for (const e of entries.slice(-12)) {
+        calls.push(["buildSessionContext", { $shared: k }, e.id]);
+        ours.push(toJson(buildContext(pathTo(byId, e.id))));
+      }
+    });
+    const theirs = await referenceCalls(REF!, calls, sets);
+    expect(ours).toEqual(theirs.map((c) => (c as { messages: unknown }).messages));
+    const edited = buildContext(pathTo(new Map(synthetic().map((e) => [e.id, e as unknown as Entry])), "u3"));
+    expect(edited.find((m) => m.role === "user")).toMatchObject({ role: "user", content: "second question, edited", timestamp: 4000 });
   }, 30_000);
 
   refTest("sessionEntryToContextMessages and getLatestCompactionEntry, entry by entry", async () => {
@@ -159,7 +180,9 @@ describe("session entries: pion's and the reference's agree on the reference's f
       { role: "bashExecution", command: "secret", output: "x", exitCode: 0, cancelled: false, truncated: false, excludeFromContext: true, timestamp: 7 },
       { role: "custom", customType: "n", content: "note", display: true, timestamp: 8 },
     ];
-    await agree([["convertToLlm", messages]]);
+    const withSystem = pion.buildSessionContext!(entriesOf("reference-v3-fork-child")).messages as { role: string }[];
+    expect(withSystem[0]!.role).toBe("system");
+    await agree([["convertToLlm", messages], ["convertToLlm", withSystem]]);
     // The summaries are wrapped in pion's words; the summary text itself goes to the model.
     const summaries = [{ role: "compactionSummary", summary: "S1", tokensBefore: 1, timestamp: 1 }, { role: "branchSummary", summary: "S2", fromId: "x", timestamp: 2 }];
     const converted = pion.convertToLlm!(summaries) as { role: string; content: { text: string }[] }[];
@@ -188,16 +211,18 @@ describe("compaction arithmetic: pion's and the reference's agree", () => {
 
   refTest("findCutPoint and findTurnStartIndex on every range, where the budget does not hinge on the estimate", async () => {
     const calls: Call[] = [];
-    for (const entries of [...FILES.map(entriesOf), synthetic().slice(0, 10), synthetic().slice(0, 17)]) {
+    const sets = [...FILES.map(entriesOf), synthetic().slice(0, 10), synthetic().slice(0, 17)];
+    sets.forEach((entries, k) => {
       const n = entries.length;
+      const all = { $shared: k };
       // 1: the newest message reaches it; 1e12: nothing does (the first cut point).
       for (const keep of [1, 1e12]) {
-        for (const [from, to] of [[0, n], [1, n], [0, n - 1], [Math.floor(n / 2), n], [0, Math.floor(n / 2)], [3, 3]]) calls.push(["findCutPoint", entries, from, to, keep]);
+        for (const [from, to] of [[0, n], [1, n], [0, n - 1], [Math.floor(n / 2), n], [0, Math.floor(n / 2)], [3, 3]]) calls.push(["findCutPoint", all, from, to, keep]);
       }
       const step = Math.max(1, Math.floor(n / 50));
-      for (let i = 0; i < n; i += step) calls.push(["findTurnStartIndex", entries, i, 0], ["findTurnStartIndex", entries, i, Math.min(i, 3)]);
-    }
-    await agree(calls);
+      for (let i = 0; i < n; i += step) calls.push(["findTurnStartIndex", all, i, 0], ["findTurnStartIndex", all, i, Math.min(i, 3)]);
+    });
+    await agree(calls, sets);
   }, 30_000);
 
   refTest("a cut moves back over entries that add nothing to the context, and a cut on an assistant message splits its turn", async () => {
