@@ -27,6 +27,15 @@ export function setModelAuth(auth: Auth): void {
 /** The session's auth for a provider (pi-agent-core's Agent asks too). */
 export const sessionAuthFor = (provider: string) => sessionAuth(provider);
 
+/** The key and headers of a call: `options.apiKey`, else the session's for the model's provider; `options.headers` on top. */
+export async function callAuth(model: Model, options: { apiKey?: string; headers?: Record<string, string> }): Promise<Pick<LlmRequest, "apiKey" | "authHeaders">> {
+  const auth = options.apiKey ? { apiKey: options.apiKey } : ((await sessionAuth(model.provider)) ?? {});
+  return {
+    ...(auth.apiKey ? { apiKey: auth.apiKey } : {}),
+    ...(auth.headers || options.headers ? { authHeaders: { ...auth.headers, ...options.headers } } : {}),
+  };
+}
+
 export interface CallContext {
   systemPrompt?: string;
   messages?: Message[];
@@ -50,11 +59,9 @@ export interface CallOptions {
 export function streamModel(model: Model, context: CallContext, options: CallOptions = {}, via: StreamFn = streamByApi): AssistantMessageEventStream {
   const out = new AssistantMessageEventStream();
   void (async () => {
-    const auth = options.apiKey ? { apiKey: options.apiKey } : ((await sessionAuth(model.provider)) ?? {});
     const req: LlmRequest = {
       model,
-      ...(auth.apiKey ? { apiKey: auth.apiKey } : {}),
-      ...(auth.headers || options.headers ? { authHeaders: { ...auth.headers, ...options.headers } } : {}),
+      ...(await callAuth(model, options)),
       systemPrompt: context.systemPrompt ?? "",
       messages: context.messages ?? [],
       tools: (context.tools ?? []).map((t): ToolSpec => ({ name: t.name, description: t.description ?? "", parameters: (t.parameters ?? { type: "object", properties: {} }) as Record<string, unknown> })),

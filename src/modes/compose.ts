@@ -22,6 +22,7 @@ import { buildSystemPrompt } from "../resources/system-prompt.ts";
 import { errorMessage } from "../util/errors.ts";
 import { log } from "../util/log.ts";
 import { divertStdout } from "../util/stdout-guard.ts";
+import { COMPACTION_DEFAULTS } from "../session/compaction.ts";
 import { AgentSession } from "../session/session.ts";
 import type { ExtensionFrame } from "../session/session-types.ts";
 import type { SessionHeader } from "../store/entries.ts";
@@ -374,7 +375,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
     autoCompaction: settings.compaction?.enabled ?? true,
     autoRetry: settings.retry?.enabled ?? true,
     retry: { maxRetries: settings.retry?.maxRetries ?? 3, baseDelayMs: settings.retry?.baseDelayMs ?? 2000 },
-    compaction: { reserveTokens: settings.compaction?.reserveTokens ?? 16384, keepRecentTokens: settings.compaction?.keepRecentTokens ?? 20000 },
+    compaction: { reserveTokens: settings.compaction?.reserveTokens ?? COMPACTION_DEFAULTS.reserveTokens, keepRecentTokens: settings.compaction?.keepRecentTokens ?? COMPACTION_DEFAULTS.keepRecentTokens },
     limits: { maxTurns: o.maxTurns ?? settings.limits?.maxTurns, maxCostUsd: o.maxCostUsd ?? settings.limits?.maxCostUsd },
     idleTimeoutMs: settings.httpIdleTimeoutMs,
     thinkingBudgets: settings.thinkingBudgets,

@@ -90,3 +90,40 @@ What the user asked for in this turn, with every requirement and detail they gav
 ## Needed to Continue
 - Facts from the transcript that the rest of the turn depends on: exact paths, names, values, error messages.`;
 }
+
+/** What a branch summary starts with, so the model reads it as a path the user left and came back from. */
+export const BRANCH_SUMMARY_PREAMBLE = "Before coming back to this point, the user followed another branch of the conversation. What happened there:\n\n";
+
+export function branchSummaryPrompt(transcript: string): string {
+  return `<transcript>
+${transcript}
+</transcript>
+
+The transcript above is a branch of the session that the user has now left to continue from an earlier point. Write a summary of it, so that the work done and learned there is not lost when the conversation goes on without it.
+
+Use exactly these Markdown sections, in this order. Keep every heading; write "None" under a heading that has nothing.
+
+## Goal
+What the user was trying to achieve on this branch.
+
+## Constraints & Preferences
+- Requirements and preferences stated on the branch.
+
+## Progress
+### Done
+- [x] Finished steps, naming the files they touched.
+
+### In Progress
+- [ ] Work started but not finished.
+
+### Blocked
+- Problems left unsolved, with the exact error.
+
+## Key Decisions
+- **Decision**: the reason for it.
+
+## Next Steps
+1. What would come next if the work on the branch were taken up again.
+
+Be brief in each section, and quote file paths, function names and error messages exactly.`;
+}

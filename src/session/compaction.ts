@@ -1,7 +1,7 @@
 import { addUsage, emptyUsage } from "../providers/event-stream.ts";
 import type { AssistantMessage, ImageContent, LlmRequest, Model, StreamFn, TextContent, ThinkingLevel, Usage } from "../providers/types.ts";
 import type { AgentMessage, Entry } from "../store/entries.ts";
-import { SUMMARY_SYSTEM_PROMPT, focusSuffix, freshSummaryPrompt, turnPrefixPrompt, updatedSummaryPrompt } from "./compaction-prompt.ts";
+import { NO_EARLIER_HISTORY, SPLIT_TURN_MARKER, SUMMARY_SYSTEM_PROMPT, branchSummaryPrompt, focusSuffix, freshSummaryPrompt, turnPrefixPrompt, updatedSummaryPrompt } from "./compaction-prompt.ts";
 import { bashExecutionText } from "./context.ts";
 import { effectiveMessages, findCutPoint, latestCompaction, type CutOptions, type CutPoint } from "./cut-point.ts";
 import { cancellableSleep, isTransientError, retryDelay } from "./retry.ts";
@@ -55,17 +55,21 @@ export function collectFileOps(messages: readonly AgentMessage[], previous?: Fil
   const read = new Set(previous?.readFiles ?? []);
   const modified = new Set(previous?.modifiedFiles ?? []);
   for (const m of messages) {
-    if (m.role !== "assistant") continue;
-    for (const block of m.content) {
-      if (block.type !== "toolCall") continue;
-      const path = block.arguments.path;
-      if (typeof path !== "string" || path === "") continue;
-      if (block.name === "read") read.add(path);
-      else if (block.name === "write" || block.name === "edit") modified.add(path);
-    }
+    for (const { tool, path } of fileTouches(m)) (tool === "read" ? read : modified).add(path);
   }
   for (const p of modified) read.delete(p);
   return { readFiles: [...read].sort(), modifiedFiles: [...modified].sort() };
+}
+
+/** The files an assistant message's `read`, `write` and `edit` calls name. */
+export function* fileTouches(m: AgentMessage): Generator<{ tool: "read" | "write" | "edit"; path: string }> {
+  if (m.role !== "assistant") return;
+  for (const block of m.content) {
+    if (block.type !== "toolCall") continue;
+    const path = block.arguments?.path;
+    if (typeof path !== "string" || path === "") continue;
+    if (block.name === "read" || block.name === "write" || block.name === "edit") yield { tool: block.name, path };
+  }
 }
 
 /** The file lists of a compaction's `details`, if it has them in the shape `collectFileOps` returns. */
@@ -148,18 +152,26 @@ export interface SummaryRequestOptions {
   thinkingLevel?: ThinkingLevel;
   /** Summarize the first part of a split turn (its own, shorter format) instead of the history. */
   turnPrefix?: boolean;
+  /** Summarize a branch that is being left (its own format) instead of the history. */
+  branch?: boolean;
+  /** `customInstructions` replace the format instead of adding a focus to it. */
+  replaceInstructions?: boolean;
 }
 
 /** A one-message, tool-less request asking the model for a structured summary. */
 export function buildSummaryRequest(opts: SummaryRequestOptions): LlmRequest {
   const transcript = serializeForSummary(opts.messages) || "(no messages)";
-  let text = opts.turnPrefix
-    ? turnPrefixPrompt(transcript)
-    : opts.previousSummary
-      ? updatedSummaryPrompt(opts.previousSummary, transcript)
-      : freshSummaryPrompt(transcript);
   const focus = opts.customInstructions?.trim();
-  if (focus) text += focusSuffix(focus);
+  let text = opts.replaceInstructions && focus
+    ? `<transcript>\n${transcript}\n</transcript>\n\n${focus}`
+    : opts.branch
+      ? branchSummaryPrompt(transcript)
+      : opts.turnPrefix
+        ? turnPrefixPrompt(transcript)
+        : opts.previousSummary
+          ? updatedSummaryPrompt(opts.previousSummary, transcript)
+          : freshSummaryPrompt(transcript);
+  if (focus && !opts.replaceInstructions) text += focusSuffix(focus);
   return {
     model: opts.model,
     ...(opts.apiKey !== undefined ? { apiKey: opts.apiKey } : {}),
@@ -235,6 +247,30 @@ async function runOnce(stream: StreamFn, req: LlmRequest, signal: AbortSignal): 
     return { error: err instanceof Error ? err.message : String(err) };
   }
 }
+
+/**
+ * The summary of a plan's history, and for a split turn the summary of the turn's first part
+ * after SPLIT_TURN_MARKER. `run` makes one summary request (history, or turn prefix); the first
+ * failure ends it.
+ */
+export async function summarizePlan<F extends { error: string }>(
+  plan: Pick<CompactionPlan, "messages" | "turnPrefix" | "splitTurn" | "previousSummary">,
+  run: (messages: AgentMessage[], turnPrefix: boolean) => Promise<{ summary: string } | F>,
+): Promise<{ summary: string } | F> {
+  if (!plan.splitTurn) return run(plan.messages, false);
+  let history = plan.previousSummary ?? NO_EARLIER_HISTORY;
+  if (plan.messages.length > 0) {
+    const out = await run(plan.messages, false);
+    if ("error" in out) return out;
+    history = out.summary;
+  }
+  const prefix = await run(plan.turnPrefix, true);
+  if ("error" in prefix) return prefix;
+  return { summary: `${history}\n\n---\n\n${SPLIT_TURN_MARKER}\n\n${prefix.summary}` };
+}
+
+/** The reference's defaults, which pion's settings share. */
+export const COMPACTION_DEFAULTS = { enabled: true, reserveTokens: 16384, keepRecentTokens: 20000 } as const;
 
 /**
  * True when a failed response means the request did not fit the model's context window

@@ -3,8 +3,7 @@ import { addUsage, emptyUsage } from "../providers/event-stream.ts";
 import type { Model, StreamFn, Usage } from "../providers/types.ts";
 import type { AgentMessage, Entry } from "../store/entries.ts";
 import { errorMessage, PionError } from "../util/errors.ts";
-import { NO_EARLIER_HISTORY, SPLIT_TURN_MARKER } from "./compaction-prompt.ts";
-import { appendFileLists, buildSummaryRequest, estimateContextTokens, planCompaction, summarize, type CompactionPlan, type FileOps } from "./compaction.ts";
+import { appendFileLists, buildSummaryRequest, estimateContextTokens, planCompaction, summarize, summarizePlan, type CompactionPlan, type FileOps } from "./compaction.ts";
 import { contextTokens } from "./stats.ts";
 
 export type CompactionReason = "manual" | "threshold" | "overflow";
@@ -175,17 +174,6 @@ async function writeSummary(
     host.addUsage?.(out.usage);
     return out;
   };
-  if (!plan.splitTurn) {
-    const out = await run(plan.messages, false);
-    return "error" in out ? { ...out, usage } : { summary: out.summary, usage };
-  }
-  let history = plan.previousSummary ?? NO_EARLIER_HISTORY;
-  if (plan.messages.length > 0) {
-    const out = await run(plan.messages, false);
-    if ("error" in out) return { ...out, usage };
-    history = out.summary;
-  }
-  const prefix = await run(plan.turnPrefix, true);
-  if ("error" in prefix) return { ...prefix, usage };
-  return { summary: `${history}\n\n---\n\n${SPLIT_TURN_MARKER}\n\n${prefix.summary}`, usage };
+  const out = await summarizePlan<{ error: string; aborted: boolean; usage: Usage }>(plan, run);
+  return "error" in out ? { ...out, usage } : { summary: out.summary, usage };
 }

@@ -1,5 +1,6 @@
 import type { Message, TextContent, UserMessage } from "../providers/types.ts";
 import type { AgentMessage, CompactionEntry, Entry } from "../store/entries.ts";
+import { editedMessage, entryMessage } from "./cut-point.ts";
 
 /**
  * Messages the model should see for a branch (root first). Pure and cheap: called before
@@ -7,15 +8,15 @@ import type { AgentMessage, CompactionEntry, Entry } from "../store/entries.ts";
  * replaced by its summary.
  */
 export function buildContext(path: readonly Entry[]): AgentMessage[] {
-  const edits = new Map<string, AgentMessage | null>();
+  const edits = new Map<string, object | null>();
   for (const e of path) if (e.type === "context_edit") edits.set(e.targetId, e.replacement);
   const out = collect(path);
   if (edits.size === 0) return out.map((x) => x.message);
   const kept: AgentMessage[] = [];
   for (const x of out) {
     const edit = x.id === undefined ? undefined : edits.get(x.id);
-    if (edit === undefined) kept.push(x.message);
-    else if (edit !== null) kept.push(edit);
+    const m = edit === undefined ? x.message : editedMessage(x.message, edit);
+    if (m) kept.push(m);
   }
   return kept;
 }
@@ -42,6 +43,29 @@ export const SHAPING_ENTRIES: ReadonlySet<string> = new Set(["compaction", "cust
 type Collected = { id?: string; message: AgentMessage };
 
 function collect(path: readonly Entry[]): Collected[] {
+  const out: Collected[] = [];
+  contextEntries(path).forEach((e, i) => {
+    if (e.type === "compaction") {
+      // Only the newest compaction (first) speaks; an older one kept verbatim stays silent.
+      if (i === 0) out.push({ message: { role: "compactionSummary", summary: e.summary, tokensBefore: e.tokensBefore, timestamp: Date.parse(e.timestamp) || Date.now() } });
+      return;
+    }
+    // A system-role message only exists in sessions imported from the reference agent.
+    if (e.type === "message" && (e.message as { role: string }).role === "system") return;
+    // An empty branch summary says nothing; the reference leaves it out too.
+    if (e.type === "branch_summary" && !e.summary) return;
+    const message = entryMessage(e);
+    if (message) out.push({ id: e.id, message });
+  });
+  return out;
+}
+
+/**
+ * The entries of a branch that make its context, in order: without a compaction the whole path;
+ * otherwise the newest compaction first, then the entries it kept (from `firstKeptEntryId`, its
+ * system-role messages left out: the summary replaces them), then everything after it.
+ */
+export function contextEntries(path: readonly Entry[]): Entry[] {
   let compactionAt = -1;
   for (let i = path.length - 1; i >= 0; i--) {
     if (path[i]!.type === "compaction") {
@@ -49,33 +73,19 @@ function collect(path: readonly Entry[]): Collected[] {
       break;
     }
   }
-  const out: Collected[] = [];
-  let start = 0;
-  if (compactionAt >= 0) {
-    const c = path[compactionAt] as CompactionEntry;
-    out.push({ message: { role: "compactionSummary", summary: c.summary, tokensBefore: c.tokensBefore, timestamp: Date.parse(c.timestamp) || Date.now() } });
-    const kept = path.findIndex((e) => e.id === c.firstKeptEntryId);
-    // kept entries sit before the compaction entry on the path; then everything after it
-    if (kept >= 0 && kept < compactionAt) {
-      for (let i = kept; i < compactionAt; i++) pushEntry(out, path[i]!);
+  if (compactionAt < 0) return [...path];
+  const c = path[compactionAt] as CompactionEntry;
+  const out: Entry[] = [c];
+  const kept = path.findIndex((e) => e.id === c.firstKeptEntryId);
+  // kept entries sit before the compaction entry on the path; then everything after it
+  if (kept >= 0 && kept < compactionAt) {
+    for (let i = kept; i < compactionAt; i++) {
+      const e = path[i]!;
+      if (!(e.type === "message" && (e.message as { role: string }).role === "system")) out.push(e);
     }
-    start = compactionAt + 1;
   }
-  for (let i = start; i < path.length; i++) pushEntry(out, path[i]!);
+  for (let i = compactionAt + 1; i < path.length; i++) out.push(path[i]!);
   return out;
-}
-
-function pushEntry(out: Collected[], e: Entry): void {
-  const id = e.id;
-  if (e.type === "message") {
-    // A system-role message only exists in sessions imported from the reference agent.
-    if ((e.message as { role: string }).role !== "system") out.push({ id, message: e.message });
-  }
-  else if (e.type === "custom_message") {
-    out.push({ id, message: { role: "custom", customType: e.customType, content: e.content, display: e.display, details: e.details, timestamp: Date.parse(e.timestamp) || 0 } });
-  } else if (e.type === "branch_summary") {
-    out.push({ id, message: { role: "branchSummary", summary: e.summary, fromId: e.fromId, timestamp: Date.parse(e.timestamp) || 0 } });
-  }
 }
 
 const userText = (text: string, timestamp: number): UserMessage => ({ role: "user", content: [{ type: "text", text }], timestamp });

@@ -37,41 +37,51 @@ export function findCutPoint(path: readonly Entry[], keepRecentTokens: number, o
   const summarizeFrom = summaryStart(path);
   const messages = effectiveMessages(path);
   const unsafe = toolPairSpans(messages);
+  let { cut, cuts } = budgetCut(messages, unsafe, summarizeFrom, path.length, keepRecentTokens);
+  if (cuts.length === 0) return undefined;
+  const hasBefore = (at: number) => messages.slice(summarizeFrom, at).some((m) => m !== undefined);
+  if (opts.fallbackToNewest && (cut === undefined || !hasBefore(cut))) cut = cuts.at(-1);
+  if (cut === undefined || !hasBefore(cut)) return undefined;
+  const turnStartIndex = startsTurn(messages[cut]!) ? -1 : turnStartAt(messages, unsafe, cut - 1, summarizeFrom);
+  return { firstKeptIndex: cut, summarizeFrom, splitTurn: turnStartIndex >= 0, turnStartIndex };
+}
+
+/**
+ * The cut points in `messages[from, to)` (`cuts`) and the one where, walking back from `to`,
+ * about `keepRecentTokens` are reached (`cut`): the nearest cut point at or after the message that
+ * reached the budget. Undefined when the budget is never reached.
+ */
+export function budgetCut(
+  messages: readonly (AgentMessage | undefined)[],
+  unsafe: readonly boolean[],
+  from: number,
+  to: number,
+  keepRecentTokens: number,
+): { cut: number | undefined; cuts: number[] } {
   const cuts: number[] = [];
-  for (let i = summarizeFrom; i < path.length; i++) {
+  for (let i = from; i < to; i++) {
     const m = messages[i];
     if (m && !unsafe[i] && isCutPoint(m)) cuts.push(i);
   }
-  if (cuts.length === 0) return undefined;
-  const hasBefore = (cut: number) => messages.slice(summarizeFrom, cut).some((m) => m !== undefined);
-
-  let cut: number | undefined;
+  if (cuts.length === 0) return { cut: undefined, cuts };
   let tokens = 0;
-  for (let i = path.length - 1; i >= summarizeFrom; i--) {
+  for (let i = to - 1; i >= from; i--) {
     const m = messages[i];
     if (!m) continue;
     tokens += estimateTokens(m);
-    if (tokens >= keepRecentTokens) {
-      // When the newest tool results alone exceed the budget, keep the call that produced them.
-      cut = cuts.find((c) => c >= i) ?? cuts.at(-1)!;
-      break;
-    }
+    // When the newest tool results alone exceed the budget, keep the call that produced them.
+    if (tokens >= keepRecentTokens) return { cut: cuts.find((c) => c >= i) ?? cuts.at(-1)!, cuts };
   }
-  if (opts.fallbackToNewest && (cut === undefined || !hasBefore(cut))) cut = cuts.at(-1);
-  if (cut === undefined || !hasBefore(cut)) return undefined;
+  return { cut: undefined, cuts };
+}
 
-  const splits = !startsTurn(messages[cut]!);
-  let turnStartIndex = -1;
-  if (splits) {
-    for (let j = cut - 1; j >= summarizeFrom; j--) {
-      const m = messages[j];
-      if (m && !unsafe[j] && startsTurn(m)) {
-        turnStartIndex = j;
-        break;
-      }
-    }
+/** The newest message at or before `at` (down to `from`) that opens a turn; -1 when there is none. */
+export function turnStartAt(messages: readonly (AgentMessage | undefined)[], unsafe: readonly boolean[], at: number, from: number): number {
+  for (let j = at; j >= from; j--) {
+    const m = messages[j];
+    if (m && !unsafe[j] && startsTurn(m)) return j;
   }
-  return { firstKeptIndex: cut, summarizeFrom, splitTurn: turnStartIndex >= 0, turnStartIndex };
+  return -1;
 }
 
 /** The newest compaction on the path, with its index. */
@@ -93,16 +103,30 @@ function summaryStart(path: readonly Entry[]): number {
 
 /** What each entry contributes to the context (context edits applied), by path index. */
 export function effectiveMessages(path: readonly Entry[]): (AgentMessage | undefined)[] {
-  const edits = new Map<string, AgentMessage | null>();
+  const edits = new Map<string, object | null>();
   for (const e of path) if (e.type === "context_edit") edits.set(e.targetId, e.replacement);
   return path.map((e) => {
+    const m = entryMessage(e);
     const edit = edits.get(e.id);
-    if (edit !== undefined) return edit ?? undefined;
-    return entryMessage(e);
+    return m && edit !== undefined ? editedMessage(m, edit) : m;
   });
 }
 
-function entryMessage(e: Entry): AgentMessage | undefined {
+/**
+ * A message with a context edit applied: gone for a null replacement, else its content replaced
+ * by the replacement's (the reference writes `{ content }` only; a plain string becomes one text
+ * block where the role takes blocks). Messages without editable content stay as they are.
+ */
+export function editedMessage(m: AgentMessage, replacement: object | null): AgentMessage | undefined {
+  if (replacement === null) return undefined;
+  if (m.role !== "user" && m.role !== "assistant" && m.role !== "toolResult" && m.role !== "custom") return m;
+  const content = (replacement as { content?: unknown }).content;
+  const blocks = (m.role === "assistant" || m.role === "toolResult") && typeof content === "string";
+  return { ...m, content: blocks ? [{ type: "text", text: content }] : content } as AgentMessage;
+}
+
+/** What one entry contributes to the context before edits: a message, custom message or branch summary. */
+export function entryMessage(e: Entry): AgentMessage | undefined {
   const timestamp = Date.parse(e.timestamp) || 0;
   if (e.type === "message") return e.message;
   if (e.type === "custom_message") {
@@ -113,7 +137,7 @@ function entryMessage(e: Entry): AgentMessage | undefined {
 }
 
 /** `unsafe[i]` is true when a tool call before `i` has its result at or after `i`. */
-function toolPairSpans(messages: readonly (AgentMessage | undefined)[]): boolean[] {
+export function toolPairSpans(messages: readonly (AgentMessage | undefined)[]): boolean[] {
   const callAt = new Map<string, number>();
   const depth = new Array<number>(messages.length + 1).fill(0);
   messages.forEach((m, i) => {
@@ -140,6 +164,6 @@ function isCutPoint(m: AgentMessage): boolean {
   return m.role === "assistant" || startsTurn(m);
 }
 
-function startsTurn(m: AgentMessage): boolean {
+export function startsTurn(m: AgentMessage): boolean {
   return m.role === "user" || m.role === "bashExecution" || m.role === "custom" || m.role === "branchSummary";
 }

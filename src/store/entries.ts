@@ -1,4 +1,4 @@
-import type { ImageContent, Message, TextContent } from "../providers/types.ts";
+import type { AssistantMessage, ImageContent, Message, TextContent } from "../providers/types.ts";
 import { shortId } from "../util/id.ts";
 import type { JsonPiece } from "../util/json-pieces.ts";
 import type { ChainPage } from "./store.ts";
@@ -107,11 +107,15 @@ export interface SessionInfoEntry extends EntryBase {
   name?: string;
 }
 
-/** Replaces (or with null, removes) an earlier message in the context; written when a failed attempt is retried. */
+/**
+ * Replaces the content of (or with null, removes) an earlier message in the context; pion writes
+ * null when a failed attempt is retried. The reference's replacement is `{ content }` only: its
+ * content replaces the target's, the target keeps its role and other fields (editedMessage).
+ */
 export interface ContextEditEntry extends EntryBase {
   type: "context_edit";
   targetId: string;
-  replacement: AgentMessage | null;
+  replacement: AgentMessage | { content: CustomMessage["content"] | AssistantMessage["content"] } | null;
 }
 
 /**

@@ -1,6 +1,8 @@
 import { isUtf8 } from "node:buffer";
 import { readSync } from "node:fs";
+import * as v from "valibot";
 import { PionError } from "../util/errors.ts";
+import { newEntryId } from "./entries.ts";
 
 /* The lines of a session file and the checks of one line, for the reader (jsonl.ts). */
 
@@ -130,6 +132,46 @@ export function checkTree(r: RawRecord, source: string): Loose {
                 : undefined;
   if (why) throw new PionError(`${source}:${r.line}: not a session entry: ${why}`, "invalid_jsonl");
   return e; // the parsed original, so key order and every field survive
+}
+
+const MessageBody = v.looseObject({ role: v.string() });
+const V1Record = v.looseObject({
+  type: v.string(),
+  timestamp: v.string(),
+  message: v.optional(MessageBody),
+});
+
+/** v1 → v2: fresh ids chained in file order; a compaction's record index (the header is 0) becomes an entry id. */
+export function migrateV1(rest: readonly RawRecord[], header: RawRecord, source: string): Loose[] {
+  const all = [header, ...rest];
+  const ids = new Set<string>();
+  const idAtLine = new Map<number, string>();
+  const out: Loose[] = [];
+  let parentId: string | null = null;
+  for (const r of rest) {
+    const parsed = v.safeParse(V1Record, r.value);
+    if (!parsed.success) throw invalidEntry(source, r.line, parsed.issues);
+    const id = newEntryId(ids);
+    ids.add(id);
+    idAtLine.set(r.line, id);
+    const { type, ...fields } = r.value as Loose;
+    out.push({ type, id, parentId, ...fields });
+    parentId = id;
+  }
+  for (const e of out) {
+    if (e.type !== "compaction" || typeof e.firstKeptEntryIndex !== "number") continue;
+    const target = all[e.firstKeptEntryIndex];
+    const targetId = target ? idAtLine.get(target.line) : undefined;
+    if (targetId !== undefined) e.firstKeptEntryId = targetId;
+    delete e.firstKeptEntryIndex;
+  }
+  return out;
+}
+
+type Issues = [v.BaseIssue<unknown>, ...v.BaseIssue<unknown>[]];
+
+function invalidEntry(source: string, line: number, issues: Issues): PionError {
+  return new PionError(`${source}:${line}: not a session entry: ${v.summarize(issues)}`, "invalid_jsonl");
 }
 
 /** v2 → v3: the `hookMessage` role is now `custom`. True when `e` changed. */

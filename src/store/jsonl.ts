@@ -1,9 +1,9 @@
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import * as v from "valibot";
 import { PionError } from "../util/errors.ts";
-import { type Entry, newEntryId, type SessionHeader } from "./entries.ts";
+import type { Entry, SessionHeader } from "./entries.ts";
 import { CHECK_FROM_BYTES, startImportCheck } from "./import-checker.ts";
-import { checkTree, confirmMessage, entryLineBytes, keptAsBytes, type Loose, lineText, migrateV2, parsed, type QuickMessage, quickMessage, type RawRecord, records } from "./jsonl-lines.ts";
+import { checkTree, confirmMessage, entryLineBytes, keptAsBytes, type Loose, lineText, migrateV1, migrateV2, parsed, type QuickMessage, quickMessage, type RawRecord, records } from "./jsonl-lines.ts";
 import type { StoredEntry } from "./store.ts";
 
 /*
@@ -162,12 +162,6 @@ const HeaderRecord = v.looseObject({
   version: v.optional(v.number()),
   parentSession: v.optional(v.string()),
 });
-const MessageBody = v.looseObject({ role: v.string() });
-const V1Record = v.looseObject({
-  type: v.string(),
-  timestamp: v.string(),
-  message: v.optional(MessageBody),
-});
 
 /**
  * Where the file's complete lines end. A last line that is not JSON is a write cut short by a
@@ -212,37 +206,4 @@ function parses(line: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** v1 → v2: fresh ids chained in file order; a compaction's record index (the header is 0) becomes an entry id. */
-function migrateV1(rest: readonly RawRecord[], header: RawRecord, source: string): Loose[] {
-  const all = [header, ...rest];
-  const ids = new Set<string>();
-  const idAtLine = new Map<number, string>();
-  const out: Loose[] = [];
-  let parentId: string | null = null;
-  for (const r of rest) {
-    const parsed = v.safeParse(V1Record, r.value);
-    if (!parsed.success) throw invalidEntry(source, r.line, parsed.issues);
-    const id = newEntryId(ids);
-    ids.add(id);
-    idAtLine.set(r.line, id);
-    const { type, ...fields } = r.value as Loose;
-    out.push({ type, id, parentId, ...fields });
-    parentId = id;
-  }
-  for (const e of out) {
-    if (e.type !== "compaction" || typeof e.firstKeptEntryIndex !== "number") continue;
-    const target = all[e.firstKeptEntryIndex];
-    const targetId = target ? idAtLine.get(target.line) : undefined;
-    if (targetId !== undefined) e.firstKeptEntryId = targetId;
-    delete e.firstKeptEntryIndex;
-  }
-  return out;
-}
-
-type Issues = [v.BaseIssue<unknown>, ...v.BaseIssue<unknown>[]];
-
-function invalidEntry(source: string, line: number, issues: Issues): PionError {
-  return new PionError(`${source}:${line}: not a session entry: ${v.summarize(issues)}`, "invalid_jsonl");
 }

@@ -49,12 +49,12 @@ describe("loadExtensions", () => {
 
   test("stand-ins that need what pion lacks fail in the factory with a clear message", async () => {
     const dir = mkdtempSync(join(tmpdir(), "pion-ext-"));
-    const file = join(dir, "serialize.ts");
-    writeFileSync(file, `import { serializeConversation } from "@earendil-works/pi-coding-agent";\nexport default (pi) => serializeConversation([]);\n`);
+    const file = join(dir, "rpc-mode.ts");
+    writeFileSync(file, `import { runRpcMode } from "@earendil-works/pi-coding-agent";\nexport default (pi) => runRpcMode({});\n`);
     const { port, errors } = fakePort();
     await loadExtensions([file], port);
     expect(errors()[0]).toMatchObject({ type: "extension_error", extensionPath: file, event: "load" });
-    expect(String(errors()[0]!.error)).toContain("serializeConversation is not available");
+    expect(String(errors()[0]!.error)).toContain("runRpcMode is not available");
   });
 });
 
