@@ -2,12 +2,13 @@
  * A git package end to end: `pion install <url>` clones it from a real git server (dumb HTTP)
  * with the machine's git and lists it in settings.json; `pion --mode rpc` then loads its
  * extension, reported as the package's (`origin: "package"`, `source` the settings entry);
- * `pion remove` drops the entry and the checkout, and the command is gone.
+ * `pion remove` drops the entry and the checkout, and the command is gone. Listed in the
+ * reference's settings (`PI_CODING_AGENT_DIR`) and missing, it is cloned at start-up into that folder's `git/`.
  */
 import { afterAll, expect, test } from "bun:test";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { publishRepo, startGitServer } from "../support/git-server.ts";
+import { git, publishRepo, startGitServer } from "../support/git-server.ts";
 import { Pion, runPion, tempDirs, type Rec } from "../support/pion.ts";
 
 const server = startGitServer();
@@ -15,7 +16,7 @@ afterAll(() => server.stop());
 
 test("pion install <git url> clones the package, its extension loads as the package's, pion remove undoes it", async () => {
   const extension = 'export default function (pi) { pi.registerCommand("git-cmd", { description: "from git", handler: async () => {} }); }\n';
-  await publishRepo(server, "team/git-pkg", [
+  const ids = await publishRepo(server, "team/git-pkg", [
     { "package.json": JSON.stringify({ name: "git-pkg", version: "1.0.0", pi: { extensions: ["./src/ext.ts"] } }), "src/ext.ts": extension },
     { "src/ext.ts": extension.replace("from git", "newer") },
   ], { 0: "v1" });
@@ -54,4 +55,15 @@ test("pion install <git url> clones the package, its extension loads as the pack
   const left = (await after.request({ type: "get_commands" })).data.commands as Rec[];
   expect(left.map((c) => c.name)).not.toContain("git-cmd");
   await after.close();
+
+  // Listed in the reference's settings and not installed: cloned at start-up into that folder's git/.
+  const agent = join(home, "..", "pi-agent");
+  mkdirSync(agent, { recursive: true });
+  writeFileSync(join(agent, "settings.json"), JSON.stringify({ packages: [`git:${source}`] }));
+  const boot = new Pion({ home, cwd, env: { ...env, PI_CODING_AGENT_DIR: agent }, args: ["--mode", "rpc"] });
+  const booted = (await boot.request({ type: "get_commands" })).data.commands as Rec[];
+  const cloned = join(agent, "git", "127.0.0.1", "team", "git-pkg");
+  expect(booted.find((c) => c.name === "git-cmd")?.sourceInfo).toMatchObject({ path: join(cloned, "src", "ext.ts"), source: `git:${source}`, origin: "package" });
+  expect(await git(cloned, "rev-parse", "HEAD")).toBe(ids[0]!);
+  await boot.close();
 });

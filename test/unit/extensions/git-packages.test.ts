@@ -244,6 +244,23 @@ describe("git packages against a git server", () => {
     }
   });
 
+  test("ssh runs in batch mode with git prompts off, unless the user chose an ssh command", async () => {
+    const h = home();
+    const bin = join(h, "bin");
+    mkdirSync(bin);
+    // A stand-in ssh: records how git ran it, then fails as an unreachable host would.
+    writeFileSync(join(bin, "ssh"), `#!/bin/sh\necho "$GIT_TERMINAL_PROMPT $@" >> "${h}/ssh-calls"\nexit 255\n`, { mode: 0o755 });
+    const env = { PATH: `${bin}:${process.env.PATH}`, HOME: h };
+    const run = (extra: Record<string, string>) =>
+      runPackagesCli("install", ["ssh://git@127.0.0.1/team/x.git"], { home: h, cwd: h, env: { ...env, ...extra }, out: () => {}, err: () => {} });
+    expect(await run({})).toBe(1);
+    expect(readFileSync(join(h, "ssh-calls"), "utf8")).toMatch(/^0 -o BatchMode=yes .*git@127\.0\.0\.1 /);
+    writeFileSync(join(h, "ssh-calls"), "");
+    expect(await run({ GIT_SSH_COMMAND: "ssh -o ConnectTimeout=1" })).toBe(1);
+    expect(readFileSync(join(h, "ssh-calls"), "utf8")).toMatch(/^0 -o ConnectTimeout=1 /);
+    expect(existsSync(join(h, "git", "127.0.0.1"))).toBe(false);
+  });
+
   test("project scope: <cwd>/.pion/git for a trusted folder, refused for an untrusted one", async () => {
     await publishRepo(server, "team/proj", [{ "index.ts": ext("p") }]);
     const h = home();
