@@ -128,6 +128,26 @@ describe("git sources", () => {
     }
   });
 
+  (REF ? test : test.skip)("identity and install folders (user, project, -e) as the reference's package manager computes them", async () => {
+    type RefManager = { getPackageIdentity(s: string): string; parseSource(s: string): unknown; getGitInstallPath(p: unknown, scope: string): string };
+    const { DefaultPackageManager } = (await import(join(REF!, "dist/core/package-manager.js"))) as { DefaultPackageManager: new (o: unknown) => RefManager };
+    const agentDir = mkdtempSync(join(tmpdir(), "pion-ref-agent-"));
+    const cwd = mkdtempSync(join(tmpdir(), "pion-ref-cwd-"));
+    const ref = new DefaultPackageManager({ cwd, agentDir, settingsManager: { isProjectTrusted: () => true } });
+    const kinds = (parse: (s: string) => unknown) => SAME.map((s) => [s, (parse(s) as { type: string }).type]);
+    expect(kinds(parseSource)).toEqual(kinds((s) => ref.parseSource(s)));
+    const sources = SAME.filter((s) => parseSource(s).type === "git");
+    expect(sources.length).toBeGreaterThan(40);
+    for (const s of sources) {
+      const ours = parseSource(s) as Parameters<typeof gitIdentity>[0];
+      const theirs = ref.parseSource(s);
+      expect([s, packageIdentity(ours, "/")]).toEqual([s, ref.getPackageIdentity(s)]);
+      expect([s, gitPackageDir(agentDir, ours)]).toEqual([s, ref.getGitInstallPath(theirs, "user")]);
+      expect([s, gitPackageDir(join(cwd, ".pi"), ours)]).toEqual([s, ref.getGitInstallPath(theirs, "project")]);
+      expect([s, temporaryGitDir(join(agentDir, "tmp", "extensions"), ours)]).toEqual([s, ref.getGitInstallPath(theirs, "temporary")]);
+    }
+  });
+
   test("forms, refs, refusals and the clone URL", () => {
     expect(shape(parseGitSource("git:github.com/a/b@v1"))).toEqual({ repo: "https://github.com/a/b", host: "github.com", path: "a/b", ref: "v1" });
     expect(shape(parseGitSource("git:git@github.com:a/b.git@main"))).toEqual({ repo: "git@github.com:a/b.git", host: "github.com", path: "a/b", ref: "main" });
