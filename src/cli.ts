@@ -134,10 +134,11 @@ async function run(argv: string[]): Promise<number> {
     return usageError(err);
   }
   const a = parsed.values;
-  if (a.extension?.some((e) => e.startsWith("npm:"))) a.extension = await (await import("./modes/temporary-packages.ts")).temporaryPackages(a.extension, pionHome(), process.env);
   // As the reference does: extensions and the processes pion starts (tools, MCP servers) see
   // the switch as PI_OFFLINE=1, so their own automatic network activity can stay off too.
   if (isOffline(a.offline === true, process.env)) process.env.PI_OFFLINE = "1";
+  // `-e npm:…` and `-e git:…` (or a git URL) name packages to install for this run (temporary-packages.ts).
+  if (a.extension?.some((e) => /^(npm:|git:|https?:|ssh:)/.test(e.trim()))) a.extension = await (await import("./modes/temporary-packages.ts")).temporaryPackages(a.extension, pionHome(), process.env);
   if (a.help) {
     const [{ renderHelp }, { extensionFlagsForHelp }] = await Promise.all([import("./cli/help.ts"), import("./modes/help-flags.ts")]);
     const flags = await extensionFlagsForHelp({

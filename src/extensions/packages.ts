@@ -7,15 +7,17 @@
  * resources are its package.json `pi` field's entries (files, folders or globs, `!` excluding),
  * else its conventional `extensions/`, `skills/`, `prompts/` folders. Themes are ignored. The
  * same package listed twice (by npm name or resolved path) loads once, a project's entry
- * winning, then the later user folder's. Git sources are reported as unsupported.
+ * winning, then the later user folder's. A git source (src/extensions/git-source.ts) is checked
+ * out under the listing settings folder's `git/<host>/<path>` and read like an npm package.
  */
 import { existsSync, readdirSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { expandHome } from "../util/home-path.ts";
 import { readManifest } from "./resolve.ts";
 import { isDir } from "../util/fs-kind.ts";
+import { gitIdentity, gitPackageDir, parseGitSource, type GitSource } from "./git-source.ts";
 
-export type PackageSource = { type: "npm"; spec: string; name: string; version?: string } | { type: "local"; path: string } | { type: "git"; url: string };
+export type PackageSource = { type: "npm"; spec: string; name: string; version?: string } | { type: "local"; path: string } | GitSource;
 
 /** One `packages` entry of one settings file: the entry as written and the folder of that file. */
 export interface ListedPackage {
@@ -35,8 +37,8 @@ export function parseSource(source: string): PackageSource {
     const at = spec.indexOf("@", spec.startsWith("@") ? 1 : 0);
     return at > 0 ? { type: "npm", spec, name: spec.slice(0, at), version: spec.slice(at + 1) } : { type: "npm", spec, name: spec };
   }
-  if (/^(git:|git@|https?:\/\/|ssh:\/\/)/.test(s)) return { type: "git", url: s };
-  return { type: "local", path: s };
+  // As in the reference, only these prefixes can start a git source; `git@host:…` needs `git:`.
+  return (/^(git:|https?:|ssh:)/.test(s) && parseGitSource(s)) || { type: "local", path: s };
 }
 
 /** The `source` of a settings entry (a string, or an object with `source`). */
@@ -47,18 +49,18 @@ export const entrySource = (entry: unknown): string | undefined =>
 export const npmRoot = (settingsDir: string): string => join(settingsDir, "npm");
 export const npmPackageDir = (settingsDir: string, name: string): string => join(npmRoot(settingsDir), "node_modules", name);
 
-/** What identifies a package across settings: its npm name, git URL without a ref, or resolved path. */
+/** What identifies a package across settings: its npm name, git host and path, or resolved path. */
 export function packageIdentity(source: PackageSource, base: string): string {
   if (source.type === "npm") return `npm:${source.name}`;
-  if (source.type === "git") return `git:${source.url.replace(/@[^/@]*$/, "")}`;
+  if (source.type === "git") return gitIdentity(source);
   return `local:${resolve(base, expandHome(source.path))}`;
 }
 
 /** The folder (or single file) a source names, installed or not. */
-export function packageRoot(source: PackageSource, base: string): string | undefined {
+export function packageRoot(source: PackageSource, base: string): string {
   if (source.type === "npm") return npmPackageDir(base, source.name);
-  if (source.type === "local") return resolve(base, expandHome(source.path));
-  return undefined;
+  if (source.type === "git") return gitPackageDir(base, source);
+  return resolve(base, expandHome(source.path));
 }
 
 
@@ -141,7 +143,7 @@ export interface ResolvedPackage {
   parsed: PackageSource;
   base: string;
   level: "user" | "project";
-  root: string | undefined;
+  root: string;
   entry: unknown;
 }
 
@@ -168,12 +170,8 @@ export function dedupePackages(listed: readonly ListedPackage[]): ResolvedPackag
 export function resourcesOf(packages: readonly ResolvedPackage[], warn: (msg: string) => void): PackageResources & { byPackage: Map<string, ResolvedPackage> } {
   const out = { extensions: [] as string[], skills: [] as string[], prompts: [] as string[], byPackage: new Map<string, ResolvedPackage>() };
   for (const pkg of packages) {
-    if (pkg.parsed.type === "git") {
-      warn(`package ${pkg.source}: git sources are not supported by pion yet; install it with npm or clone it and list its folder`);
-      continue;
-    }
-    if (!pkg.root || !existsSync(pkg.root)) {
-      warn(`package ${pkg.source} is not installed (${pkg.root ?? "?"}); run: pion install ${pkg.source}`);
+    if (!existsSync(pkg.root)) {
+      warn(`package ${pkg.source} is not installed (${pkg.root}); run: pion install ${pkg.source}`);
       continue;
     }
     const root = isDir(pkg.root) ? pkg.root : dirname(pkg.root);

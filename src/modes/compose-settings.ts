@@ -11,6 +11,7 @@ import { blockImages } from "../providers/block-images.ts";
 import type { StreamFn } from "../providers/types.ts";
 import type { LocalShell } from "../tools/index.ts";
 import { expandHome } from "../util/home-path.ts";
+import { errorMessage } from "../util/errors.ts";
 import { log } from "../util/log.ts";
 import { dedupePackages, RESOURCE_KINDS, resourcesOf } from "../extensions/packages.ts";
 
@@ -40,21 +41,19 @@ export function localShell(settings: Settings): LocalShell {
  * The settings with their `packages` (src/extensions/packages.ts) added to the resource lists:
  * each package's extensions, skills and prompts join the `extensions`, `skills` and `prompts`
  * entries of the settings file that listed it, so they load, and obey `!`/`-` overrides, as
- * listed paths do. An npm package that is not installed yet is installed first, as the reference
- * does at start-up (not with PI_OFFLINE=1); one that cannot be is said on stderr and skipped.
+ * listed paths do. An npm or git package that is not installed yet is installed first, as the
+ * reference does at start-up (not with PI_OFFLINE=1); one that cannot be is said on stderr and skipped.
  */
 export async function withPackageResources(settings: Settings, env: Record<string, string | undefined> = process.env): Promise<Settings> {
   const listed = settings.listedPackages ?? [];
   if (listed.length === 0 || !settings.listedResources) return settings;
   const packages = dedupePackages(listed);
-  const missing = packages.filter((p) => p.parsed.type === "npm" && p.root && !existsSync(p.root));
+  const missing = packages.filter((p) => p.parsed.type !== "local" && !existsSync(p.root));
   if (missing.length > 0 && env.PI_OFFLINE !== "1") {
-    const { ensureNpmProject, runNpm } = await import("./packages-cli.ts");
+    const { installListedPackage } = await import("./package-install.ts");
     for (const p of missing) {
       log("packages", `installing ${p.source}...`);
-      await runNpm({ env }, ["install", (p.parsed as { spec: string }).spec, "--prefix", ensureNpmProject(p.base), "--legacy-peer-deps", "--no-audit", "--no-fund"]).catch((err: unknown) =>
-        log("packages", `${p.source}: ${err instanceof Error ? err.message : String(err)}`),
-      );
+      await installListedPackage({ env }, p).catch((err: unknown) => log("packages", `${p.source}: ${errorMessage(err)}`));
     }
   }
   const found = resourcesOf(packages, (msg) => log("packages", msg));
@@ -62,7 +61,7 @@ export async function withPackageResources(settings: Settings, env: Record<strin
   for (const kind of RESOURCE_KINDS) {
     const added = found[kind].map((path) => {
       const pkg = found.byPackage.get(path)!;
-      return { entry: path, base: pkg.base, level: pkg.level, package: { source: pkg.source, root: isDir(pkg.root!) ? pkg.root! : dirname(pkg.root!) } };
+      return { entry: path, base: pkg.base, level: pkg.level, package: { source: pkg.source, root: isDir(pkg.root) ? pkg.root : dirname(pkg.root) } };
     });
     lists[kind] = [...lists[kind], ...added];
   }

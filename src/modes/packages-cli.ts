@@ -2,14 +2,17 @@
  * `pion install <source> [-l]`, `pion remove|uninstall <source> [-l]`, `pion list`: the
  * reference's package commands (docs/packages.md). An npm source is installed with the `npm`
  * on the machine into the settings folder's `npm/` (`$PION_HOME/npm`, or the project's
- * `.pion/npm` with `-l`), then the source is added to that folder's settings.json `packages`
- * as written (a local path relative to the settings folder), replacing an entry for the same
- * package. Project scope needs a trusted folder (or one with no project files yet). Messages go
+ * `.pion/npm` with `-l`), a git source cloned with the machine's `git` into its `git/<host>/<path>`
+ * (src/modes/package-install.ts); then the source is added to that folder's settings.json
+ * `packages` as written (a local path relative to the settings folder), replacing an entry for
+ * the same package. `remove` drops the entry and deletes the npm install or the checkout. Project scope needs a trusted folder (or one with no project files yet). Messages go
  * to stderr, the list to stdout; exit 2 for usage errors, 1 for failures.
  */
 import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
-import { dedupePackages, entrySource, npmRoot, packageIdentity, packageRoot, parseSource, type ListedPackage } from "../extensions/packages.ts";
+import { gitPackageDir, gitRoot } from "../extensions/git-source.ts";
+import { dedupePackages, entrySource, npmRoot, packageIdentity, parseSource, type ListedPackage } from "../extensions/packages.ts";
+import { installGitPackage, installNpmPackage, removeGitPackage, runNpm } from "./package-install.ts";
 import { loadSettings, loadUserSettings } from "../config.ts";
 import { decideProjectTrust } from "../trust/project-trust.ts";
 import { errorMessage } from "../util/errors.ts";
@@ -26,7 +29,7 @@ export interface PackagesCliOptions {
   npm?: string;
 }
 
-const USAGE = "usage: pion install <npm:name[@version]|path> [-l] | pion remove <source> [-l] | pion list";
+const USAGE = "usage: pion install <npm:name[@version]|git:host/user/repo[@ref]|url|path> [-l] | pion remove <source> [-l] | pion list";
 
 export async function runPackagesCli(command: string, argv: string[], o: PackagesCliOptions): Promise<number> {
   const local = argv.includes("-l") || argv.includes("--local");
@@ -79,11 +82,10 @@ const sameIdentity = (entry: unknown, source: string, dir: string): boolean => {
 async function install(o: PackagesCliOptions, source: string, dir: string): Promise<number> {
   const parsed = parseSource(source);
   let written = source;
-  if (parsed.type === "git") throw new Error("git sources are not supported by pion yet; install the package with npm, or clone it and install its folder");
-  if (parsed.type === "npm") {
-    o.err(`Installing ${source}...\n`);
-    await runNpm(o, ["install", parsed.spec, "--prefix", ensureNpmProject(dir), "--legacy-peer-deps", "--no-audit", "--no-fund"]);
-  } else {
+  if (parsed.type !== "local") o.err(`Installing ${source}...\n`);
+  if (parsed.type === "npm") await installNpmPackage(o, parsed.spec, dir);
+  else if (parsed.type === "git") await installGitPackage(o, parsed, gitPackageDir(dir, parsed), gitRoot(dir));
+  else {
     const path = resolve(o.cwd, expandHome(parsed.path));
     if (!existsSync(path)) throw new Error(`Path does not exist: ${path}`);
     written = relative(dir, path) || ".";
@@ -105,6 +107,7 @@ async function remove(o: PackagesCliOptions, source: string, dir: string): Promi
   if (parsed.type === "npm" && existsSync(join(npmRoot(dir), "node_modules", parsed.name))) {
     await runNpm(o, ["uninstall", parsed.name, "--prefix", npmRoot(dir), "--no-audit", "--no-fund"]);
   }
+  if (parsed.type === "git") removeGitPackage(gitPackageDir(dir, parsed), gitRoot(dir));
   if (kept.length === packages.length) {
     o.err(`${source} is not in ${join(dir, "settings.json")}\n`);
     return 1;
@@ -128,43 +131,8 @@ function list(o: PackagesCliOptions): number {
     if (here.length === 0) continue;
     o.out(`${level === "user" ? "User" : "Project"} packages:\n`);
     for (const p of here) {
-      const root = packageRoot(p.parsed, p.base);
-      o.out(`  ${p.source}\n    ${root && existsSync(root) ? root : "(not installed)"}\n`);
+      o.out(`  ${p.source}\n    ${existsSync(p.root) ? p.root : "(not installed)"}\n`);
     }
   }
   return 0;
 }
-
-/** The folder npm installs into, made a private npm project the first time (as the reference makes its own). */
-export function ensureNpmProject(dir: string): string {
-  const root = npmRoot(dir);
-  mkdirSync(root, { recursive: true });
-  if (!existsSync(join(root, "package.json"))) writeFileSync(join(root, "package.json"), `${JSON.stringify({ name: "pi-extensions", private: true }, null, 2)}\n`);
-  if (!existsSync(join(root, ".gitignore"))) writeFileSync(join(root, ".gitignore"), "*\n!.gitignore\n");
-  return root;
-}
-
-const OFFLINE = /ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ETIMEDOUT|ENETUNREACH|network|offline/i;
-
-export async function runNpm(o: Pick<PackagesCliOptions, "env" | "npm">, args: string[]): Promise<void> {
-  const npm = o.npm ?? o.env.PION_NPM ?? "npm";
-  let proc;
-  try {
-    proc = Bun.spawn([npm, ...args], { stdin: "ignore", stdout: "pipe", stderr: "pipe", env: o.env as Record<string, string> });
-  } catch {
-    throw new Error(`${npm} was not found: pion installs npm packages with the npm on this machine`);
-  }
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  if (code === 0) return;
-  const output = `${stderr}\n${stdout}`;
-  if (OFFLINE.test(output)) throw new Error(`npm could not reach the registry (offline?): ${lastLines(output)}`);
-  throw new Error(`npm ${args[0]} failed (exit ${code}): ${lastLines(output)}`);
-}
-
-const lastLines = (text: string): string =>
-  text
-    .split("\n")
-    .map((l) => l.trim())
-    .filter((l) => l && !l.startsWith("npm warn"))
-    .slice(-3)
-    .join(" | ");
