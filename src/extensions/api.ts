@@ -4,6 +4,8 @@
  * without a terminal; renderer/shortcut registrations are inert (tui-stand-ins.ts), and calls
  * pion cannot honour (providers, model switching) throw so the extension sees why.
  */
+import { setProviderStream } from "../providers/apis.ts";
+import { fromReferenceStream, type ReferenceStreamFn } from "./surface/ai-providers-streams.ts";
 import { CLI_FOUND, sourceInfoAt, type SourceInfo } from "../resources/source-info.ts";
 import { errorMessage } from "../util/errors.ts";
 import { compileJsonSchema } from "../util/json-schema.ts";
@@ -260,9 +262,11 @@ export function createExtensionApi(record: ExtensionRecord, host: ApiHost): Exte
     ...TUI_API_STAND_INS,
     registerProvider(name, config) {
       if (typeof name !== "string" || !name || !config || typeof config !== "object") throw new TypeError("pi.registerProvider(name, config): config is a models.json provider");
+      customStream(name, config);
       record.providers.set(name, config);
     },
     unregisterProvider(name) {
+      if (record.providers.has(name)) setProviderStream(name, undefined);
       record.providers.delete(name);
     },
     registerVirtualModel(model) {
@@ -272,6 +276,24 @@ export function createExtensionApi(record: ExtensionRecord, host: ApiHost): Exte
       record.virtualModels.delete(`${provider}/${id}`);
     },
   };
+}
+
+/**
+ * A provider's own `streamSimple` (the reference's legacy option, for a wire API nothing else
+ * speaks): that provider's models on its `api` stream through it; the other providers' models on
+ * the same API do not.
+ */
+function customStream(name: string, config: object): void {
+  const { api, streamSimple, stream } = config as { api?: unknown; streamSimple?: unknown; stream?: unknown };
+  const fn = typeof streamSimple === "function" ? streamSimple : typeof stream === "function" ? stream : undefined;
+  if (!fn) return setProviderStream(name, undefined);
+  if (typeof api !== "string" || !api) throw new TypeError(`Provider ${name}: "api" is required when registering streamSimple.`);
+  setProviderStream(name, { api, stream: fromReferenceStream(fn as ReferenceStreamFn) });
+}
+
+/** What `registerProvider` set up outside the record (a provider's own stream), undone when the record goes (a reload). */
+export function dropRecordProviders(record: ExtensionRecord): void {
+  for (const name of record.providers.keys()) setProviderStream(name, undefined);
 }
 
 /** `sendUserMessage` accepts a content array; pion's port takes text, so text parts are joined. */

@@ -11,6 +11,7 @@ import type { SourceInfo } from "../resources/source-info.ts";
 import {
   createEventBus,
   createExtensionApi,
+  dropRecordProviders,
   newExtensionRecord,
   type AnyEvent,
   type ApiHost,
@@ -76,6 +77,7 @@ export class Runner implements ExtensionRunner {
 
   /** Drop every registration and run the extensions' modules and factories again (flag values stay). */
   async reloadExtensions(): Promise<void> {
+    for (const record of this.records) dropRecordProviders(record);
     this.records.length = 0;
     await this.reloader?.();
   }

@@ -19,7 +19,7 @@ import { modelCallExports } from "./model-calls.ts";
 import { toolSetExports } from "./surface/tool-sets.ts";
 import { SessionManager } from "./surface/session-manager.ts";
 import { Agent } from "./surface/agent.ts";
-import { completeSurface, REFERENCE_PACKAGES, type ReferencePackage } from "./surface/export-surface.ts";
+import { completeSurface, REFERENCE_PACKAGES, REFERENCE_VERSION, type ReferencePackage } from "./surface/export-surface.ts";
 import { frontmatterExports, thinkingExports } from "./surface/plain-helpers.ts";
 import * as text from "./text-helpers.ts";
 import { toolFactoryExports } from "./tool-factories.ts";
@@ -81,7 +81,7 @@ Object.assign(codingAgent, toolFactoryExports());
 Object.assign(codingAgent, toolSetExports(codingAgent), { SessionManager });
 Object.assign(codingAgent, frontmatterExports, compactionExports, codingHelperExports, agentSessionExports);
 
-const ai: Exports = { Type, StringEnum, uuidv7, ...thinkingExports, ...modelCallExports, ...aiUtilExports, ...aiProviderExports };
+const ai: Exports = { Type, StringEnum, uuidv7, PI_AI_VERSION: REFERENCE_VERSION, ...thinkingExports, ...modelCallExports, ...aiUtilExports, ...aiProviderExports };
 
 const tui: Exports = {
   visibleWidth: text.visibleWidth,

@@ -23,5 +23,23 @@ export function setAddedApi(api: string, stream: StreamFn | undefined): void {
 
 export const addedApi = (api: string): StreamFn | undefined => added.get(api);
 
+/**
+ * Streams one provider's models on one API take (an extension's `pi.registerProvider(name,
+ * {api, streamSimple})`): only that provider's models, before any API-wide stream.
+ */
+const byProvider = new Map<string, { api: string; stream: StreamFn }>();
+
+export function setProviderStream(provider: string, entry: { api: string; stream: StreamFn } | undefined): void {
+  if (entry) byProvider.set(provider, entry);
+  else byProvider.delete(provider);
+}
+
+/** The stream a model of `provider` on `api` takes, if its provider registered one for that API. */
+export function providerStream(provider: string, api: string): StreamFn | undefined {
+  const entry = byProvider.get(provider);
+  return entry?.api === api ? entry.stream : undefined;
+}
+
 /** Whether pion can stream a model on `api`: one of its adapters, or an API an extension added. */
-export const isImplementedApi = (api: string): api is ImplementedApi => (IMPLEMENTED_APIS as readonly string[]).includes(api) || added.has(api);
+export const isImplementedApi = (api: string): api is ImplementedApi =>
+  (IMPLEMENTED_APIS as readonly string[]).includes(api) || added.has(api) || [...byProvider.values()].some((e) => e.api === api);

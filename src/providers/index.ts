@@ -1,4 +1,4 @@
-import { addedApi, type ImplementedApi } from "./apis.ts";
+import { addedApi, providerStream, type ImplementedApi } from "./apis.ts";
 import { failedStream, laterStream } from "./event-stream.ts";
 import type { Model, StreamFn } from "./types.ts";
 import { errorMessage } from "../util/errors.ts";
@@ -25,7 +25,7 @@ const loaded = new Map<string, StreamFn>();
 const adapterOf = (model: Model): string => (model.provider === "azure" && model.api === "openai-completions" ? "azure-openai-completions" : model.api);
 
 /** Route a request to the adapter of its model's API: one an extension added, else pion's own. */
-export const streamByApi: StreamFn = (req, signal) => (addedApi(req.model.api) ?? streamBuiltIn)(req, signal);
+export const streamByApi: StreamFn = (req, signal) => (providerStream(req.model.provider, req.model.api) ?? addedApi(req.model.api) ?? streamBuiltIn)(req, signal);
 
 /** pion's own adapter for the request's API, whatever extensions added. */
 export const streamBuiltIn: StreamFn = (req, signal) => {

@@ -12,6 +12,12 @@
  */
 import REFERENCE_EXPORTS from "./reference-exports.json" with { type: "json" };
 
+/**
+ * The reference release whose export surface these modules implement (reference-exports.json is
+ * generated from it): pi-ai's `PI_AI_VERSION`, which extensions compare to gate what they use.
+ */
+export const REFERENCE_VERSION = "1.6.0";
+
 /** The reference's packages and the subpaths extensions import (`pi-ai/compat` is pi-ai's whole provider layer). */
 export const REFERENCE_PACKAGES = ["pi-coding-agent", "pi-ai", "pi-ai/compat", "pi-ai/models", "pi-agent-core", "pi-tui"] as const;
 export type ReferencePackage = (typeof REFERENCE_PACKAGES)[number];

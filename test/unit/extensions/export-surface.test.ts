@@ -56,3 +56,10 @@ describe("the reference's export surface", () => {
     expect(new Tui("# x").render(80)).toEqual([]);
   });
 });
+
+describe("the reference version", () => {
+  (REFERENCE ? test : test.skip)("PI_AI_VERSION is the installed reference's, whose surface the list describes", async () => {
+    const pkg = JSON.parse(readFileSync(join(REFERENCE!, "package.json"), "utf8")) as { version: string };
+    expect((referenceModules()["pi-ai"] as { PI_AI_VERSION: string }).PI_AI_VERSION).toBe(pkg.version);
+  });
+});
