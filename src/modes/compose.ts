@@ -373,7 +373,11 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
     interruptMode: settings.interruptMode ?? "wait",
     autoCompaction: settings.compaction?.enabled ?? true,
     autoRetry: settings.retry?.enabled ?? true,
-    retry: { maxRetries: settings.retry?.maxRetries ?? 3, baseDelayMs: settings.retry?.baseDelayMs ?? 2000 },
+    retry: {
+      maxRetries: settings.retry?.maxRetries ?? 3,
+      baseDelayMs: settings.retry?.baseDelayMs ?? 2000,
+      ...(settings.retry?.maxAgentDelayMs !== undefined ? { maxAgentDelayMs: settings.retry.maxAgentDelayMs } : {}),
+    },
     compaction: { reserveTokens: settings.compaction?.reserveTokens ?? 16384, keepRecentTokens: settings.compaction?.keepRecentTokens ?? 20000 },
     limits: { maxTurns: o.maxTurns ?? settings.limits?.maxTurns, maxCostUsd: o.maxCostUsd ?? settings.limits?.maxCostUsd },
     idleTimeoutMs: settings.httpIdleTimeoutMs,
