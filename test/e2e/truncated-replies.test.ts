@@ -161,6 +161,32 @@ describe("a request that overflowed still recovers by compacting", () => {
     await fake.stop();
   });
 
+  test.concurrent("a reply that completes after a compact-and-retry earns the run another one: a later overflow is compacted and retried again", async () => {
+    const { fake, dirs } = setup({ compaction: { reserveTokens: 1000, keepRecentTokens: 10 } });
+    const p = new Pion({ ...dirs, args: ["--mode", "rpc", "--model", "small/tiny"] });
+    fake.enqueue(say("first answer"));
+    await prompt(p, "first prompt");
+    const overflow: FakeReply = { kind: "http_error", status: 400, message: "prompt is too long: 5000 tokens > 4000 maximum" };
+    fake.enqueue(
+      overflow,
+      say("SUMMARY ONE"),
+      { blocks: [{ type: "toolCall", id: "t1", name: "ls", arguments: {} }] },
+      overflow,
+      say("SUMMARY TWO"),
+      say("answer after two compactions"),
+    );
+    const recs = await prompt(p, "second prompt");
+    const ends = recs.filter((x) => x.type === "compaction_end");
+    expect(ends.map((x) => [x.reason, x.willRetry, x.errorMessage])).toEqual([
+      ["overflow", true, undefined],
+      ["overflow", true, undefined],
+    ]);
+    expect(recs.at(-1)).toMatchObject({ type: "prompt_result", stopReason: "stop", aborted: false });
+    expect((await p.request({ type: "get_last_assistant_text" })).data.text).toBe("answer after two compactions");
+    await p.close();
+    await fake.stop();
+  });
+
   test.concurrent("the provider's context-length error in json mode (llama.cpp's wording): compacted, retried, exit 0", async () => {
     const { fake, dirs } = setup({ compaction: { reserveTokens: 1000, keepRecentTokens: 10 } });
     fake.enqueue(
