@@ -66,6 +66,8 @@ function makeSettingsSchema() {
         enabled: v.optional(v.boolean()),
         maxRetries: v.optional(v.number()),
         baseDelayMs: v.optional(v.number()),
+        /** The longest wait before a retry (default one minute). */
+        maxAgentDelayMs: v.optional(v.number()),
       }),
     ),
     compaction: v.optional(

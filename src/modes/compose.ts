@@ -374,7 +374,11 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
     interruptMode: settings.interruptMode ?? "wait",
     autoCompaction: settings.compaction?.enabled ?? true,
     autoRetry: settings.retry?.enabled ?? true,
-    retry: { maxRetries: settings.retry?.maxRetries ?? 3, baseDelayMs: settings.retry?.baseDelayMs ?? 2000 },
+    retry: {
+      maxRetries: settings.retry?.maxRetries ?? 3,
+      baseDelayMs: settings.retry?.baseDelayMs ?? 2000,
+      ...(settings.retry?.maxAgentDelayMs !== undefined ? { maxAgentDelayMs: settings.retry.maxAgentDelayMs } : {}),
+    },
     compaction: { reserveTokens: settings.compaction?.reserveTokens ?? COMPACTION_DEFAULTS.reserveTokens, keepRecentTokens: settings.compaction?.keepRecentTokens ?? COMPACTION_DEFAULTS.keepRecentTokens },
     limits: { maxTurns: o.maxTurns ?? settings.limits?.maxTurns, maxCostUsd: o.maxCostUsd ?? settings.limits?.maxCostUsd },
     idleTimeoutMs: settings.httpIdleTimeoutMs,

@@ -159,7 +159,7 @@ class EventState {
 
   finish(): void {
     for (const block of [...this.slots.keys()]) this.close(block);
-    if (!this.stop) throw new Error("stream ended before messageStop");
+    if (!this.stop) throw new Error("stream ended without messageStop");
     const stop = mapStop(this.stop);
     this.msg.stopReason = stop === "stop" && this.msg.content.some((c) => c.type === "toolCall") ? "toolUse" : stop;
     if (stop === "error") this.msg.errorMessage = `Bedrock stopped the response: ${this.stop}`;

@@ -99,7 +99,7 @@ class PartState {
 
   finish(): void {
     this.close();
-    if (!this.reason) throw new Error("stream ended before finishReason");
+    if (!this.reason) throw new Error("stream ended without finishReason");
     const stop = mapFinish(this.reason);
     this.msg.stopReason = stop === "stop" && this.calls > 0 ? "toolUse" : stop;
     if (stop === "error") this.msg.errorMessage = `Gemini stopped the response: ${finishText(this.reason)}`;

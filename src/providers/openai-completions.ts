@@ -83,7 +83,7 @@ class ChunkState {
   finish(): void {
     this.close();
     for (const slot of this.tools.values()) setToolArguments(this.toolAt(slot.contentIndex), slot.json);
-    if (!this.finishReason && this.expectsFinishReason) throw new Error("stream ended before finish_reason");
+    if (!this.finishReason && this.expectsFinishReason) throw new Error("stream ended without finish_reason");
     const stop = this.finishReason ? mapFinish(this.finishReason) : "stop";
     const hasTools = this.tools.size > 0;
     // Some servers (Ollama among them) report "stop" for a turn that calls tools.

@@ -33,7 +33,7 @@ export async function consumeResponses(req: LlmRequest, { client, msg, out, sign
     touch();
     state.apply(ev);
   }
-  if (!state.finished) throw new Error("stream ended before response.completed");
+  if (!state.finished) throw new Error("stream ended without response.completed");
 }
 
 /** What a thinking block's `thinkingSignature` holds: the reasoning item to send back. */

@@ -43,8 +43,11 @@ export function sessionHandlers(ctx: SessionHandlerContext) {
     const ext = ctx.extensions;
     if (ext && (await ext.beforeSessionChange(event, payload))) return false;
     const previousSessionFile = s().file;
+    const previousSessionId = s().sessionId;
     if (ext) await ext.notify("session_shutdown", { reason });
     await apply();
+    // The session left behind ends here, as the reference disposes its session after session_shutdown.
+    s().releaseResources(previousSessionId);
     if (ext) await ext.notify("session_start", { reason, previousSessionFile });
     return true;
   };

@@ -1,10 +1,11 @@
 import { addUsage, emptyUsage } from "../providers/event-stream.ts";
+import { isContextOverflow, isRecoverableLength } from "../providers/overflow.ts";
+import { cancellableSleep, isRetryableAssistantError, retryDelayMs } from "../providers/retryable.ts";
 import type { AssistantMessage, ImageContent, LlmRequest, Model, StreamFn, TextContent, ThinkingLevel, Usage } from "../providers/types.ts";
 import type { AgentMessage, Entry } from "../store/entries.ts";
 import { NO_EARLIER_HISTORY, SPLIT_TURN_MARKER, SUMMARY_SYSTEM_PROMPT, branchSummaryPrompt, focusSuffix, freshSummaryPrompt, turnPrefixPrompt, updatedSummaryPrompt } from "./compaction-prompt.ts";
 import { bashExecutionText } from "./context.ts";
 import { effectiveMessages, findCutPoint, latestCompaction, type CutOptions, type CutPoint } from "./cut-point.ts";
-import { cancellableSleep, isTransientError, retryDelay } from "./retry.ts";
 import { estimateTokens } from "./stats.ts";
 
 export interface FileOps {
@@ -189,6 +190,7 @@ export interface SummaryRetry {
   enabled: boolean;
   maxRetries: number;
   baseDelayMs: number;
+  maxAgentDelayMs?: number;
   /** A transient failure will be retried after `delayMs`. */
   onScheduled(attempt: number, maxAttempts: number, delayMs: number, errorMessage: string): void;
   /** The delay is over and the next attempt starts. */
@@ -222,11 +224,11 @@ export async function summarize(stream: StreamFn, req: LlmRequest, signal: Abort
       if (summary) return finish({ summary, usage });
       return finish({ error: "The model returned an empty summary", aborted: false, usage });
     }
-    if (!retry.enabled || attempt >= retry.maxRetries || !isTransientError(reply.error)) {
+    if (!retry.enabled || attempt >= retry.maxRetries || !isRetryableAssistantError({ stopReason: "error", errorMessage: reply.error })) {
       return finish({ error: reply.error, aborted: false, usage });
     }
     attempt++;
-    const delayMs = retryDelay(attempt, retry.baseDelayMs);
+    const delayMs = retryDelayMs(retry, attempt);
     retry.onScheduled(attempt, retry.maxRetries, delayMs, reply.error);
     if (!(await cancellableSleep(delayMs, signal))) return aborted();
     retry.onAttemptStart();
@@ -272,53 +274,23 @@ export async function summarizePlan<F extends { error: string }>(
 /** The reference's defaults, which pion's settings share. */
 export const COMPACTION_DEFAULTS = { enabled: true, reserveTokens: 16384, keepRecentTokens: 20000 } as const;
 
-/**
- * True when a failed response means the request did not fit the model's context window
- * (as opposed to rate limits or overload, which are retried instead).
- */
-export function isContextOverflow(message: { stopReason: string; errorMessage?: string }): boolean {
-  if (message.stopReason !== "error" || !message.errorMessage) return false;
-  const text = message.errorMessage;
-  if (/rate.?limit|overloaded/i.test(text)) return false;
-  return OVERFLOW_PATTERNS.some((p) => p.test(text));
-}
+// The classifier lives in providers/overflow.ts; importers of this module keep finding it here.
+export { isContextOverflow };
 
 /**
- * What a finished attempt asks of recovery. `overflow`: the request did not fit (the provider's
- * context-length error, or a reply cut off with no output after a prompt that filled the
- * window). `truncated`: a reply cut off below the model's output limit, which context pressure
- * or the provider may have caused: worth one compact-and-retry when there is something to
- * compact. A reply that used the whole output limit is neither: a normal, truncated reply.
- * Without the model's limits only the provider's error counts.
+ * What a finished attempt asks of recovery (the reference's reading, providers/overflow.ts).
+ * `overflow`: the request did not fit (the provider's context-length error, or a reply cut off
+ * with no output after a prompt that filled the window): compact and retry. `silent`: a reply
+ * that completed although its prompt exceeded the window: compact, and keep the reply.
+ * `truncated`: a reply cut off below the model's output limit, which context pressure or the
+ * provider may have caused: worth one compact-and-retry when there is something to compact. A
+ * reply that used the whole output limit is none of these: a normal, truncated reply. Without
+ * the model's limits only the provider's error counts.
  */
-export function overrunOf(message: AssistantMessage, limits?: Pick<Model, "contextWindow" | "maxTokens">): "overflow" | "truncated" | undefined {
-  if (isContextOverflow(message)) return "overflow";
-  if (message.stopReason !== "length" || !limits) return undefined;
-  const { input, cacheRead, cacheWrite, output } = message.usage;
-  if (output === 0 && limits.contextWindow > 0 && input + cacheRead + cacheWrite >= limits.contextWindow * WINDOW_FILLED) return "overflow";
-  return limits.maxTokens > 0 && output < limits.maxTokens ? "truncated" : undefined;
+export function overrunOf(message: AssistantMessage, limits?: Pick<Model, "contextWindow" | "maxTokens">): "overflow" | "silent" | "truncated" | undefined {
+  if (isContextOverflow(message, limits?.contextWindow)) return message.stopReason === "stop" ? "silent" : "overflow";
+  return limits && isRecoverableLength(message, limits.maxTokens) ? "truncated" : undefined;
 }
-
-/** A prompt this share of the window fills it (a server may cut the input to fit exactly). */
-const WINDOW_FILLED = 0.99;
-
-const OVERFLOW_PATTERNS: readonly RegExp[] = [
-  /^413\b/,
-  /prompt is too long/i,
-  /prompt too long/i,
-  /input is too long/i,
-  /maximum (context|prompt|input) length/i,
-  /context[_ ]length[_ ]exceeded/i,
-  /context[_ ]window/i,
-  /exceeds? (the )?(available |maximum )?context/i,
-  // llama.cpp: "request (N tokens) exceeds the available context size", "input ... is larger than the max context size"
-  /exceed_context_size_error/,
-  /larger than the max context size/i,
-  /too many tokens/i,
-  /request[_ ]too[_ ]large/i,
-  /input token count.*exceeds/i,
-  /reduce the length of the (messages|prompt|input)/i,
-];
 
 /** Whether the context has grown into the reserve kept free below the window. */
 export function shouldCompact(contextTokens: number | null, contextWindow: number, reserveTokens: number): boolean {

@@ -36,7 +36,7 @@ export interface CompactionHost {
   emit(e: CompactionEvent): void | Promise<void>;
   /** Usage of every summary request as it finishes, failed ones included (run limits count them). */
   addUsage?(usage: Usage): void;
-  settings: { keepRecentTokens: number; retry: { enabled: boolean; maxRetries: number; baseDelayMs: number } };
+  settings: { keepRecentTokens: number; retry: { enabled: boolean; maxRetries: number; baseDelayMs: number; maxAgentDelayMs?: number } };
 }
 
 export const NOTHING_TO_COMPACT = "Nothing to compact (session too small)";
@@ -76,7 +76,8 @@ export function planFor(branch: readonly Entry[], reason: CompactionReason, keep
  * part alone would overflow (reason overflow), a summary failed, the entry could not be
  * written, or it was aborted; compaction_end carries the error and no entry is written then.
  * A threshold or `tentative` compaction with nothing to compact throws (code
- * nothing_to_compact) without emitting anything.
+ * nothing_to_compact) without emitting anything. `willRetry` (compaction_end's): whether the
+ * request that overflowed is sent again afterwards.
  */
 export async function compact(
   host: CompactionHost,
@@ -84,6 +85,7 @@ export async function compact(
   signal: AbortSignal,
   customInstructions?: string,
   tentative = false,
+  willRetry = reason === "overflow",
 ): Promise<CompactionResult> {
   const branch = host.branch();
   const plan = planFor(branch, reason, host.settings.keepRecentTokens, host.model, tentative);
@@ -118,7 +120,7 @@ export async function compact(
       usage: out.usage,
       details: plan.fileOps,
     };
-    await host.emit({ type: "compaction_end", reason, result, aborted: false, willRetry: reason === "overflow" });
+    await host.emit({ type: "compaction_end", reason, result, aborted: false, willRetry });
     return result;
   } catch (err) {
     if (ended) throw err;

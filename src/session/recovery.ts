@@ -1,12 +1,13 @@
 import { isStorageError } from "../store/storage-error.ts";
 import { addUsage } from "../providers/event-stream.ts";
+import { isContextOverflow } from "../providers/overflow.ts";
+import { cancellableSleep, retryDelayMs } from "../providers/retryable.ts";
 import type { AssistantMessage, Model, StreamFn } from "../providers/types.ts";
 import type { AgentMessage, Entry } from "../store/entries.ts";
 import { errorMessage, PionError } from "../util/errors.ts";
 import { log } from "../util/log.ts";
-import { isContextOverflow, shouldCompact } from "./compaction.ts";
+import { shouldCompact } from "./compaction.ts";
 import { compact, planFor, reportOverflowAgain, reportTruncatedAgain, type CompactionReason, type CompactionResult } from "./compactor.ts";
-import { cancellableSleep, retryDelay } from "./retry.ts";
 import type { RunState } from "./run-state.ts";
 import type { SessionEvent } from "./session-types.ts";
 import { contextTokens } from "./stats.ts";
@@ -31,7 +32,7 @@ export interface RecoveryHost {
   lastMessageEntryId(): string | undefined;
   settings: {
     compaction: { reserveTokens: number; keepRecentTokens: number };
-    retry: { maxRetries: number; baseDelayMs: number };
+    retry: { maxRetries: number; baseDelayMs: number; maxAgentDelayMs?: number };
   };
 }
 
@@ -48,9 +49,10 @@ export class Recovery {
 
   /**
    * `leaveOut`: the entry of a reply cut off early, compacted for tentatively: planned as if
-   * it had left the context (it leaves only once the compaction is written).
+   * it had left the context (it leaves only once the compaction is written). `keepsReply`: an
+   * overflow compaction after a completed reply, which is not retried.
    */
-  async compact(reason: CompactionReason, signal: AbortSignal, customInstructions?: string, leaveOut?: string): Promise<CompactionResult> {
+  async compact(reason: CompactionReason, signal: AbortSignal, customInstructions?: string, leaveOut?: string, keepsReply = false): Promise<CompactionResult> {
     const h = this.host;
     const model = h.model()!;
     this.isCompacting = true;
@@ -71,6 +73,7 @@ export class Recovery {
         signal,
         customInstructions,
         leaveOut !== undefined,
+        reason === "overflow" && !keepsReply,
       );
     } finally {
       this.isCompacting = false;
@@ -123,10 +126,11 @@ export class Recovery {
     const last = h.lastAssistant();
     const failedId = h.lastMessageEntryId();
     if (run.overflow.pending === "truncated") return this.retryTruncated(signal, failedId);
+    if (run.overflow.pending === "silent") return this.compactKeepingReply(signal);
     if (run.overflow.tried) {
       // Compacting once did not make the request fit: the compacted context itself is too large.
       const model = h.model();
-      if (!last || !isContextOverflow(last) || !model) return { retry: false };
+      if (!last || !model || !isContextOverflow(last, model.contextWindow)) return { retry: false };
       return { retry: false, failure: overflowFailure(await reportOverflowAgain({ model, messages: () => h.messages(), emit: (e) => h.emit(e) }), last) };
     }
     run.overflow.tried = true;
@@ -169,6 +173,25 @@ export class Recovery {
     return { retry: !signal.aborted };
   }
 
+  /**
+   * A reply that completed although its prompt exceeded the window: compact (reason overflow)
+   * and keep the reply; nothing is retried. With nothing to compact the run ends quietly; a
+   * failed compaction is reported in compaction_end and the run ends as the reply did.
+   */
+  private async compactKeepingReply(signal: AbortSignal): Promise<{ retry: false }> {
+    const model = this.host.model();
+    if (!model || this.host.run().atLimit()) return { retry: false };
+    if (!planFor(this.host.branch(), "overflow", this.host.settings.compaction.keepRecentTokens, model, true)) return { retry: false };
+    try {
+      await this.compact("overflow", signal, undefined, undefined, true);
+    } catch (err) {
+      const code = err instanceof PionError ? err.code : undefined;
+      if (isStorageError(err)) throw err; // the session cannot be saved: the run ends with it
+      if (code !== "aborted") log("session", "compaction after a reply that overflowed the context failed", { error: errorMessage(err) });
+    }
+    return { retry: false };
+  }
+
   /** The branch, `entryId` left out (a path compaction plans on; entries are not changed). */
   private branchWithout(entryId: string | undefined): Entry[] {
     const branch = this.host.branch();
@@ -180,8 +203,8 @@ export class Recovery {
     const h = this.host;
     const retry = h.run().retry;
     const attempt = ++retry.attempt;
-    const { maxRetries, baseDelayMs } = h.settings.retry;
-    const delayMs = retryDelay(attempt, baseDelayMs);
+    const { maxRetries } = h.settings.retry;
+    const delayMs = retryDelayMs(h.settings.retry, attempt);
     await h.emit({ type: "auto_retry_start", attempt, maxAttempts: maxRetries, delayMs, errorMessage: retry.lastError });
     // The failed attempt leaves the context (it stays in the session's history).
     if (retry.failedEntryId) await this.omit(retry.failedEntryId);

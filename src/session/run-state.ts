@@ -1,9 +1,10 @@
 import { emptyUsage } from "../providers/event-stream.ts";
+import { isContextOverflow } from "../providers/overflow.ts";
+import { isRetryableAssistantError } from "../providers/retryable.ts";
 import type { AssistantMessage, Model, Usage } from "../providers/types.ts";
 import type { CustomMessage } from "../store/entries.ts";
 import { overrunOf } from "./compaction.ts";
 import { limitReached, type RunLimits } from "./limits.ts";
-import { isTransientError } from "./retry.ts";
 
 export function customMessage(m: { customType: string; content: string | unknown[]; display?: boolean; details?: unknown }): CustomMessage {
   const message: CustomMessage = {
@@ -56,10 +57,10 @@ export class RunState {
   systemPrompt?: string;
   retry = freshRetry();
   /**
-   * pending: the last attempt overflowed the context, or is a truncated reply compacting may
-   * help (see overrunOf); tried: a compact-and-retry already ran.
+   * pending: the last attempt overflowed the context (silently: a completed reply to keep), or
+   * is a truncated reply compacting may help (see overrunOf); tried: a compact-and-retry already ran.
    */
-  overflow = { pending: undefined as "overflow" | "truncated" | undefined, tried: false };
+  overflow = { pending: undefined as "overflow" | "silent" | "truncated" | undefined, tried: false };
   /** Set once a limit stopped the run: the message naming it. */
   limitHit?: string;
   /** The run's own last assistant message (never an earlier run's). */
@@ -84,21 +85,22 @@ export class RunState {
 
   /**
    * At agent_end: whether the session retries (a transient error), compacts and retries (the
-   * context overflowed, or a reply was cut off early and there is something to compact), or
-   * lets the run end. A reply truncated at the output limit ends it. Returns the event's `willRetry`.
+   * context overflowed, or a reply was cut off early and there is something to compact),
+   * compacts and keeps the reply (it completed although its prompt overflowed), or lets the run
+   * end. A reply truncated at the output limit ends it. Returns the event's `willRetry`.
    */
   decide(last: AssistantMessage | undefined, lastEntryId: string | undefined, policy: RecoveryPolicy): boolean {
     const failed = last?.stopReason === "error" ? last : undefined;
-    const transient = failed !== undefined && policy.autoRetry && isTransientError(failed.errorMessage);
+    // An overflow is compaction's to handle, never retried as it is (also with auto-compaction off).
+    const transient = failed !== undefined && policy.autoRetry && !isContextOverflow(failed, policy.model?.contextWindow) && isRetryableAssistantError(failed);
     const overrun = last !== undefined && policy.autoCompaction ? overrunOf(last, policy.model) : undefined;
     // A truncated reply stands when compacting cannot free room; after one retry it is reported.
     const pending = overrun === "truncated" && !this.overflow.tried && !(policy.canCompact?.() ?? false) ? undefined : overrun;
     this.overflow.pending = pending;
-    const overflowed = overrun === "overflow";
-    const recovers = pending !== undefined && !this.overflow.tried;
-    const retryable = transient && !overflowed && this.retry.attempt < policy.maxRetries;
+    const recovers = pending !== undefined && pending !== "silent" && !this.overflow.tried;
+    const retryable = transient && this.retry.attempt < policy.maxRetries;
     this.retry.pending = retryable;
-    this.retry.exhausted = transient && !retryable && !overflowed;
+    this.retry.exhausted = transient && !retryable;
     if (failed) {
       this.retry.lastError = failed.errorMessage ?? "unknown error";
       this.retry.failedEntryId = lastEntryId;

@@ -1,6 +1,9 @@
+import { cleanupSessionResources } from "../providers/session-resources.ts";
 import type { AgentMessage, Entry, SessionHeader } from "../store/entries.ts";
 import type { SessionCache, SessionStore } from "../store/store.ts";
+import { errorMessage } from "../util/errors.ts";
 import type { JsonPiece } from "../util/json-pieces.ts";
+import { log } from "../util/log.ts";
 import { lastAssistantText } from "./context.ts";
 import { SessionTree, type EntryInput } from "./tree.ts";
 
@@ -26,8 +29,24 @@ export abstract class SessionEntries {
     this.tree.branchInto(entries, id);
   }
 
+  /** The session ends here (the process exits, or its host lets it go): its lock, summary and per-session resources are released. */
   release(): void {
+    const id = this.tree.header?.id;
     this.tree.release();
+    if (id !== undefined) this.releaseResources(id);
+  }
+
+  /**
+   * What providers and extensions keep for session `sessionId` is cleaned up (pi-ai's
+   * cleanupSessionResources), once the host has left that session. Never throws: a failed cleanup is logged.
+   */
+  releaseResources(sessionId: string): void {
+    try {
+      cleanupSessionResources(sessionId);
+    } catch (err) {
+      const errors = err instanceof AggregateError ? err.errors : [err];
+      log("session", "a session resource cleanup failed", { sessionId, errors: errors.map(errorMessage) });
+    }
   }
 
   get header(): SessionHeader {

@@ -67,7 +67,7 @@ export interface SessionOptions {
   interruptMode: "immediate" | "wait";
   autoCompaction: boolean;
   autoRetry: boolean;
-  retry: { maxRetries: number; baseDelayMs: number };
+  retry: { maxRetries: number; baseDelayMs: number; maxAgentDelayMs?: number };
   compaction: { reserveTokens: number; keepRecentTokens: number };
   /** Limits every run gets unless its prompt sets its own. */
   limits?: RunLimits;

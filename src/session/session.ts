@@ -500,6 +500,10 @@ export class AgentSession extends SessionEntries {
 
   private onAgentEvent(e: AgentEvent): void | Promise<void> {
     if (e.type === "message_update") this.collector.tick();
+    // A new user message, or a reply that neither failed nor was cut off, earns overflow recovery
+    // another compact-and-retry (as the reference resets its attempt).
+    if (e.type === "message_start" && e.message.role === "user") this.runInfo.overflow.tried = false;
+    if (e.type === "message_end" && e.message.role === "assistant" && e.message.stopReason !== "error" && e.message.stopReason !== "length") this.runInfo.overflow.tried = false;
     if (e.type === "message_end") {
       // persist before announce
       const entry = this.append({ type: "message", message: e.message });

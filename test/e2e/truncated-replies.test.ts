@@ -138,6 +138,55 @@ describe("a request that overflowed still recovers by compacting", () => {
     await fake.stop();
   });
 
+  test.concurrent("a completed reply whose prompt exceeded the window (silent overflow): compacted with reason overflow, the reply kept, not retried", async () => {
+    const { fake, dirs } = setup({ compaction: { reserveTokens: 1000, keepRecentTokens: 10 } });
+    const p = new Pion({ ...dirs, args: ["--mode", "rpc", "--model", "small/tiny"] });
+    fake.enqueue(say("first answer"));
+    await prompt(p, "first prompt");
+    fake.enqueue({ blocks: [{ type: "text", text: "answer over the window" }], usage: { input: 4100, output: 5 } }, say("SUMMARY"), say("TURN PREFIX"));
+    const recs = await prompt(p, "second prompt");
+    expect(recs.find((x) => x.type === "agent_end")!.willRetry).toBe(false);
+    expect(recs.find((x) => x.type === "compaction_start")).toEqual({ type: "compaction_start", reason: "overflow" });
+    const end = recs.find((x) => x.type === "compaction_end")!;
+    expect(end).toMatchObject({ reason: "overflow", aborted: false, willRetry: false });
+    expect(end.errorMessage).toBeUndefined();
+    expect(end.result.summary).toContain("SUMMARY");
+    expect(recs.filter((x) => x.type === "agent_start").length).toBe(1);
+    expect(recs.some((x) => x.type === "entry_appended" && x.entry.type === "context_edit")).toBe(false);
+    expect(recs.at(-1)).toMatchObject({ type: "prompt_result", stopReason: "stop", aborted: false });
+    expect((await p.request({ type: "get_last_assistant_text" })).data.text).toBe("answer over the window");
+    // the reply, then the summaries of the history and of the split turn's first part
+    expect(fake.requests.length).toBe(4);
+    await p.close();
+    await fake.stop();
+  });
+
+  test.concurrent("a reply that completes after a compact-and-retry earns the run another one: a later overflow is compacted and retried again", async () => {
+    const { fake, dirs } = setup({ compaction: { reserveTokens: 1000, keepRecentTokens: 10 } });
+    const p = new Pion({ ...dirs, args: ["--mode", "rpc", "--model", "small/tiny"] });
+    fake.enqueue(say("first answer"));
+    await prompt(p, "first prompt");
+    const overflow: FakeReply = { kind: "http_error", status: 400, message: "prompt is too long: 5000 tokens > 4000 maximum" };
+    fake.enqueue(
+      overflow,
+      say("SUMMARY ONE"),
+      { blocks: [{ type: "toolCall", id: "t1", name: "ls", arguments: {} }] },
+      overflow,
+      say("SUMMARY TWO"),
+      say("answer after two compactions"),
+    );
+    const recs = await prompt(p, "second prompt");
+    const ends = recs.filter((x) => x.type === "compaction_end");
+    expect(ends.map((x) => [x.reason, x.willRetry, x.errorMessage])).toEqual([
+      ["overflow", true, undefined],
+      ["overflow", true, undefined],
+    ]);
+    expect(recs.at(-1)).toMatchObject({ type: "prompt_result", stopReason: "stop", aborted: false });
+    expect((await p.request({ type: "get_last_assistant_text" })).data.text).toBe("answer after two compactions");
+    await p.close();
+    await fake.stop();
+  });
+
   test.concurrent("the provider's context-length error in json mode (llama.cpp's wording): compacted, retried, exit 0", async () => {
     const { fake, dirs } = setup({ compaction: { reserveTokens: 1000, keepRecentTokens: 10 } });
     fake.enqueue(

@@ -117,7 +117,7 @@ describe("Claude on Vertex AI through @anthropic-ai/vertex-sdk", () => {
   test.concurrent("ADC Bearer token, streamRawPredict path, the Anthropic body with cache points and thinking; a signature replayed; a 429 retried", async () => {
     const { fake, dirs, env } = claudeSetup();
     fake.enqueue(
-      { kind: "http_error", status: 429, message: "Quota exceeded" },
+      { kind: "http_error", status: 429, message: "Resource exhausted. Please try again later." },
       { blocks: [{ type: "thinking", thinking: "hm", signature: "CLAUDE-SIG" }, { type: "toolCall", id: "toolu_1", name: "ls", arguments: {} }] },
       { blocks: [{ type: "text", text: "done" }] },
     );

@@ -1,7 +1,6 @@
 /**
  * pi-ai's model helpers for extensions: pricing a usage (pion's tiered prices, providers/cost.ts),
- * model identity and type, the prompt-cache warming arithmetic, and the registry of per-session
- * cleanups. A model here is either pion's or one an extension built in the reference's shape
+ * model identity and type and the prompt-cache warming arithmetic. A model here is either pion's or one an extension built in the reference's shape
  * (tiers keyed `inputTokensAbove`).
  */
 import { pricesFor } from "../../providers/cost.ts";
@@ -115,28 +114,4 @@ export function evaluateCacheWarming(model: PricedModel, promptTokens: number, p
     economicsAvailable: promptTokens > 0 && (hit > 0 || miss > 0),
     action: expectedSavings >= MINIMUM_SAVINGS ? ("warm" as const) : ("stop" as const),
   };
-}
-
-type Cleanup = (sessionId?: string) => void;
-const cleanups = new Set<Cleanup>();
-
-/** Run `cleanup` whenever a session's resources are released; the returned function unregisters it. */
-export function registerSessionResourceCleanup(cleanup: Cleanup): () => void {
-  cleanups.add(cleanup);
-  return () => {
-    cleanups.delete(cleanup);
-  };
-}
-
-/** Every registered cleanup, each even when another throws; their errors together as one AggregateError. */
-export function cleanupSessionResources(sessionId?: string): void {
-  const errors: unknown[] = [];
-  for (const cleanup of cleanups) {
-    try {
-      cleanup(sessionId);
-    } catch (err) {
-      errors.push(err);
-    }
-  }
-  if (errors.length > 0) throw new AggregateError(errors, "Failed to cleanup session resources");
 }

@@ -4,6 +4,7 @@
  * diagnostics, cache warming and session cleanups. The pieces live in ai-utils-*.ts; each is
  * small and does no work at import.
  */
+import { cleanupSessionResources, registerSessionResourceCleanup } from "../../providers/session-resources.ts";
 import * as errors from "./ai-utils-errors.ts";
 import * as json from "./ai-utils-json.ts";
 import * as models from "./ai-utils-models.ts";
@@ -41,8 +42,8 @@ export const aiUtilExports: Record<string, unknown> = {
   isCacheWarmingReplayable: models.isCacheWarmingReplayable,
   getCacheWarmingRequestOptions: models.getCacheWarmingRequestOptions,
   evaluateCacheWarming: models.evaluateCacheWarming,
-  registerSessionResourceCleanup: models.registerSessionResourceCleanup,
-  cleanupSessionResources: models.cleanupSessionResources,
+  registerSessionResourceCleanup,
+  cleanupSessionResources,
   contentText: transcript.contentText,
   getSystemMessageText: transcript.getSystemMessageText,
   renderSystemMessageUpdate: transcript.renderSystemMessageUpdate,

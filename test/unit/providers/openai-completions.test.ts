@@ -120,7 +120,7 @@ describe("streamOpenAICompletions", () => {
     using server = rawSse([chunk({ content: "a" })]);
     const { message } = await run(streamOpenAICompletions(request(testModel(server.url, api)), signal()));
     expect(message.stopReason).toBe("error");
-    expect(message.errorMessage).toBe("stream ended before finish_reason");
+    expect(message.errorMessage).toBe("stream ended without finish_reason");
     expect(message.content).toEqual([{ type: "text", text: "a" }]);
   });
 

@@ -122,7 +122,7 @@ describe("streamOpenAIResponses", () => {
   test.concurrent("a stream that closes before response.completed is an error; idle timeout fails a stall", async () => {
     using server = rawSse([{ type: "response.created", sequence_number: 0, response: { id: "resp_1", status: "in_progress", output: [] } }]);
     const cut = await run(streamOpenAIResponses(request(testModel(server.url, api)), signal()));
-    expect(cut.message).toMatchObject({ stopReason: "error", errorMessage: "stream ended before response.completed" });
+    expect(cut.message).toMatchObject({ stopReason: "error", errorMessage: "stream ended without response.completed" });
 
     await using fake = startFakeProvider({ replies: [{ blocks: [{ type: "text", text: "a" }], stallAfterChunks: 3 }] });
     const stalled = await run(streamOpenAIResponses(request(testModel(fake, api), { idleTimeoutMs: 100 }), signal()));

@@ -100,7 +100,7 @@ describe("buildSummaryRequest", () => {
 });
 
 describe("isContextOverflow", () => {
-  const err = (errorMessage: string) => ({ stopReason: "error", errorMessage });
+  const err = (errorMessage: string) => assistantMessage([], { stopReason: "error", errorMessage });
   test.each([
     "400 prompt is too long: 213456 tokens > 200000 maximum",
     '400 {"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 201000 tokens > 200000 maximum"}}',
@@ -108,7 +108,6 @@ describe("isContextOverflow", () => {
     "400 context_length_exceeded",
     "400 Your input exceeds the context window of this model. Please adjust your input and try again.",
     "413 request_too_large",
-    "Request too large for gpt-4o in organization org-1 on tokens per min (TPM): Limit 30000, Requested 50000.",
     "Input is too long for requested model.",
     "400 too many tokens in the request",
     "the request exceeds the available context size, try increasing it",
@@ -127,14 +126,18 @@ describe("isContextOverflow", () => {
     "500 Internal server error",
     "401 invalid x-api-key",
     "fetch failed: ECONNRESET",
+    // OpenAI's tokens-per-minute limit: a rate limit, not the context window
+    "Request too large for gpt-4o in organization org-1 on tokens per min (TPM): Limit 30000, Requested 50000.",
+    // Bedrock throttling as pion's adapter words it: a rate limit that mentions tokens
+    "429 ThrottlingException: Too many tokens, please wait before trying again.",
   ])("not overflow: %s", (message) => {
     expect(isContextOverflow(err(message))).toBe(false);
   });
 
   test("only failed responses count", () => {
-    expect(isContextOverflow({ stopReason: "stop", errorMessage: "prompt is too long" })).toBe(false);
-    expect(isContextOverflow({ stopReason: "length" })).toBe(false);
-    expect(isContextOverflow({ stopReason: "error" })).toBe(false);
+    expect(isContextOverflow(assistantMessage([], { stopReason: "stop", errorMessage: "prompt is too long" }))).toBe(false);
+    expect(isContextOverflow(assistantMessage([], { stopReason: "length" }))).toBe(false);
+    expect(isContextOverflow(assistantMessage([], { stopReason: "error" }))).toBe(false);
   });
 });
 
@@ -154,10 +157,16 @@ describe("overrunOf", () => {
     expect(overrunOf(cut(960, 0, 3000), limits)).toBe("overflow");
   });
 
-  test("the provider's context-length error is an overflow; a stop or no known limits is neither", () => {
+  test("the provider's context-length error is an overflow; without known limits nothing else is", () => {
     expect(overrunOf(assistantMessage([], { stopReason: "error", errorMessage: "400 prompt is too long" }))).toBe("overflow");
     expect(overrunOf(cut(3990, 0))).toBeUndefined();
-    expect(overrunOf(assistantMessage([], { usage: usage(5000, 0) }), limits)).toBeUndefined();
+    expect(overrunOf(assistantMessage([], { usage: usage(5000, 0) }))).toBeUndefined();
+  });
+
+  test("a completed reply whose prompt (fresh plus cache-read) exceeded the window overflowed silently", () => {
+    expect(overrunOf(assistantMessage([], { usage: usage(5000, 0) }), limits)).toBe("silent");
+    expect(overrunOf(assistantMessage([], { usage: { ...usage(1000, 0), cacheRead: 3001 } }), limits)).toBe("silent");
+    expect(overrunOf(assistantMessage([], { usage: usage(4000, 10) }), limits)).toBeUndefined();
   });
 });
 
