@@ -27,6 +27,7 @@ import { streamModel } from "../model-calls.ts";
 import { adaptTool, toToolResult } from "../tool-adapter.ts";
 import { streamProxy } from "./agent-proxy.ts";
 import { declareToolChanges, requestParts } from "./agent-transcript.ts";
+import { EventStream } from "./ai-utils-stream.ts";
 
 type Rec = Record<string, unknown>;
 export type RefEvent = Rec & { type: string };
@@ -71,7 +72,8 @@ export interface AgentLoopConfig extends Rec {
 }
 /** pion's own config key (a symbol: never sent to a stream function): the folder tools get as `ctx.cwd`. */
 export const TOOL_CWD = Symbol("pion.toolCwd");
-export type AgentEventSink = (event: Rec & { type: string }) => Promise<void> | void;
+export type AgentLoopEvent = Rec & { type: string };
+export type AgentEventSink = (event: AgentLoopEvent) => Promise<void> | void;
 
 /** The reference's request identity for agent loops (pi-ai's attribution to pi); pion's providers send no attribution. */
 export const DEFAULT_AGENT_IDENTITY = Object.freeze({ attribution: Object.freeze({ name: "pi", url: "https://pi.dev", categories: Object.freeze(["cli-agent"]) }) });
@@ -356,43 +358,12 @@ export async function runAgentLoopContinue(context: AgentContext, config: AgentL
   return runOnPion(undefined, context, config, emit, signal, streamFn);
 }
 
-/** The loop's events as an async iterable; `result()` resolves with the messages of the run's `agent_end`. */
-export class AgentEventStream implements AsyncIterable<Rec & { type: string }> {
-  private readonly queue: (Rec & { type: string })[] = [];
-  private wake: (() => void) | undefined;
-  private done = false;
-  private resolve!: (messages: AgentMessage[]) => void;
-  private readonly final = new Promise<AgentMessage[]>((r) => (this.resolve = r));
+/** pi-agent-core's loop stream: pi-ai's EventStream, whose `result()` is the messages of the run's `agent_end`. */
+const agentStream = () => new EventStream<AgentLoopEvent, AgentMessage[]>((e) => e.type === "agent_end", (e) => (e.type === "agent_end" ? (e.messages as AgentMessage[]) : []));
 
-  push(event: Rec & { type: string }): void {
-    if (this.done) return;
-    this.queue.push(event);
-    if (event.type === "agent_end") this.end(event.messages as AgentMessage[]);
-    this.wake?.();
-  }
-
-  end(messages: AgentMessage[] = []): void {
-    this.done = true;
-    this.resolve(messages);
-    this.wake?.();
-  }
-
-  result(): Promise<AgentMessage[]> {
-    return this.final;
-  }
-
-  async *[Symbol.asyncIterator](): AsyncGenerator<Rec & { type: string }> {
-    for (;;) {
-      const next = this.queue.shift();
-      if (next) yield next;
-      else if (this.done) return;
-      else await new Promise<void>((r) => (this.wake = r));
-    }
-  }
-}
-
-function streamOf(run: (emit: AgentEventSink) => Promise<AgentMessage[]>): AgentEventStream {
-  const stream = new AgentEventStream();
+/** The run's events pushed to a loop stream, which ends with the run (with no messages if it fails). */
+function streamOf(run: (emit: AgentEventSink) => Promise<AgentMessage[]>): EventStream<AgentLoopEvent, AgentMessage[]> {
+  const stream = agentStream();
   void run(async (e) => stream.push(e)).then(
     (messages) => stream.end(messages),
     () => stream.end([]),
@@ -400,11 +371,11 @@ function streamOf(run: (emit: AgentEventSink) => Promise<AgentMessage[]>): Agent
   return stream;
 }
 
-export function agentLoop(prompts: AgentMessage[], context: AgentContext, config: AgentLoopConfig, signal?: AbortSignal, streamFn?: RefStreamFn): AgentEventStream {
+export function agentLoop(prompts: AgentMessage[], context: AgentContext, config: AgentLoopConfig, signal?: AbortSignal, streamFn?: RefStreamFn): EventStream<AgentLoopEvent, AgentMessage[]> {
   return streamOf((emit) => runAgentLoop(prompts, context, config, emit, signal, streamFn));
 }
 
-export function agentLoopContinue(context: AgentContext, config: AgentLoopConfig, signal?: AbortSignal, streamFn?: RefStreamFn): AgentEventStream {
+export function agentLoopContinue(context: AgentContext, config: AgentLoopConfig, signal?: AbortSignal, streamFn?: RefStreamFn): EventStream<AgentLoopEvent, AgentMessage[]> {
   assertContinuable(context);
   return streamOf((emit) => runOnPion(undefined, context, config, emit, signal, streamFn));
 }

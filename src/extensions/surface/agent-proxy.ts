@@ -4,55 +4,20 @@
  * app's bearer token and reads back server-sent events of the reference's proxy shape (the
  * assistant events without `partial`, `done` / `error` carrying usage), rebuilding the assistant
  * message as they arrive. Like every stream function it never rejects: an HTTP error, a dropped
- * connection or an abort ends the stream with an `error` event.
+ * connection or an abort ends the stream with an `error` event. The stream is pi-ai's
+ * AssistantMessageEventStream, as the reference's: its final message gets `durationMs`.
  */
 import { emptyUsage } from "../../providers/event-stream.ts";
 import { sseBatches } from "../../providers/sse.ts";
 import type { AssistantMessage, Model, ToolCall } from "../../providers/types.ts";
 import { errorMessage } from "../../util/errors.ts";
-import type { RefEvent, RefStream } from "./agent-core.ts";
+import type { RefEvent } from "./agent-core.ts";
+import { AssistantMessageEventStream } from "./ai-utils-stream.ts";
 
 type Rec = Record<string, unknown>;
 
 /** The options a proxy request carries (the rest stay local: the signal, the token, the URL). */
 const FORWARDED = ["temperature", "samplingParams", "maxTokens", "reasoning", "cacheRetention", "sessionId", "disableContinuation", "headers", "metadata", "transport", "thinkingBudgets", "maxRetryDelayMs"];
-
-/** A reference-shaped assistant event stream: events carry the live `partial`; `result()` is the final message. */
-class ProxyEventStream implements RefStream {
-  private readonly queue: RefEvent[] = [];
-  private wake: (() => void) | undefined;
-  private done = false;
-  private resolve!: (m: AssistantMessage) => void;
-  private readonly final = new Promise<AssistantMessage>((r) => (this.resolve = r));
-  private started: number | undefined;
-
-  push(e: RefEvent): void {
-    if (this.done) return;
-    if (e.type === "start") this.started = performance.now();
-    if (e.type === "done" || e.type === "error") {
-      const message = (e.type === "done" ? e.message : e.error) as AssistantMessage;
-      // How long the reply took, for a reply that started (as the reference's streams record it).
-      if (this.started !== undefined) message.durationMs = Math.round(performance.now() - this.started);
-      this.done = true;
-      this.resolve(message);
-    }
-    this.queue.push(e);
-    this.wake?.();
-  }
-
-  result(): Promise<AssistantMessage> {
-    return this.final;
-  }
-
-  async *[Symbol.asyncIterator](): AsyncGenerator<RefEvent> {
-    for (;;) {
-      const next = this.queue.shift();
-      if (next) yield next;
-      else if (this.done) return;
-      else await new Promise<void>((r) => (this.wake = r));
-    }
-  }
-}
 
 /** Apply one proxy event to `partial`; the reference event to pass on, if any. */
 function apply(e: Rec & { type: string }, partial: AssistantMessage & Rec, args: Map<number, string>): RefEvent | undefined {
@@ -109,8 +74,8 @@ function apply(e: Rec & { type: string }, partial: AssistantMessage & Rec, args:
   }
 }
 
-export function streamProxy(model: Model, context: unknown, options: Rec & { proxyUrl: string; authToken: string; signal?: AbortSignal }): RefStream {
-  const stream = new ProxyEventStream();
+export function streamProxy(model: Model, context: unknown, options: Rec & { proxyUrl: string; authToken: string; signal?: AbortSignal }): AssistantMessageEventStream {
+  const stream = new AssistantMessageEventStream();
   const partial = { role: "assistant", stopReason: "pending", content: [], api: model.api, provider: model.provider, model: model.id, usage: emptyUsage(), timestamp: Date.now() } as unknown as AssistantMessage & Rec;
   const signal = options.signal;
   const fail = (message: string) => {
