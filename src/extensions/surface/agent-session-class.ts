@@ -15,7 +15,7 @@ import { sessionStats } from "../../session/stats.ts";
 import { contentText as textOf } from "../../store/entries.ts";
 import type { Agent } from "./agent.ts";
 import type { AgentTool } from "./agent-core.ts";
-import { initialSystemMessage } from "./agent-transcript.ts";
+import { createInitialSystemMessage } from "./ai-utils-transcript.ts";
 
 type Rec = Record<string, unknown>;
 type SessionEvent = Rec & { type: string };
@@ -179,7 +179,7 @@ export class AgentSession {
     const messages = this.agent.state.messages;
     if (this.baseSystemPrompt && (messages[0] as { role?: string } | undefined)?.role !== "system") {
       // The loop declares the tools; the prompt is the session's own.
-      this.agent.state.messages = [initialSystemMessage(this.baseSystemPrompt, []) as unknown as AgentMessage, ...messages];
+      this.agent.state.messages = [createInitialSystemMessage(this.baseSystemPrompt, []) as unknown as AgentMessage, ...messages];
     }
     this.aborted = false;
     await this.agent.prompt(text, options.images);

@@ -11,7 +11,7 @@ import type { AgentMessage } from "../../store/entries.ts";
 import { emptyUsage } from "../../providers/event-stream.ts";
 import { errorMessage } from "../../util/errors.ts";
 import { runAgentLoop, runAgentLoopContinue, TOOL_CWD, type AgentLoopConfig, type AgentTool, type RefStreamFn } from "./agent-core.ts";
-import { currentSystemMessage, initialSystemMessage, systemPromptOf, toDeclaration } from "./agent-transcript.ts";
+import { createInitialSystemMessage, getCurrentSystemMessage, getCurrentSystemPrompt, toToolDeclaration } from "./ai-utils-transcript.ts";
 
 type QueueMode = "all" | "one-at-a-time";
 type Rec = Record<string, unknown>;
@@ -59,14 +59,14 @@ class AgentState {
   constructor(s: InitialState) {
     this._tools = s.tools?.slice() ?? [];
     this._messages = s.messages?.slice() ?? [];
-    const head = initialSystemMessage(s.systemPrompt, this._tools.map(toDeclaration));
+    const head = createInitialSystemMessage(s.systemPrompt, this._tools.map((t) => toToolDeclaration(t as unknown as Parameters<typeof toToolDeclaration>[0])));
     if ((this._messages[0] as { role?: string } | undefined)?.role !== "system" && head) this._messages.unshift(head as unknown as AgentMessage);
     this.model = s.model ?? UNKNOWN_MODEL;
     this.thinkingLevel = s.thinkingLevel ?? "off";
   }
 
   get systemPrompt(): string {
-    return systemPromptOf(this._messages);
+    return getCurrentSystemPrompt(this._messages);
   }
   get tools(): AgentTool[] {
     return this._tools;
@@ -192,7 +192,7 @@ export class Agent {
   /** Clear the conversation and queues, keeping the replayed prompt and tool declarations. */
   reset(): void {
     if (this.activeRun) throw new Error("Agent is already processing. Wait for completion before resetting.");
-    const head = currentSystemMessage(this._state.messages);
+    const head = getCurrentSystemMessage(this._state.messages);
     this._state.messages = head ? [head as unknown as AgentMessage] : [];
     this._state.streamingMessage = undefined;
     this._state.pendingToolCalls = new Set();

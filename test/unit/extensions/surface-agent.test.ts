@@ -191,9 +191,8 @@ describe("pi-agent-core's loop on pion's loop", () => {
       user("hi"),
       { role: "system", content: [{ type: "text", text: "more" }], sections: { a: null, c: "<c/>" }, toolsRemoved: [{ name: "x" }], toolsAdded: [tool("y", "changed")], timestamp: 9 },
     ];
-    expect(t.currentSystemMessage(messages)).toEqual(ai.getCurrentSystemMessage(messages));
-    expect(t.systemPromptOf(messages)).toBe(ai.getCurrentSystemPrompt(messages));
-    expect(t.declaredTools(messages)).toEqual(ai.getCurrentTools(messages));
+    const parts = t.requestParts(messages);
+    expect([parts.systemPrompt, parts.tools, parts.messages]).toEqual([ai.getCurrentSystemPrompt(messages), ai.getCurrentTools(messages), [user("hi")]]);
     const pending = [user("next")];
     expect(t.declareToolChanges(messages, [tool("z")], pending).map(({ timestamp: _t, ...m }: Rec) => m)).toEqual([{ role: "system", content: "", toolsAdded: [tool("z")], toolsRemoved: [{ name: "y" }] }, { role: "user", content: "next" }]);
   });
