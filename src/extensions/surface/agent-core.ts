@@ -15,7 +15,7 @@
  * result sets `terminate` ends it unless messages are queued, and the calls of a reply cut off by
  * the token limit do not run. Not carried over: `prepareRequest`, `prepareNextTurn`.
  */
-import { runAgent, type LoopDeps } from "../../agent/loop.ts";
+import { runAgent, toolResultMessage, type LoopDeps } from "../../agent/loop.ts";
 import type { AgentEvent } from "../../agent/events.ts";
 import { emptyAssistant, PushStream } from "../../providers/event-stream.ts";
 import type { AssistantMessage, AssistantMessageEvent, LlmRequest, Model, StreamFn as PionStreamFn, ThinkingLevel, ToolCall, ToolResultMessage } from "../../providers/types.ts";
@@ -253,8 +253,7 @@ async function runOnPion(
   // adds them after the batch; that later copy is then not announced again).
   const early = new Map<string, ToolResultMessage>();
   const announce = async (e: Extract<AgentEvent, { type: "tool_execution_end" }>) => {
-    const msg: ToolResultMessage = { role: "toolResult", toolCallId: e.toolCallId, toolName: e.toolName, content: e.result.content, isError: e.isError, durationMs: e.durationMs, timestamp: Date.now() };
-    if (e.result.details !== undefined) msg.details = e.result.details;
+    const msg = toolResultMessage(e);
     early.set(e.toolCallId, msg);
     current.push(msg);
     added.push(msg);

@@ -7,7 +7,7 @@
  * connection or an abort ends the stream with an `error` event. The stream is pi-ai's
  * AssistantMessageEventStream, as the reference's: its final message gets `durationMs`.
  */
-import { emptyUsage } from "../../providers/event-stream.ts";
+import { emptyAssistant } from "../../providers/event-stream.ts";
 import { sseBatches } from "../../providers/sse.ts";
 import type { AssistantMessage, Model, ToolCall } from "../../providers/types.ts";
 import { errorMessage } from "../../util/errors.ts";
@@ -76,7 +76,7 @@ function apply(e: Rec & { type: string }, partial: AssistantMessage & Rec, args:
 
 export function streamProxy(model: Model, context: unknown, options: Rec & { proxyUrl: string; authToken: string; signal?: AbortSignal }): AssistantMessageEventStream {
   const stream = new AssistantMessageEventStream();
-  const partial = { role: "assistant", stopReason: "pending", content: [], api: model.api, provider: model.provider, model: model.id, usage: emptyUsage(), timestamp: Date.now() } as unknown as AssistantMessage & Rec;
+  const partial = { ...emptyAssistant(model), stopReason: "pending" } as unknown as AssistantMessage & Rec;
   const signal = options.signal;
   const fail = (message: string) => {
     partial.stopReason = signal?.aborted ? "aborted" : "error";

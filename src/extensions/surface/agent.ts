@@ -8,7 +8,7 @@
  */
 import type { AssistantMessage, ImageContent, Model, ThinkingLevel } from "../../providers/types.ts";
 import type { AgentMessage } from "../../store/entries.ts";
-import { emptyUsage } from "../../providers/event-stream.ts";
+import { emptyAssistant } from "../../providers/event-stream.ts";
 import { errorMessage } from "../../util/errors.ts";
 import { runAgentLoop, runAgentLoopContinue, TOOL_CWD, type AgentLoopConfig, type AgentTool, type RefStreamFn } from "./agent-core.ts";
 import { createInitialSystemMessage, getCurrentSystemMessage, getCurrentSystemPrompt, toToolDeclaration } from "./ai-utils-transcript.ts";
@@ -281,7 +281,7 @@ export class Agent {
   /** A run that threw (a hook or `convertToLlm` failed): its end as an assistant message with the error. */
   private async fail(err: unknown, aborted: boolean): Promise<void> {
     const m = this._state.model;
-    const message: AssistantMessage = { role: "assistant", content: [{ type: "text", text: "" }], api: m.api, provider: m.provider, model: m.id, usage: emptyUsage(), stopReason: aborted ? "aborted" : "error", errorMessage: errorMessage(err), timestamp: Date.now() };
+    const message: AssistantMessage = { ...emptyAssistant(m), content: [{ type: "text", text: "" }], stopReason: aborted ? "aborted" : "error", errorMessage: errorMessage(err) };
     await this.process({ type: "message_start", message });
     await this.process({ type: "message_end", message });
     await this.process({ type: "turn_end", message, toolResults: [] });

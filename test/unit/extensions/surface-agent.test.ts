@@ -189,7 +189,7 @@ describe("pi-agent-core's loop on pion's loop", () => {
     const messages = [
       { role: "system", content: "base", sections: { a: "<a>1</a>", b: "<b>2</b>" }, toolsAdded: [tool("x"), tool("y")], timestamp: 5 },
       user("hi"),
-      { role: "system", content: [{ type: "text", text: "more" }], sections: { a: null, c: "<c/>" }, toolsRemoved: [{ name: "x" }], toolsAdded: [tool("y", "changed")], timestamp: 9 },
+      { role: "system", content: [{ type: "text", text: "more" }, { type: "text", text: "and more" }], sections: { a: null, c: "<c/>" }, toolsRemoved: [{ name: "x" }], toolsAdded: [tool("y", "changed")], timestamp: 9 },
     ];
     const parts = t.requestParts(messages);
     expect([parts.systemPrompt, parts.tools, parts.messages]).toEqual([ai.getCurrentSystemPrompt(messages), ai.getCurrentTools(messages), [user("hi")]]);
