@@ -3,9 +3,10 @@
  * server of their own. It POSTs `{ model, context, options }` to `<proxyUrl>/api/stream` with the
  * app's bearer token and reads back server-sent events of the reference's proxy shape (the
  * assistant events without `partial`, `done` / `error` carrying usage), rebuilding the assistant
- * message as they arrive. Like every stream function it never rejects: an HTTP error, a dropped
- * connection or an abort ends the stream with an `error` event. The stream is pi-ai's
- * AssistantMessageEventStream, as the reference's: its final message gets `durationMs`.
+ * message as they arrive (a tool call's arguments read as far as they have come). Like every
+ * stream function it never rejects: an HTTP error, a dropped connection or an abort ends the
+ * stream with an `error` event. The stream is pi-ai's AssistantMessageEventStream, as the
+ * reference's: its final message gets `durationMs`.
  */
 import { emptyAssistant } from "../../providers/event-stream.ts";
 import { sseBatches } from "../../providers/sse.ts";
@@ -13,6 +14,7 @@ import type { AssistantMessage, Model, ToolCall } from "../../providers/types.ts
 import { errorMessage } from "../../util/errors.ts";
 import type { RefEvent } from "./agent-core.ts";
 import { AssistantMessageEventStream } from "./ai-utils-stream.ts";
+import { StreamingJsonParser } from "./ai-utils-streaming-json.ts";
 
 type Rec = Record<string, unknown>;
 
@@ -20,7 +22,7 @@ type Rec = Record<string, unknown>;
 const FORWARDED = ["temperature", "samplingParams", "maxTokens", "reasoning", "cacheRetention", "sessionId", "disableContinuation", "headers", "metadata", "transport", "thinkingBudgets", "maxRetryDelayMs"];
 
 /** Apply one proxy event to `partial`; the reference event to pass on, if any. */
-function apply(e: Rec & { type: string }, partial: AssistantMessage & Rec, args: Map<number, string>): RefEvent | undefined {
+function apply(e: Rec & { type: string }, partial: AssistantMessage & Rec, args: Map<number, StreamingJsonParser>): RefEvent | undefined {
   const i = e.contentIndex as number;
   const block = partial.content[i] as unknown as (Rec & { type: string }) | undefined;
   const wrong = (kind: string) => new Error(`Received ${e.type} for non-${kind} content`);
@@ -35,7 +37,7 @@ function apply(e: Rec & { type: string }, partial: AssistantMessage & Rec, args:
       return { type: e.type, contentIndex: i, partial };
     case "toolcall_start":
       partial.content[i] = { type: "toolCall", id: String(e.id), name: String(e.toolName), arguments: {} };
-      args.set(i, "");
+      args.set(i, new StreamingJsonParser());
       return { type: e.type, contentIndex: i, partial };
     case "text_delta":
       if (block?.type !== "text") throw wrong("text");
@@ -45,10 +47,15 @@ function apply(e: Rec & { type: string }, partial: AssistantMessage & Rec, args:
       if (block?.type !== "thinking") throw wrong("thinking");
       block.thinking += String(e.delta);
       return { type: e.type, contentIndex: i, delta: e.delta, partial };
-    case "toolcall_delta":
-      if (block?.type !== "toolCall" || !args.has(i)) throw wrong("toolCall");
-      args.set(i, args.get(i)! + String(e.delta));
+    case "toolcall_delta": {
+      const parser = args.get(i);
+      if (block?.type !== "toolCall" || !parser) throw wrong("toolCall");
+      parser.append(String(e.delta));
+      const value = parser.snapshot();
+      // A new block, with the arguments read so far (an object, else none yet).
+      partial.content[i] = { ...(block as unknown as ToolCall), arguments: value && typeof value === "object" && !Array.isArray(value) ? (value as Rec) : {} };
       return { type: e.type, contentIndex: i, delta: e.delta, partial };
+    }
     case "text_end":
       if (block?.type !== "text") throw wrong("text");
       block.textSignature = e.contentSignature;
@@ -95,7 +102,7 @@ export function streamProxy(model: Model, context: unknown, options: Rec & { pro
       const body = (await res.json().catch(() => undefined)) as { error?: unknown } | undefined;
       throw new Error(`The proxy refused the request: ${body?.error ? String(body.error) : `${res.status} ${res.statusText}`}`);
     }
-    const args = new Map<number, string>();
+    const args = new Map<number, StreamingJsonParser>();
     let ended = false;
     for await (const batch of sseBatches(res.body!)) {
       if (signal?.aborted) throw new Error("The request was aborted");

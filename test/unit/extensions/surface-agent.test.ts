@@ -269,6 +269,46 @@ describe("pi-agent-core's loop on pion's loop", () => {
       server.stop(true);
     }
   });
+  (REF ? test : test.skip)("streamProxy shows a tool call's arguments so far at each delta, as the reference's does", async () => {
+    const ref = await import(join(REF!, "../pi-agent-core/dist/index.js"));
+    const pieces = ['{"path":"src/', 'a.ts","n":1', "2", ',"deep":{"k":[1,', "tr", "ue]}}"];
+    const events = [
+      { type: "start" },
+      { type: "toolcall_start", contentIndex: 0, id: "t1", toolName: "read" },
+      ...pieces.map((delta) => ({ type: "toolcall_delta", contentIndex: 0, delta })),
+      { type: "toolcall_end", contentIndex: 0, toolCall: { type: "toolCall", id: "t1", name: "read", arguments: { path: "src/a.ts", n: 12, deep: { k: [1, true] } } } },
+      { type: "done", reason: "toolUse", usage: zero },
+    ];
+    // One event per chunk, a pause between them: each event is read before the next arrives.
+    const server = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch: () => {
+        let i = 0;
+        const body = new ReadableStream({
+          async pull(c) {
+            if (i === events.length) return c.close();
+            await Bun.sleep(5);
+            c.enqueue(new TextEncoder().encode(`data: ${JSON.stringify(events[i++])}\n\n`));
+          },
+        });
+        return new Response(body, { headers: { "content-type": "text/event-stream" } });
+      },
+    });
+    try {
+      const run = async (fn: Fn) => {
+        const s = fn(model, { messages: [user("hi")] }, { proxyUrl: `http://127.0.0.1:${server.port}`, authToken: "tok" });
+        const seen: unknown[] = [];
+        for await (const e of s) if (e.type === "toolcall_delta") seen.push(structuredClone(e.partial.content[0].arguments));
+        return seen;
+      };
+      const mine = await run(core.streamProxy);
+      expect(mine).toEqual(await run(ref.streamProxy));
+      expect(mine.at(-1)).toEqual({ path: "src/a.ts", n: 12, deep: { k: [1, true] } });
+    } finally {
+      server.stop(true);
+    }
+  });
 });
 
 describe("pi-coding-agent's createAgentSession", () => {
