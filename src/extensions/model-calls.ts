@@ -3,15 +3,16 @@
  * `completeSimple` / `complete`, and `ctx.modelRegistry.stream` / `complete`. A model is one of
  * pion's (from `ctx.modelRegistry` or `ctx.model`'s lookup); the key comes from `options.apiKey`,
  * else from the session's registry (auth.json, models.json, the environment), as a request of the
- * session's own would get it. The stream yields the reference's events (`start`, the deltas,
- * then `done` or `error`) and `result()` resolves with the final assistant message; like every
- * pion stream it never rejects: a failure ends with stopReason "error".
+ * session's own would get it. The stream yields the reference's events (`start`, the deltas, each
+ * with the message so far as `partial`, then `done` or `error`) and `result()` resolves with the
+ * final assistant message; like every pion stream it never rejects: a failure ends with
+ * stopReason "error".
  */
 import { describeProviderError } from "../providers/errors.ts";
 import { emptyAssistant } from "../providers/event-stream.ts";
 import { streamByApi } from "../providers/index.ts";
 import type { AssistantMessage, LlmRequest, Message, Model, ThinkingLevel, ToolSpec } from "../providers/types.ts";
-import { AssistantMessageEventStream } from "./surface/ai-utils-stream.ts";
+import { AssistantMessageEventStream, PartialAssistant } from "./surface/ai-utils-stream.ts";
 
 type Auth = (provider: string) => Promise<{ apiKey?: string; headers?: Record<string, string> } | undefined>;
 
@@ -59,8 +60,9 @@ export function streamModel(model: Model, context: CallContext, options: CallOpt
       ...(options.sessionId ? { sessionId: options.sessionId } : {}),
     };
     const stream = streamByApi(req, options.signal ?? new AbortController().signal);
-    out.push({ type: "start" });
-    for await (const e of stream) out.push(e);
+    const partial = new PartialAssistant({ ...emptyAssistant(model), stopReason: "pending" as AssistantMessage["stopReason"] });
+    out.push({ type: "start", partial: partial.message });
+    for await (const e of stream) out.push({ ...e, partial: partial.apply(e) });
     return stream.result();
   })().then(
     (message) => out.push(message.stopReason === "error" || message.stopReason === "aborted" ? { type: "error", reason: message.stopReason, error: message } : { type: "done", reason: message.stopReason, message }),

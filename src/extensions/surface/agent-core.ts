@@ -27,7 +27,7 @@ import { streamModel } from "../model-calls.ts";
 import { adaptTool, toToolResult } from "../tool-adapter.ts";
 import { streamProxy } from "./agent-proxy.ts";
 import { declareToolChanges, requestParts } from "./agent-transcript.ts";
-import { EventStream } from "./ai-utils-stream.ts";
+import { EventStream, PartialAssistant } from "./ai-utils-stream.ts";
 
 type Rec = Record<string, unknown>;
 export type RefEvent = Rec & { type: string };
@@ -137,49 +137,6 @@ function throughStreamFn(fn: RefStreamFn, config: AgentLoopConfig, transcripts: 
   };
 }
 
-/** The assistant message so far, after one delta event (the reference's `partial`). */
-function applyDelta(m: AssistantMessage, e: AssistantMessageEvent): AssistantMessage {
-  const content = [...m.content];
-  const i = e.contentIndex;
-  switch (e.type) {
-    case "text_start":
-      content[i] = { type: "text", text: "" };
-      break;
-    case "thinking_start":
-      content[i] = { type: "thinking", thinking: "" };
-      break;
-    case "toolcall_start":
-      content[i] = { type: "toolCall", id: e.id, name: e.toolName, arguments: {} };
-      break;
-    case "text_delta": {
-      const b = content[i];
-      if (b?.type === "text") content[i] = { ...b, text: b.text + e.delta };
-      break;
-    }
-    case "thinking_delta": {
-      const b = content[i];
-      if (b?.type === "thinking") content[i] = { ...b, thinking: b.thinking + e.delta };
-      break;
-    }
-    case "text_end": {
-      const b = content[i];
-      content[i] = { ...(b?.type === "text" ? b : { type: "text" as const }), text: e.content };
-      break;
-    }
-    case "thinking_end": {
-      const b = content[i];
-      content[i] = { ...(b?.type === "thinking" ? b : { type: "thinking" as const }), thinking: e.content };
-      break;
-    }
-    case "toolcall_end":
-      content[i] = e.toolCall;
-      break;
-    case "toolcall_delta":
-      break;
-  }
-  return { ...m, content };
-}
-
 const noContext = () => ({}) as ExtensionContext;
 const asPionTools = (tools: readonly AgentTool[]) => new Map(tools.map((t) => [t.name, adaptTool(t, "agent", noContext)]));
 
@@ -229,7 +186,7 @@ async function runOnPion(
   const opening = declareToolChanges(current, agentTools, prompts ?? steering.splice(0));
   const run = signal ?? new AbortController().signal;
   let assistant: AssistantMessage | undefined;
-  let partial: AssistantMessage | undefined;
+  let partial: PartialAssistant | undefined;
   let stop = false;
   const hookContext = (): AgentContext => ({ messages: current, tools: agentTools });
   const sequential = config.toolExecution === "sequential";
@@ -270,10 +227,10 @@ async function runOnPion(
         return;
       }
       if (e.type === "agent_end") out = { type: e.type, messages: added.slice() };
-      if (e.type === "message_start" && e.message.role === "assistant") partial = e.message;
+      if (e.type === "message_start" && e.message.role === "assistant") partial = new PartialAssistant(e.message);
       else if (e.type === "message_update" && partial) {
-        partial = applyDelta(partial, e.assistantMessageEvent);
-        out = { type: e.type, assistantMessageEvent: { ...e.assistantMessageEvent, partial }, message: { ...partial } };
+        const message = partial.apply(e.assistantMessageEvent);
+        out = { type: e.type, assistantMessageEvent: { ...e.assistantMessageEvent, partial: message }, message: { ...message } };
       } else if (e.type === "message_end") {
         current.push(e.message);
         added.push(e.message);
