@@ -13,7 +13,7 @@ import { sseBatches } from "../../providers/sse.ts";
 import type { AssistantMessage, Model, ToolCall } from "../../providers/types.ts";
 import { errorMessage } from "../../util/errors.ts";
 import type { RefEvent } from "./agent-core.ts";
-import { AssistantMessageEventStream } from "./ai-utils-stream.ts";
+import { argumentsSoFar, AssistantMessageEventStream } from "./ai-utils-stream.ts";
 import { StreamingJsonParser } from "./ai-utils-streaming-json.ts";
 
 type Rec = Record<string, unknown>;
@@ -50,10 +50,8 @@ function apply(e: Rec & { type: string }, partial: AssistantMessage & Rec, args:
     case "toolcall_delta": {
       const parser = args.get(i);
       if (block?.type !== "toolCall" || !parser) throw wrong("toolCall");
-      parser.append(String(e.delta));
-      const value = parser.snapshot();
-      // A new block, with the arguments read so far (an object, else none yet).
-      partial.content[i] = { ...(block as unknown as ToolCall), arguments: value && typeof value === "object" && !Array.isArray(value) ? (value as Rec) : {} };
+      // A new block, with the arguments read so far.
+      partial.content[i] = { ...(block as unknown as ToolCall), arguments: argumentsSoFar(parser, String(e.delta)) };
       return { type: e.type, contentIndex: i, delta: e.delta, partial };
     }
     case "text_end":

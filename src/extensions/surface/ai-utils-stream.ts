@@ -114,6 +114,13 @@ export class AssistantMessageEventStream extends EventStream<AssistantEvent, Ass
 
 export const createAssistantMessageEventStream = (): AssistantMessageEventStream => new AssistantMessageEventStream();
 
+/** A tool call's arguments after one more piece of their JSON text: an object, else none yet. */
+export function argumentsSoFar(parser: StreamingJsonParser, piece: string): Record<string, unknown> {
+  parser.append(piece);
+  const value = parser.snapshot();
+  return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
 /**
  * The reference's `partial` of an assistant stream, rebuilt from pion's delta events: `apply`
  * returns the message so far as a new object (earlier ones stay as they were), a tool call's
@@ -148,10 +155,7 @@ export class PartialAssistant {
       case "toolcall_delta": {
         const parser = this.#args.get(i);
         if (b?.type !== "toolCall" || !parser) break;
-        parser.append(e.delta);
-        const value = parser.snapshot();
-        // Arguments are an object: any other value so far shows as none yet.
-        content[i] = { ...b, arguments: value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {} };
+        content[i] = { ...b, arguments: argumentsSoFar(parser, e.delta) };
         break;
       }
       case "text_end":
