@@ -32,6 +32,10 @@ interface CallContext {
   tools?: { name: string; description?: string; parameters?: unknown }[];
 }
 
+/** Tool declarations as pion's providers take them (no description is an empty one, no schema an empty object's). */
+export const toolSpecs = (tools: NonNullable<CallContext["tools"]>): ToolSpec[] =>
+  tools.map((t) => ({ name: t.name, description: t.description ?? "", parameters: (t.parameters ?? { type: "object", properties: {} }) as Record<string, unknown> }));
+
 interface CallOptions {
   apiKey?: string;
   headers?: Record<string, string>;
@@ -55,7 +59,7 @@ export function streamModel(model: Model, context: CallContext, options: CallOpt
       ...(auth.headers || options.headers ? { authHeaders: { ...auth.headers, ...options.headers } } : {}),
       systemPrompt: context.systemPrompt ?? "",
       messages: context.messages ?? [],
-      tools: (context.tools ?? []).map((t): ToolSpec => ({ name: t.name, description: t.description ?? "", parameters: (t.parameters ?? { type: "object", properties: {} }) as Record<string, unknown> })),
+      tools: toolSpecs(context.tools ?? []),
       thinkingLevel: options.reasoning ?? options.thinkingLevel ?? "off",
       ...(options.sessionId ? { sessionId: options.sessionId } : {}),
     };

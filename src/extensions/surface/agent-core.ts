@@ -23,7 +23,7 @@ import type { AgentMessage } from "../../store/entries.ts";
 import { ToolArgumentError, type ToolResult } from "../../tools/tool.ts";
 import { errorMessage } from "../../util/errors.ts";
 import type { ExtensionContext, ToolDefinition } from "../api.ts";
-import { streamModel } from "../model-calls.ts";
+import { streamModel, toolSpecs } from "../model-calls.ts";
 import { adaptTool, toToolResult } from "../tool-adapter.ts";
 import { streamProxy } from "./agent-proxy.ts";
 import { declareToolChanges, requestParts } from "./agent-transcript.ts";
@@ -254,7 +254,7 @@ async function runOnPion(
         ...(key ? { apiKey: key } : {}),
         systemPrompt: parts.systemPrompt,
         messages: parts.messages,
-        tools: parts.tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters as Rec })),
+        tools: toolSpecs(parts.tools),
         thinkingLevel: config.reasoning ?? "off",
         ...(config.sessionId ? { sessionId: config.sessionId } : {}),
       };
