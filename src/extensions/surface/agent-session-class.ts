@@ -9,6 +9,7 @@
  * a clear error here.
  */
 import type { ImageContent, Model, ThinkingLevel } from "../../providers/types.ts";
+import type { QueueMode } from "../../session/queues.ts";
 import type { AgentMessage, Entry } from "../../store/entries.ts";
 import { clampThinkingLevel } from "../../providers/thinking.ts";
 import { sessionStats } from "../../session/stats.ts";
@@ -257,10 +258,10 @@ export class AgentSession {
     this.emit({ type: "thinking_level_changed", level });
   }
 
-  setSteeringMode(mode: "all" | "one-at-a-time"): void {
+  setSteeringMode(mode: QueueMode): void {
     this.agent.steeringMode = mode;
   }
-  setFollowUpMode(mode: "all" | "one-at-a-time"): void {
+  setFollowUpMode(mode: QueueMode): void {
     this.agent.followUpMode = mode;
   }
 

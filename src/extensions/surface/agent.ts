@@ -7,13 +7,13 @@
  * default (`setDefaultStreamFn`, or pion's providers with the session's keys).
  */
 import type { AssistantMessage, ImageContent, Model, ThinkingLevel } from "../../providers/types.ts";
+import type { QueueMode } from "../../session/queues.ts";
 import type { AgentMessage } from "../../store/entries.ts";
 import { emptyAssistant } from "../../providers/event-stream.ts";
 import { errorMessage } from "../../util/errors.ts";
 import { runAgentLoop, runAgentLoopContinue, TOOL_CWD, type AgentLoopConfig, type AgentTool, type RefStreamFn } from "./agent-core.ts";
 import { createInitialSystemMessage, getCurrentSystemMessage, getCurrentSystemPrompt, toToolDeclaration } from "./ai-utils-transcript.ts";
 
-type QueueMode = "all" | "one-at-a-time";
 type Rec = Record<string, unknown>;
 type Event = Rec & { type: string };
 type Listener = (event: Event, signal: AbortSignal) => Promise<void> | void;
