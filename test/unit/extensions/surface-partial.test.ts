@@ -4,6 +4,7 @@ import { streamModel } from "../../../src/extensions/model-calls.ts";
 import { PartialAssistant } from "../../../src/extensions/surface/ai-utils-stream.ts";
 import { emptyAssistant } from "../../../src/providers/event-stream.ts";
 import type { AssistantMessageEvent, Model } from "../../../src/providers/types.ts";
+import { referenceModules } from "../../../src/extensions/virtual-modules.ts";
 import { startFakeProvider } from "../../support/fake-provider.ts";
 
 const REF = process.env.PION_REFERENCE_PKG;
@@ -70,5 +71,45 @@ describe("the message so far of an assistant stream", () => {
     const mine = await run(streamModel as never);
     expect(mine).toEqual(await run(ref.streamSimple));
     expect(mine.last).toEqual(mine.final);
+  });
+
+  (REF ? test : test.skip)("pi-agent-core's agentLoop: each message_update's partial is the reference's, tool call arguments so far included", async () => {
+    const ref = await import(join(REF!, "../pi-agent-core/dist/index.js"));
+    const ai = await import(join(REF!, "../pi-ai/dist/index.js"));
+    const core = referenceModules()["pi-agent-core"] as Rec;
+    const base = { role: "assistant", api: "x", provider: "x", model: "x", usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } }, stopReason: "stop", timestamp: 2 };
+    const call = (args: Rec) => ({ type: "toolCall", id: "c1", name: "noop", arguments: args });
+    // A provider's events, each with its own snapshot of the message so far.
+    const steps: [Rec, Rec[]][] = [
+      [{ type: "text_start", contentIndex: 0 }, [{ type: "text", text: "" }]],
+      [{ type: "text_delta", contentIndex: 0, delta: "ok" }, [{ type: "text", text: "ok" }]],
+      [{ type: "text_end", contentIndex: 0, content: "ok" }, [{ type: "text", text: "ok" }]],
+      [{ type: "toolcall_start", contentIndex: 1, id: "c1", toolName: "noop" }, [{ type: "text", text: "ok" }, call({})]],
+      [{ type: "toolcall_delta", contentIndex: 1, delta: '{"a":"x' }, [{ type: "text", text: "ok" }, call({ a: "x" })]],
+      [{ type: "toolcall_delta", contentIndex: 1, delta: 'y","b":[1' }, [{ type: "text", text: "ok" }, call({ a: "xy", b: [1] })]],
+      [{ type: "toolcall_end", contentIndex: 1, toolCall: call({ a: "xy", b: [1, 2] }) }, [{ type: "text", text: "ok" }, call({ a: "xy", b: [1, 2] })]],
+    ];
+    const run = async (loop: Fn) => {
+      let n = 0;
+      const streamFn = () => {
+        const s = ai.createAssistantMessageEventStream();
+        const first = n++ === 0;
+        queueMicrotask(() => {
+          s.push({ type: "start", partial: { ...base, content: [] } });
+          if (first) for (const [e, content] of steps) s.push({ ...e, partial: { ...base, content } });
+          const content = first ? steps.at(-1)![1] : [{ type: "text", text: "end" }];
+          s.push({ type: "done", reason: first ? "toolUse" : "stop", message: { ...base, content, stopReason: first ? "toolUse" : "stop" } });
+        });
+        return s;
+      };
+      const noop = { name: "noop", label: "noop", description: "d", parameters: { type: "object", properties: {} }, execute: async () => ({ content: [{ type: "text", text: "" }], details: {} }) };
+      const stream = loop([{ role: "user", content: "go", timestamp: 1 }], { messages: [], tools: [noop] }, { model: { ...model, api: "x", provider: "x", id: "x" }, convertToLlm: (m: Rec[]) => m }, undefined, streamFn);
+      const updates: unknown[] = [];
+      for await (const e of stream) if (e.type === "message_update") updates.push(structuredClone([e.assistantMessageEvent.type, e.assistantMessageEvent.partial.content, e.message.content]));
+      return updates;
+    };
+    const mine = await run(core.agentLoop);
+    expect(mine).toEqual(await run(ref.agentLoop));
+    expect(mine.length).toBe(steps.length);
   });
 });
