@@ -9,6 +9,7 @@ import { startFakeProvider } from "../../support/fake-provider.ts";
 
 const REF = process.env.PION_REFERENCE_PKG;
 type Rec = Record<string, any>;
+type Fn = (...a: any[]) => any;
 const fake = startFakeProvider();
 afterAll(() => fake.stop());
 const model = { id: "fake-model", name: "fake", api: "anthropic-messages", provider: "fake", baseUrl: fake.url, reasoning: false, input: ["text"], cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 100000, maxTokens: 1000 } as unknown as Model;
