@@ -26,6 +26,19 @@ const echo = {
 const config = { model, apiKey: "k", convertToLlm: (m: Rec[]) => m };
 
 describe("pi-agent-core's loop on pion's loop", () => {
+  test("agentLoop's stream is pi-ai's EventStream and streamProxy's its AssistantMessageEventStream, as the reference's are", async () => {
+    const ai = referenceModules()["pi-ai"] as Rec;
+    const failing = () => {
+      throw new Error("no stream");
+    };
+    const loop = core.agentLoop([user("go")], { messages: [] }, config, undefined, failing);
+    expect(loop).toBeInstanceOf(ai.EventStream);
+    const proxy = core.streamProxy(model, { messages: [] }, { proxyUrl: "http://127.0.0.1:9", authToken: "t" });
+    expect(proxy).toBeInstanceOf(ai.AssistantMessageEventStream);
+    expect((await proxy.result()).stopReason).toBe("error");
+    expect(Array.isArray(await loop.result())).toBe(true);
+  });
+
   test("agentLoop against a real provider: events, a tool call, result(), the request's prompt and tools", async () => {
     fake.enqueue({ blocks: [{ type: "toolCall", name: "echo", arguments: { text: "hi" } }] }, { blocks: [{ type: "text", text: "done" }] });
     const before = fake.requests.length;
