@@ -231,8 +231,7 @@ async function finish(
   durationMs: number,
   emit: (e: AgentEvent) => Promise<void>,
 ): Promise<ToolResultMessage> {
-  const isError = result.isError === true;
-  await emit({
+  const end: ToolExecutionEnd = {
     type: "tool_execution_end",
     toolCallId: call.id,
     toolName: call.name,
@@ -242,19 +241,27 @@ async function finish(
       // On the event only: the stored message has none, as in the reference.
       ...(result.structuredContent !== undefined ? { structuredContent: result.structuredContent } : {}),
     },
-    isError,
+    isError: result.isError === true,
     durationMs: Math.round(durationMs),
-  });
+  };
+  await emit(end);
+  return toolResultMessage(end);
+}
+
+type ToolExecutionEnd = Extract<AgentEvent, { type: "tool_execution_end" }>;
+
+/** The result message of a finished call, from its `tool_execution_end`. */
+export function toolResultMessage(end: ToolExecutionEnd): ToolResultMessage {
   const msg: ToolResultMessage = {
     role: "toolResult",
-    toolCallId: call.id,
-    toolName: call.name,
-    content: result.content,
-    isError,
-    durationMs: Math.round(durationMs),
+    toolCallId: end.toolCallId,
+    toolName: end.toolName,
+    content: end.result.content,
+    isError: end.isError,
+    durationMs: end.durationMs,
     timestamp: Date.now(),
   };
-  if (result.details !== undefined) msg.details = result.details;
+  if (end.result.details !== undefined) msg.details = end.result.details;
   return msg;
 }
 

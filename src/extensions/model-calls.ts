@@ -3,17 +3,16 @@
  * `completeSimple` / `complete`, and `ctx.modelRegistry.stream` / `complete`. A model is one of
  * pion's (from `ctx.modelRegistry` or `ctx.model`'s lookup); the key comes from `options.apiKey`,
  * else from the session's registry (auth.json, models.json, the environment), as a request of the
- * session's own would get it. The stream yields the reference's events (`start`, the deltas,
- * each with the message so far as `partial`, then `done` or `error`) and `result()` resolves
- * with the final assistant message; like every pion stream it never rejects: a failure ends
- * with stopReason "error".
+ * session's own would get it. The stream yields the reference's events (`start`, the deltas, each
+ * with the message so far as `partial`, then `done` or `error`) and `result()` resolves with the
+ * final assistant message; like every pion stream it never rejects: a failure ends with
+ * stopReason "error".
  */
 import { describeProviderError } from "../providers/errors.ts";
 import { emptyAssistant } from "../providers/event-stream.ts";
 import { streamByApi } from "../providers/index.ts";
-import type { AssistantMessage, AssistantMessageEvent, LlmRequest, Message, Model, StreamFn, ThinkingLevel, ToolSpec } from "../providers/types.ts";
-import { ToolCallArgumentsStream } from "./surface/ai-utils-streaming-json.ts";
-import { AssistantMessageEventStream } from "./surface/ai-utils-stream.ts";
+import type { AssistantMessage, LlmRequest, Message, Model, StreamFn, ThinkingLevel, ToolSpec } from "../providers/types.ts";
+import { AssistantMessageEventStream, PartialAssistant } from "./surface/ai-utils-stream.ts";
 
 type Auth = (provider: string) => Promise<{ apiKey?: string; headers?: Record<string, string> } | undefined>;
 
@@ -42,6 +41,10 @@ export interface CallContext {
   tools?: { name: string; description?: string; parameters?: unknown }[];
 }
 
+/** Tool declarations as pion's providers take them (no description is an empty one, no schema an empty object's). */
+export const toolSpecs = (tools: NonNullable<CallContext["tools"]>): ToolSpec[] =>
+  tools.map((t) => ({ name: t.name, description: t.description ?? "", parameters: (t.parameters ?? { type: "object", properties: {} }) as Record<string, unknown> }));
+
 export interface CallOptions {
   apiKey?: string;
   headers?: Record<string, string>;
@@ -64,19 +67,14 @@ export function streamModel(model: Model, context: CallContext, options: CallOpt
       ...(await callAuth(model, options)),
       systemPrompt: context.systemPrompt ?? "",
       messages: context.messages ?? [],
-      tools: (context.tools ?? []).map((t): ToolSpec => ({ name: t.name, description: t.description ?? "", parameters: (t.parameters ?? { type: "object", properties: {} }) as Record<string, unknown> })),
+      tools: toolSpecs(context.tools ?? []),
       thinkingLevel: options.reasoning ?? options.thinkingLevel ?? "off",
       ...(options.sessionId ? { sessionId: options.sessionId } : {}),
     };
     const stream = via(req, options.signal ?? new AbortController().signal);
-    // Each event carries the message so far (`partial`), as the reference's streams' events do.
-    const partial = { ...emptyAssistant(model), stopReason: "pending" };
-    out.push({ type: "start", partial: { ...partial } });
-    const args = new Map<number, ToolCallArgumentsStream>();
-    for await (const e of stream) {
-      grow(partial.content, e, args);
-      out.push({ ...e, partial: { ...partial } });
-    }
+    const partial = new PartialAssistant({ ...emptyAssistant(model), stopReason: "pending" as AssistantMessage["stopReason"] });
+    out.push({ type: "start", partial: partial.message });
+    for await (const e of stream) out.push({ ...e, partial: partial.apply(e) });
     return stream.result();
   })().then(
     (message) => out.push(message.stopReason === "error" || message.stopReason === "aborted" ? { type: "error", reason: message.stopReason, error: message } : { type: "done", reason: message.stopReason, message }),
@@ -88,44 +86,6 @@ export function streamModel(model: Model, context: CallContext, options: CallOpt
     },
   );
   return out;
-}
-
-/** Apply one delta event to the content of a message being streamed (tool arguments parsed as far as they go). */
-function grow(content: AssistantMessage["content"], e: AssistantMessageEvent, args: Map<number, ToolCallArgumentsStream>): void {
-  const i = e.contentIndex;
-  const block = content[i];
-  switch (e.type) {
-    case "text_start":
-      content[i] = { type: "text", text: "" };
-      break;
-    case "thinking_start":
-      content[i] = { type: "thinking", thinking: "" };
-      break;
-    case "toolcall_start":
-      content[i] = { type: "toolCall", id: e.id, name: e.toolName, arguments: {} };
-      args.set(i, new ToolCallArgumentsStream());
-      break;
-    case "text_delta":
-      if (block?.type === "text") block.text += e.delta;
-      break;
-    case "thinking_delta":
-      if (block?.type === "thinking") block.thinking += e.delta;
-      break;
-    case "toolcall_delta":
-      if (block?.type === "toolCall") {
-        block.arguments = args.get(i)?.append(e.delta) ?? block.arguments;
-      }
-      break;
-    case "text_end":
-      content[i] = { type: "text", text: e.content };
-      break;
-    case "thinking_end":
-      content[i] = { ...(block?.type === "thinking" ? block : {}), type: "thinking", thinking: e.content };
-      break;
-    case "toolcall_end":
-      content[i] = e.toolCall;
-      break;
-  }
 }
 
 export const completeModel = (model: Model, context: CallContext, options?: CallOptions): Promise<AssistantMessage> => streamModel(model, context, options).result();

@@ -22,7 +22,7 @@ const anyKey = headless(new Proxy(
 ));
 
 /** Exports of the reference's packages (virtual-modules.ts), by package. */
-export const TUI_MODULE_STAND_INS: Record<"tui" | "codingAgent" | "ai", Record<string, unknown>> = {
+export const TUI_MODULE_STAND_INS: Record<"tui" | "codingAgent", Record<string, unknown>> = {
   tui: {
     Key: anyKey,
     matchesKey: headless(() => false),
@@ -46,7 +46,6 @@ export const TUI_MODULE_STAND_INS: Record<"tui" | "codingAgent" | "ai", Record<s
     DynamicBorder: standInClass("DynamicBorder"),
     BorderedLoader: standInClass("BorderedLoader"),
   },
-  ai: { ToolCallArgumentsStream: standInClass("ToolCallArgumentsStream") },
 };
 
 /** `pi.register*` calls for renderers and shortcuts (api.ts): accepted, never called. */

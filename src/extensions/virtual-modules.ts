@@ -93,7 +93,6 @@ const tui: Exports = {
 
 Object.assign(tui, TUI_MODULE_STAND_INS.tui);
 Object.assign(codingAgent, TUI_MODULE_STAND_INS.codingAgent);
-Object.assign(ai, TUI_MODULE_STAND_INS.ai);
 
 // The subpaths share pi-ai's own functions, then add their own names.
 const aiCompat: Exports = { ...ai, ...aiCompatExports };

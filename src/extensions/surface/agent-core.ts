@@ -15,7 +15,7 @@
  * result sets `terminate` ends it unless messages are queued, and the calls of a reply cut off by
  * the token limit do not run. Not carried over: `prepareRequest`, `prepareNextTurn`.
  */
-import { runAgent, type LoopDeps } from "../../agent/loop.ts";
+import { runAgent, toolResultMessage, type LoopDeps } from "../../agent/loop.ts";
 import type { AgentEvent } from "../../agent/events.ts";
 import { emptyAssistant, PushStream } from "../../providers/event-stream.ts";
 import type { AssistantMessage, AssistantMessageEvent, LlmRequest, Model, StreamFn as PionStreamFn, ThinkingLevel, ToolCall, ToolResultMessage } from "../../providers/types.ts";
@@ -23,10 +23,11 @@ import type { AgentMessage } from "../../store/entries.ts";
 import { ToolArgumentError, type ToolResult } from "../../tools/tool.ts";
 import { errorMessage } from "../../util/errors.ts";
 import type { ExtensionContext, ToolDefinition } from "../api.ts";
-import { streamModel } from "../model-calls.ts";
+import { streamModel, toolSpecs } from "../model-calls.ts";
 import { adaptTool, toToolResult } from "../tool-adapter.ts";
 import { streamProxy } from "./agent-proxy.ts";
 import { declareToolChanges, requestParts } from "./agent-transcript.ts";
+import { EventStream, PartialAssistant } from "./ai-utils-stream.ts";
 
 type Rec = Record<string, unknown>;
 export type RefEvent = Rec & { type: string };
@@ -71,7 +72,8 @@ export interface AgentLoopConfig extends Rec {
 }
 /** pion's own config key (a symbol: never sent to a stream function): the folder tools get as `ctx.cwd`. */
 export const TOOL_CWD = Symbol("pion.toolCwd");
-export type AgentEventSink = (event: Rec & { type: string }) => Promise<void> | void;
+export type AgentLoopEvent = Rec & { type: string };
+export type AgentEventSink = (event: AgentLoopEvent) => Promise<void> | void;
 
 /** The reference's request identity for agent loops (pi-ai's attribution to pi); pion's providers send no attribution. */
 export const DEFAULT_AGENT_IDENTITY = Object.freeze({ attribution: Object.freeze({ name: "pi", url: "https://pi.dev", categories: Object.freeze(["cli-agent"]) }) });
@@ -135,49 +137,6 @@ function throughStreamFn(fn: RefStreamFn, config: AgentLoopConfig, transcripts: 
   };
 }
 
-/** The assistant message so far, after one delta event (the reference's `partial`). */
-function applyDelta(m: AssistantMessage, e: AssistantMessageEvent): AssistantMessage {
-  const content = [...m.content];
-  const i = e.contentIndex;
-  switch (e.type) {
-    case "text_start":
-      content[i] = { type: "text", text: "" };
-      break;
-    case "thinking_start":
-      content[i] = { type: "thinking", thinking: "" };
-      break;
-    case "toolcall_start":
-      content[i] = { type: "toolCall", id: e.id, name: e.toolName, arguments: {} };
-      break;
-    case "text_delta": {
-      const b = content[i];
-      if (b?.type === "text") content[i] = { ...b, text: b.text + e.delta };
-      break;
-    }
-    case "thinking_delta": {
-      const b = content[i];
-      if (b?.type === "thinking") content[i] = { ...b, thinking: b.thinking + e.delta };
-      break;
-    }
-    case "text_end": {
-      const b = content[i];
-      content[i] = { ...(b?.type === "text" ? b : { type: "text" as const }), text: e.content };
-      break;
-    }
-    case "thinking_end": {
-      const b = content[i];
-      content[i] = { ...(b?.type === "thinking" ? b : { type: "thinking" as const }), thinking: e.content };
-      break;
-    }
-    case "toolcall_end":
-      content[i] = e.toolCall;
-      break;
-    case "toolcall_delta":
-      break;
-  }
-  return { ...m, content };
-}
-
 const noContext = () => ({}) as ExtensionContext;
 const asPionTools = (tools: readonly AgentTool[]) => new Map(tools.map((t) => [t.name, adaptTool(t, "agent", noContext)]));
 
@@ -227,7 +186,7 @@ async function runOnPion(
   const opening = declareToolChanges(current, agentTools, prompts ?? steering.splice(0));
   const run = signal ?? new AbortController().signal;
   let assistant: AssistantMessage | undefined;
-  let partial: AssistantMessage | undefined;
+  let partial: PartialAssistant | undefined;
   let stop = false;
   const hookContext = (): AgentContext => ({ messages: current, tools: agentTools });
   const sequential = config.toolExecution === "sequential";
@@ -251,8 +210,7 @@ async function runOnPion(
   // adds them after the batch; that later copy is then not announced again).
   const early = new Map<string, ToolResultMessage>();
   const announce = async (e: Extract<AgentEvent, { type: "tool_execution_end" }>) => {
-    const msg: ToolResultMessage = { role: "toolResult", toolCallId: e.toolCallId, toolName: e.toolName, content: e.result.content, isError: e.isError, durationMs: e.durationMs, timestamp: Date.now() };
-    if (e.result.details !== undefined) msg.details = e.result.details;
+    const msg = toolResultMessage(e);
     early.set(e.toolCallId, msg);
     current.push(msg);
     added.push(msg);
@@ -269,10 +227,10 @@ async function runOnPion(
         return;
       }
       if (e.type === "agent_end") out = { type: e.type, messages: added.slice() };
-      if (e.type === "message_start" && e.message.role === "assistant") partial = e.message;
+      if (e.type === "message_start" && e.message.role === "assistant") partial = new PartialAssistant(e.message);
       else if (e.type === "message_update" && partial) {
-        partial = applyDelta(partial, e.assistantMessageEvent);
-        out = { type: e.type, assistantMessageEvent: { ...e.assistantMessageEvent, partial }, message: { ...partial } };
+        const message = partial.apply(e.assistantMessageEvent);
+        out = { type: e.type, assistantMessageEvent: { ...e.assistantMessageEvent, partial: message }, message: { ...message } };
       } else if (e.type === "message_end") {
         current.push(e.message);
         added.push(e.message);
@@ -296,7 +254,7 @@ async function runOnPion(
         ...(key ? { apiKey: key } : {}),
         systemPrompt: parts.systemPrompt,
         messages: parts.messages,
-        tools: parts.tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters as Rec })),
+        tools: toolSpecs(parts.tools),
         thinkingLevel: config.reasoning ?? "off",
         ...(config.sessionId ? { sessionId: config.sessionId } : {}),
       };
@@ -356,43 +314,12 @@ export async function runAgentLoopContinue(context: AgentContext, config: AgentL
   return runOnPion(undefined, context, config, emit, signal, streamFn);
 }
 
-/** The loop's events as an async iterable; `result()` resolves with the messages of the run's `agent_end`. */
-export class AgentEventStream implements AsyncIterable<Rec & { type: string }> {
-  private readonly queue: (Rec & { type: string })[] = [];
-  private wake: (() => void) | undefined;
-  private done = false;
-  private resolve!: (messages: AgentMessage[]) => void;
-  private readonly final = new Promise<AgentMessage[]>((r) => (this.resolve = r));
+/** pi-agent-core's loop stream: pi-ai's EventStream, whose `result()` is the messages of the run's `agent_end`. */
+const agentStream = () => new EventStream<AgentLoopEvent, AgentMessage[]>((e) => e.type === "agent_end", (e) => (e.type === "agent_end" ? (e.messages as AgentMessage[]) : []));
 
-  push(event: Rec & { type: string }): void {
-    if (this.done) return;
-    this.queue.push(event);
-    if (event.type === "agent_end") this.end(event.messages as AgentMessage[]);
-    this.wake?.();
-  }
-
-  end(messages: AgentMessage[] = []): void {
-    this.done = true;
-    this.resolve(messages);
-    this.wake?.();
-  }
-
-  result(): Promise<AgentMessage[]> {
-    return this.final;
-  }
-
-  async *[Symbol.asyncIterator](): AsyncGenerator<Rec & { type: string }> {
-    for (;;) {
-      const next = this.queue.shift();
-      if (next) yield next;
-      else if (this.done) return;
-      else await new Promise<void>((r) => (this.wake = r));
-    }
-  }
-}
-
-function streamOf(run: (emit: AgentEventSink) => Promise<AgentMessage[]>): AgentEventStream {
-  const stream = new AgentEventStream();
+/** The run's events pushed to a loop stream, which ends with the run (with no messages if it fails). */
+function streamOf(run: (emit: AgentEventSink) => Promise<AgentMessage[]>): EventStream<AgentLoopEvent, AgentMessage[]> {
+  const stream = agentStream();
   void run(async (e) => stream.push(e)).then(
     (messages) => stream.end(messages),
     () => stream.end([]),
@@ -400,11 +327,11 @@ function streamOf(run: (emit: AgentEventSink) => Promise<AgentMessage[]>): Agent
   return stream;
 }
 
-export function agentLoop(prompts: AgentMessage[], context: AgentContext, config: AgentLoopConfig, signal?: AbortSignal, streamFn?: RefStreamFn): AgentEventStream {
+export function agentLoop(prompts: AgentMessage[], context: AgentContext, config: AgentLoopConfig, signal?: AbortSignal, streamFn?: RefStreamFn): EventStream<AgentLoopEvent, AgentMessage[]> {
   return streamOf((emit) => runAgentLoop(prompts, context, config, emit, signal, streamFn));
 }
 
-export function agentLoopContinue(context: AgentContext, config: AgentLoopConfig, signal?: AbortSignal, streamFn?: RefStreamFn): AgentEventStream {
+export function agentLoopContinue(context: AgentContext, config: AgentLoopConfig, signal?: AbortSignal, streamFn?: RefStreamFn): EventStream<AgentLoopEvent, AgentMessage[]> {
   assertContinuable(context);
   return streamOf((emit) => runOnPion(undefined, context, config, emit, signal, streamFn));
 }

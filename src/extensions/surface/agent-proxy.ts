@@ -3,59 +3,26 @@
  * server of their own. It POSTs `{ model, context, options }` to `<proxyUrl>/api/stream` with the
  * app's bearer token and reads back server-sent events of the reference's proxy shape (the
  * assistant events without `partial`, `done` / `error` carrying usage), rebuilding the assistant
- * message as they arrive. Like every stream function it never rejects: an HTTP error, a dropped
- * connection or an abort ends the stream with an `error` event.
+ * message as they arrive (a tool call's arguments read as far as they have come). Like every
+ * stream function it never rejects: an HTTP error, a dropped connection or an abort ends the
+ * stream with an `error` event. The stream is pi-ai's AssistantMessageEventStream, as the
+ * reference's: its final message gets `durationMs`.
  */
-import { emptyUsage } from "../../providers/event-stream.ts";
+import { emptyAssistant } from "../../providers/event-stream.ts";
 import { sseBatches } from "../../providers/sse.ts";
 import type { AssistantMessage, Model, ToolCall } from "../../providers/types.ts";
 import { errorMessage } from "../../util/errors.ts";
-import type { RefEvent, RefStream } from "./agent-core.ts";
+import type { RefEvent } from "./agent-core.ts";
+import { AssistantMessageEventStream } from "./ai-utils-stream.ts";
+import { ToolCallArgumentsStream } from "./ai-utils-streaming-json.ts";
 
 type Rec = Record<string, unknown>;
 
 /** The options a proxy request carries (the rest stay local: the signal, the token, the URL). */
 const FORWARDED = ["temperature", "samplingParams", "maxTokens", "reasoning", "cacheRetention", "sessionId", "disableContinuation", "headers", "metadata", "transport", "thinkingBudgets", "maxRetryDelayMs"];
 
-/** A reference-shaped assistant event stream: events carry the live `partial`; `result()` is the final message. */
-class ProxyEventStream implements RefStream {
-  private readonly queue: RefEvent[] = [];
-  private wake: (() => void) | undefined;
-  private done = false;
-  private resolve!: (m: AssistantMessage) => void;
-  private readonly final = new Promise<AssistantMessage>((r) => (this.resolve = r));
-  private started: number | undefined;
-
-  push(e: RefEvent): void {
-    if (this.done) return;
-    if (e.type === "start") this.started = performance.now();
-    if (e.type === "done" || e.type === "error") {
-      const message = (e.type === "done" ? e.message : e.error) as AssistantMessage;
-      // How long the reply took, for a reply that started (as the reference's streams record it).
-      if (this.started !== undefined) message.durationMs = Math.round(performance.now() - this.started);
-      this.done = true;
-      this.resolve(message);
-    }
-    this.queue.push(e);
-    this.wake?.();
-  }
-
-  result(): Promise<AssistantMessage> {
-    return this.final;
-  }
-
-  async *[Symbol.asyncIterator](): AsyncGenerator<RefEvent> {
-    for (;;) {
-      const next = this.queue.shift();
-      if (next) yield next;
-      else if (this.done) return;
-      else await new Promise<void>((r) => (this.wake = r));
-    }
-  }
-}
-
 /** Apply one proxy event to `partial`; the reference event to pass on, if any. */
-function apply(e: Rec & { type: string }, partial: AssistantMessage & Rec, args: Map<number, string>): RefEvent | undefined {
+function apply(e: Rec & { type: string }, partial: AssistantMessage & Rec, args: Map<number, ToolCallArgumentsStream>): RefEvent | undefined {
   const i = e.contentIndex as number;
   const block = partial.content[i] as unknown as (Rec & { type: string }) | undefined;
   const wrong = (kind: string) => new Error(`Received ${e.type} for non-${kind} content`);
@@ -70,7 +37,7 @@ function apply(e: Rec & { type: string }, partial: AssistantMessage & Rec, args:
       return { type: e.type, contentIndex: i, partial };
     case "toolcall_start":
       partial.content[i] = { type: "toolCall", id: String(e.id), name: String(e.toolName), arguments: {} };
-      args.set(i, "");
+      args.set(i, new ToolCallArgumentsStream());
       return { type: e.type, contentIndex: i, partial };
     case "text_delta":
       if (block?.type !== "text") throw wrong("text");
@@ -80,10 +47,13 @@ function apply(e: Rec & { type: string }, partial: AssistantMessage & Rec, args:
       if (block?.type !== "thinking") throw wrong("thinking");
       block.thinking += String(e.delta);
       return { type: e.type, contentIndex: i, delta: e.delta, partial };
-    case "toolcall_delta":
-      if (block?.type !== "toolCall" || !args.has(i)) throw wrong("toolCall");
-      args.set(i, args.get(i)! + String(e.delta));
+    case "toolcall_delta": {
+      const stream = args.get(i);
+      if (block?.type !== "toolCall" || !stream) throw wrong("toolCall");
+      // A new block, with the arguments read so far.
+      partial.content[i] = { ...(block as unknown as ToolCall), arguments: stream.append(String(e.delta)) };
       return { type: e.type, contentIndex: i, delta: e.delta, partial };
+    }
     case "text_end":
       if (block?.type !== "text") throw wrong("text");
       block.textSignature = e.contentSignature;
@@ -109,9 +79,9 @@ function apply(e: Rec & { type: string }, partial: AssistantMessage & Rec, args:
   }
 }
 
-export function streamProxy(model: Model, context: unknown, options: Rec & { proxyUrl: string; authToken: string; signal?: AbortSignal }): RefStream {
-  const stream = new ProxyEventStream();
-  const partial = { role: "assistant", stopReason: "pending", content: [], api: model.api, provider: model.provider, model: model.id, usage: emptyUsage(), timestamp: Date.now() } as unknown as AssistantMessage & Rec;
+export function streamProxy(model: Model, context: unknown, options: Rec & { proxyUrl: string; authToken: string; signal?: AbortSignal }): AssistantMessageEventStream {
+  const stream = new AssistantMessageEventStream();
+  const partial = { ...emptyAssistant(model), stopReason: "pending" } as unknown as AssistantMessage & Rec;
   const signal = options.signal;
   const fail = (message: string) => {
     partial.stopReason = signal?.aborted ? "aborted" : "error";
@@ -130,7 +100,7 @@ export function streamProxy(model: Model, context: unknown, options: Rec & { pro
       const body = (await res.json().catch(() => undefined)) as { error?: unknown } | undefined;
       throw new Error(`The proxy refused the request: ${body?.error ? String(body.error) : `${res.status} ${res.statusText}`}`);
     }
-    const args = new Map<number, string>();
+    const args = new Map<number, ToolCallArgumentsStream>();
     let ended = false;
     for await (const batch of sseBatches(res.body!)) {
       if (signal?.aborted) throw new Error("The request was aborted");

@@ -9,13 +9,14 @@
  * a clear error here.
  */
 import type { ImageContent, Model, ThinkingLevel } from "../../providers/types.ts";
+import type { QueueMode } from "../../session/queues.ts";
 import type { AgentMessage, Entry } from "../../store/entries.ts";
 import { clampThinkingLevel } from "../../providers/thinking.ts";
 import { sessionStats } from "../../session/stats.ts";
 import { contentText as textOf } from "../../store/entries.ts";
 import type { Agent } from "./agent.ts";
 import type { AgentTool } from "./agent-core.ts";
-import { initialSystemMessage } from "./agent-transcript.ts";
+import { createInitialSystemMessage } from "./ai-utils-transcript.ts";
 
 type Rec = Record<string, unknown>;
 type SessionEvent = Rec & { type: string };
@@ -179,7 +180,7 @@ export class AgentSession {
     const messages = this.agent.state.messages;
     if (this.baseSystemPrompt && (messages[0] as { role?: string } | undefined)?.role !== "system") {
       // The loop declares the tools; the prompt is the session's own.
-      this.agent.state.messages = [initialSystemMessage(this.baseSystemPrompt, []) as unknown as AgentMessage, ...messages];
+      this.agent.state.messages = [createInitialSystemMessage(this.baseSystemPrompt, []) as unknown as AgentMessage, ...messages];
     }
     this.aborted = false;
     await this.agent.prompt(text, options.images);
@@ -257,10 +258,10 @@ export class AgentSession {
     this.emit({ type: "thinking_level_changed", level });
   }
 
-  setSteeringMode(mode: "all" | "one-at-a-time"): void {
+  setSteeringMode(mode: QueueMode): void {
     this.agent.steeringMode = mode;
   }
-  setFollowUpMode(mode: "all" | "one-at-a-time"): void {
+  setFollowUpMode(mode: QueueMode): void {
     this.agent.followUpMode = mode;
   }
 

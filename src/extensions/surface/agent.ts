@@ -7,13 +7,13 @@
  * default (`setDefaultStreamFn`, or pion's providers with the session's keys).
  */
 import type { AssistantMessage, ImageContent, Model, ThinkingLevel } from "../../providers/types.ts";
+import type { QueueMode } from "../../session/queues.ts";
 import type { AgentMessage } from "../../store/entries.ts";
-import { emptyUsage } from "../../providers/event-stream.ts";
+import { emptyAssistant } from "../../providers/event-stream.ts";
 import { errorMessage } from "../../util/errors.ts";
 import { runAgentLoop, runAgentLoopContinue, TOOL_CWD, type AgentLoopConfig, type AgentTool, type RefStreamFn } from "./agent-core.ts";
-import { currentSystemMessage, initialSystemMessage, systemPromptOf, toDeclaration } from "./agent-transcript.ts";
+import { createInitialSystemMessage, getCurrentSystemMessage, getCurrentSystemPrompt, toToolDeclaration } from "./ai-utils-transcript.ts";
 
-type QueueMode = "all" | "one-at-a-time";
 type Rec = Record<string, unknown>;
 type Event = Rec & { type: string };
 type Listener = (event: Event, signal: AbortSignal) => Promise<void> | void;
@@ -59,14 +59,14 @@ class AgentState {
   constructor(s: InitialState) {
     this._tools = s.tools?.slice() ?? [];
     this._messages = s.messages?.slice() ?? [];
-    const head = initialSystemMessage(s.systemPrompt, this._tools.map(toDeclaration));
+    const head = createInitialSystemMessage(s.systemPrompt, this._tools.map((t) => toToolDeclaration(t as unknown as Parameters<typeof toToolDeclaration>[0])));
     if ((this._messages[0] as { role?: string } | undefined)?.role !== "system" && head) this._messages.unshift(head as unknown as AgentMessage);
     this.model = s.model ?? UNKNOWN_MODEL;
     this.thinkingLevel = s.thinkingLevel ?? "off";
   }
 
   get systemPrompt(): string {
-    return systemPromptOf(this._messages);
+    return getCurrentSystemPrompt(this._messages);
   }
   get tools(): AgentTool[] {
     return this._tools;
@@ -192,7 +192,7 @@ export class Agent {
   /** Clear the conversation and queues, keeping the replayed prompt and tool declarations. */
   reset(): void {
     if (this.activeRun) throw new Error("Agent is already processing. Wait for completion before resetting.");
-    const head = currentSystemMessage(this._state.messages);
+    const head = getCurrentSystemMessage(this._state.messages);
     this._state.messages = head ? [head as unknown as AgentMessage] : [];
     this._state.streamingMessage = undefined;
     this._state.pendingToolCalls = new Set();
@@ -281,7 +281,7 @@ export class Agent {
   /** A run that threw (a hook or `convertToLlm` failed): its end as an assistant message with the error. */
   private async fail(err: unknown, aborted: boolean): Promise<void> {
     const m = this._state.model;
-    const message: AssistantMessage = { role: "assistant", content: [{ type: "text", text: "" }], api: m.api, provider: m.provider, model: m.id, usage: emptyUsage(), stopReason: aborted ? "aborted" : "error", errorMessage: errorMessage(err), timestamp: Date.now() };
+    const message: AssistantMessage = { ...emptyAssistant(m), content: [{ type: "text", text: "" }], stopReason: aborted ? "aborted" : "error", errorMessage: errorMessage(err) };
     await this.process({ type: "message_start", message });
     await this.process({ type: "message_end", message });
     await this.process({ type: "turn_end", message, toolResults: [] });

@@ -10,7 +10,8 @@
  * stops the stream (settling `result()` only when given one); iterators then drain what is
  * queued and finish. Each event goes to one consumer: the longest-waiting, else the queue.
  */
-import type { AssistantMessage } from "../../providers/types.ts";
+import type { AssistantMessage, AssistantMessageEvent } from "../../providers/types.ts";
+import { ToolCallArgumentsStream } from "./ai-utils-streaming-json.ts";
 
 type Waiter<T> = (r: IteratorResult<T>) => void;
 
@@ -112,3 +113,56 @@ export class AssistantMessageEventStream extends EventStream<AssistantEvent, Ass
 }
 
 export const createAssistantMessageEventStream = (): AssistantMessageEventStream => new AssistantMessageEventStream();
+
+/**
+ * The reference's `partial` of an assistant stream, rebuilt from pion's delta events: `apply`
+ * returns the message so far as a new object (earlier ones stay as they were), a tool call's
+ * arguments read as far as they have come.
+ */
+export class PartialAssistant {
+  readonly #args = new Map<number, ToolCallArgumentsStream>();
+
+  constructor(public message: AssistantMessage) {}
+
+  apply(e: AssistantMessageEvent): AssistantMessage {
+    const content = [...this.message.content];
+    const i = e.contentIndex;
+    const b = content[i];
+    switch (e.type) {
+      case "text_start":
+        content[i] = { type: "text", text: "" };
+        break;
+      case "thinking_start":
+        content[i] = { type: "thinking", thinking: "" };
+        break;
+      case "toolcall_start":
+        content[i] = { type: "toolCall", id: e.id, name: e.toolName, arguments: {} };
+        this.#args.set(i, new ToolCallArgumentsStream());
+        break;
+      case "text_delta":
+        if (b?.type === "text") content[i] = { ...b, text: b.text + e.delta };
+        break;
+      case "thinking_delta":
+        if (b?.type === "thinking") content[i] = { ...b, thinking: b.thinking + e.delta };
+        break;
+      case "toolcall_delta": {
+        const args = this.#args.get(i);
+        if (b?.type !== "toolCall" || !args) break;
+        content[i] = { ...b, arguments: args.append(e.delta) };
+        break;
+      }
+      case "text_end":
+        content[i] = { ...(b?.type === "text" ? b : { type: "text" as const }), text: e.content };
+        break;
+      case "thinking_end":
+        content[i] = { ...(b?.type === "thinking" ? b : { type: "thinking" as const }), thinking: e.content };
+        break;
+      case "toolcall_end":
+        this.#args.delete(i);
+        content[i] = e.toolCall;
+        break;
+    }
+    this.message = { ...this.message, content };
+    return this.message;
+  }
+}
