@@ -72,6 +72,7 @@ const SCOPE_CASES: ResolveCase[] = [
   ["acme-*"], ["*mini*:low"], ["acme/*:high", "zeta/*"], ["model[1m]"], ["nosuch"], ["acme-pro:bogus"], ["acme-mini"], ["shared-7b"],
   ["Acme Pro", "acme/acme-pro-20250101"], ["*sonnet*"], ["anthropic/claude-*:medium"], ["[ag]*"], ["gw/*"], ["ACME/ACME-P*"], ["acme-pro:high", "acme-pro"],
   ["acme-pro-2025?????"], ["qwen/qwen3-coder:exacto"], ["*:exacto"], ["haiku", "opus:high", "nosuch*", "zai/glm-5"], [],
+  ["acme-{pro,mini}*"], ["*-[0-9]*"], ["acme/**"], ["**/acme-mini"], ["?cme-mini:xhigh"], ["gw/*/*"], ["*/glm-5"], ["[!a]*-7b"], ["acme/*:bogus"],
 ].map((patterns): ResolveCase => ({ kind: "scope", patterns }));
 
 /** pion's answers over the given models, in the reference's terms. */
