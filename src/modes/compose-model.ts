@@ -1,5 +1,6 @@
 import type { Settings } from "../config.ts";
-import { chooseModel, findModel } from "../providers/model-choice.ts";
+import { chooseModel, type ModelChoice } from "../providers/model-choice.ts";
+import { resolveModelScope } from "../providers/model-reference.ts";
 import type { ModelRegistry } from "../providers/models.ts";
 import type { Model, ThinkingLevel } from "../providers/types.ts";
 import { log } from "../util/log.ts";
@@ -16,32 +17,34 @@ export interface StartupModel {
 }
 
 /**
- * The start-up model and thinking level, as the reference picks them: `--model` / `--provider`;
- * else, when a model scope is set (`--models` or `enabledModels`), the default model if it is in
- * the scope and the scope's first model otherwise; else the settings' default. The thinking
- * level: `--thinking`, a `:level` suffix, then `modelThinkingLevels["provider/id"]`.
- * A `--models` pattern that matches nothing is an error; an `enabledModels` one a warning.
+ * The start-up model and thinking level, as the reference picks them: `--model` (with
+ * `--provider`; see resolveCliModel); else, when a model scope is set (`--models`, else
+ * `enabledModels`, over the models with a key), the settings' default if it is in the scope and
+ * the scope's first model otherwise; else the settings' default (`defaultProvider` and
+ * `defaultModel`, exactly, when that provider has a key); else pion's choice (chooseModel).
+ * `--provider` alone (the reference refuses it) starts on that provider's newest model.
+ * The thinking level: `--thinking`, a `:level` suffix, then `modelThinkingLevels["provider/id"]`.
+ * A scope pattern that matches nothing is a warning on stderr, as in the reference.
  */
 export function chooseStartupModel(registry: ModelRegistry, o: CliOptions, settings: Settings): StartupModel {
-  const fromFlag = o.models !== undefined;
-  const patterns = fromFlag ? (o.models ?? "").split(",") : (settings.enabledModels ?? []);
-  const scoped: { model: Model; thinkingLevel?: ThinkingLevel }[] = [];
-  for (const pat of patterns.map((p) => p.trim()).filter(Boolean)) {
-    const found = findModel(registry, pat);
-    if (!found?.model) {
-      if (fromFlag) throw new Error(`Model not found in --models: ${pat}`);
-      log("settings", `enabledModels: no model matches "${pat}"`);
-      continue;
-    }
-    if (!scoped.some((s) => s.model === found.model)) scoped.push({ model: found.model, thinkingLevel: found.thinkingLevel });
-  }
+  const patterns = o.models !== undefined ? o.models.split(",").map((p) => p.trim()).filter(Boolean) : (settings.enabledModels ?? []);
+  const scope = patterns.length > 0 ? resolveModelScope(patterns, registry.available()) : { scopedModels: [], diagnostics: [] };
+  for (const d of scope.diagnostics) log("models", d.message);
+  const scoped = scope.scopedModels;
   const explicit = o.model !== undefined || o.provider !== undefined;
-  const pattern = o.model ?? (o.provider ? undefined : settings.defaultModel);
-  const provider = o.provider ?? (o.model ? undefined : settings.defaultProvider);
-  let choice = chooseModel(registry, { pattern, provider });
-  if (!explicit && scoped.length > 0) {
-    const inScope = scoped.find((s) => s.model === choice.model) ?? scoped[0]!;
-    choice = { model: inScope.model, thinkingLevel: inScope.thinkingLevel ?? choice.thinkingLevel };
+  if (o.thinking !== undefined && !LEVELS.includes(o.thinking)) throw new Error(`Invalid thinking level "${o.thinking}": expected one of ${LEVELS.join(", ")}`);
+  const thinkingFlag = o.thinking as ThinkingLevel | undefined;
+  const saved = settings.defaultProvider && settings.defaultModel ? registry.find(settings.defaultProvider, settings.defaultModel) : undefined;
+  let choice: ModelChoice;
+  if (explicit) {
+    choice = chooseModel(registry, { pattern: o.model, provider: o.provider, thinking: thinkingFlag, inlineApiKey: o.apiKey !== undefined });
+  } else if (scoped.length > 0) {
+    const inScope = (saved && scoped.find((s) => s.model.provider === saved.provider && s.model.id === saved.id)) || scoped[0]!;
+    choice = { model: inScope.model, thinkingLevel: inScope.thinkingLevel };
+  } else if (saved && registry.apiKey(saved.provider) !== undefined) {
+    choice = { model: saved };
+  } else {
+    choice = chooseModel(registry, {});
   }
   const model = choice.model;
   let thinking = choice.thinkingLevel;
@@ -51,9 +54,6 @@ export function chooseStartupModel(registry: ModelRegistry, o: CliOptions, setti
     throw new Error(`No API key for provider "${model.provider}": set ${named}, auth.json, models.json apiKey, or --api-key (pion auth check shows where it looks)`);
   }
   if (thinking === undefined && model) thinking = settings.modelThinkingLevels?.[`${model.provider}/${model.id}`];
-  if (o.thinking !== undefined) {
-    if (!LEVELS.includes(o.thinking)) throw new Error(`Invalid thinking level "${o.thinking}": expected one of ${LEVELS.join(", ")}`);
-    thinking = o.thinking as ThinkingLevel;
-  }
+  if (thinkingFlag !== undefined) thinking = thinkingFlag;
   return { model, thinking, scopedModels: scoped.map((s) => s.model) };
 }

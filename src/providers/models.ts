@@ -1,7 +1,6 @@
 import { filesIn, userConfigDirs } from "../config-dirs.ts";
 import type { Credential } from "../credentials/guard.ts";
 import { log } from "../util/log.ts";
-import { newestModel } from "./catalog/choose.ts";
 import { Catalog } from "./catalog/load.ts";
 import { createKeyResolver, type KeyResolver } from "./keys.ts";
 import { applyOverride, headerCredentials, readModelsFiles, resolveHeaders, type ExtraProvider, type FileModel, type FileProvider, type Warn } from "./models-file.ts";
@@ -212,54 +211,4 @@ export function toModel(p: ProviderBase, m: FileModel & { source?: Model["source
   if (m.promptCache) model.promptCache = m.promptCache;
   if (p.authHeader) model.authHeader = true;
   return model;
-}
-
-const LEVELS: readonly string[] = ["off", "minimal", "low", "medium", "high", "xhigh", "max"];
-
-/** `pattern` without a trailing `:level`, and that level. */
-export function splitThinkingSuffix(pattern: string): { pattern: string; thinkingLevel?: ThinkingLevel } {
-  const colon = pattern.lastIndexOf(":");
-  if (colon > 0 && LEVELS.includes(pattern.slice(colon + 1))) {
-    return { pattern: pattern.slice(0, colon), thinkingLevel: pattern.slice(colon + 1) as ThinkingLevel };
-  }
-  return { pattern };
-}
-
-/**
- * Resolve `--model` / `--provider`: `provider/id`, an exact id or name, or a fuzzy
- * substring (the newest current model matching it); an optional `:level` suffix sets the
- * thinking level.
- */
-export function resolveModel(
-  models: readonly Model[],
-  pattern: string,
-  provider?: string,
-): { model: Model; thinkingLevel?: ThinkingLevel } | undefined {
-  const split = splitThinkingSuffix(pattern);
-  let pat = split.pattern;
-  let pool = provider ? models.filter((m) => m.provider === provider) : [...models];
-  const slash = pat.indexOf("/");
-  if (!provider && slash > 0) {
-    const p = pat.slice(0, slash);
-    const byProvider = models.filter((m) => m.provider === p);
-    if (byProvider.length > 0) {
-      pool = byProvider;
-      pat = pat.slice(slash + 1);
-    }
-  }
-  const lower = pat.toLowerCase();
-  // A fuzzy pattern ("haiku") means the newest current model it matches, not the first listed,
-  // of the first provider (in the pool's order) that has one.
-  const fuzzy = (pick: (m: Model) => boolean) => {
-    const hits = pool.filter(pick);
-    return hits.length > 0 ? newestModel(hits.filter((m) => m.provider === hits[0]!.provider)) : undefined;
-  };
-  const model =
-    pool.find((m) => m.id === pat) ??
-    pool.find((m) => m.id.toLowerCase() === lower || m.name.toLowerCase() === lower) ??
-    // A router's id for it: "gpt-5.2" is OpenRouter's "openai/gpt-5.2".
-    pool.find((m) => m.id.toLowerCase().endsWith(`/${lower}`)) ??
-    fuzzy((m) => m.id.toLowerCase().includes(lower)) ??
-    fuzzy((m) => m.name.toLowerCase().includes(lower));
-  return model ? { model, thinkingLevel: split.thinkingLevel } : undefined;
 }

@@ -10,7 +10,7 @@ describe("command line", () => {
     ["missing value", ["--mode", "rpc", "--model"], /--model needs a value/],
     ["unknown mode", ["--mode", "nope"], /unknown mode "nope"/],
     ["@file in rpc mode", ["--mode", "rpc", "@notes.md"], /@file arguments are not supported in RPC mode/],
-    ["unknown model", ["--mode", "rpc", "--model", "no-such-model-anywhere"], /Model not found/],
+    ["unknown model", ["--mode", "rpc", "--model", "no-such-model-anywhere"], /^pion: Model "no-such-model-anywhere" not found\. Use --list-models to see available models\.$/m],
   ];
   for (const [name, args, err] of cases) {
     test.concurrent(`${name}: one line on stderr, non-zero exit, nothing on stdout`, async () => {

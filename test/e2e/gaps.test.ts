@@ -154,7 +154,7 @@ describe("settings", () => {
     expect(bad.stderr).toContain("steeringMode");
     writeFileSync(join(dirs.home, "settings.json"), JSON.stringify({ steeringMode: "all", followUpMode: "all" }));
     mkdirSync(join(dirs.cwd, ".pion"), { recursive: true });
-    writeFileSync(join(dirs.cwd, ".pion", "settings.json"), JSON.stringify({ followUpMode: "one-at-a-time", defaultModel: "fake/fake-plain" }));
+    writeFileSync(join(dirs.cwd, ".pion", "settings.json"), JSON.stringify({ followUpMode: "one-at-a-time", defaultProvider: "fake", defaultModel: "fake-plain" }));
     const p = new Pion({ ...dirs, args: ["--mode", "rpc", "--approve"] });
     const st = (await p.request({ type: "get_state" })).data;
     expect(st).toMatchObject({ steeringMode: "all", followUpMode: "one-at-a-time", model: { id: "fake-plain" }, thinkingLevel: "off", projectTrust: "trusted" });

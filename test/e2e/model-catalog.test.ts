@@ -264,10 +264,11 @@ describe("catalog models through built-in providers", () => {
     expect(p.records.flatMap(recordProblems)).toEqual([]);
     await p.close();
     expect(lines(p.stderr)).toEqual([
+      'pion models: Model "claude-sonnet-5-5" not found for provider "anthropic". Using custom model id.',
       "pion models: anthropic/claude-sonnet-5-5 is not in the model catalog; using the limits of anthropic/claude-sonnet-5 (refresh it with: pion models refresh)",
     ]);
     const unknownProvider = await runPion(["--mode", "rpc", "--model", "nope/claude-sonnet-5-5"], dirs);
-    expect([unknownProvider.code, unknownProvider.stderr]).toEqual([1, "pion: Model not found: nope/claude-sonnet-5-5\n"]);
+    expect([unknownProvider.code, unknownProvider.stderr]).toEqual([1, 'pion: Model "nope/claude-sonnet-5-5" not found. Use --list-models to see available models.\n']);
     await fake.stop();
   }, 60_000);
 

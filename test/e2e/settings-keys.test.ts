@@ -26,7 +26,7 @@ describe("settings keys from the reference", () => {
     expect((await p.request({ type: "cycle_model" })).data).toMatchObject({ model: { id: "fake-chat" }, isScoped: true });
     expect((await p.request({ type: "cycle_model" })).data).toMatchObject({ model: { id: "fake-model" }, isScoped: true });
     await p.close();
-    expect(p.stderr).toContain('enabledModels: no model matches "nothing-matches-this"');
+    expect(p.stderr).toContain('pion models: No models match pattern "nothing-matches-this"');
     // The default model is kept when it is in the scope.
     writeSettings(dirs.home, { enabledModels: ["fake/fake-model", "fake-openai/fake-chat"], defaultProvider: "fake-openai", defaultModel: "fake-chat" });
     const q = new Pion({ ...dirs, args: ["--mode", "rpc"] });

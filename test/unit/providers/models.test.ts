@@ -4,24 +4,32 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { priceUsage } from "../../../src/providers/cost.ts";
 import { emptyUsage } from "../../../src/providers/event-stream.ts";
-import { loadModels, resolveKeySpec, resolveModel } from "../../../src/providers/models.ts";
+import { registryPool, resolveCliModel } from "../../../src/providers/model-choice.ts";
+import { loadModels, resolveKeySpec } from "../../../src/providers/models.ts";
 import { clampThinkingLevel, thinkingLevelsFor } from "../../../src/providers/thinking.ts";
 
 const home = () => mkdtempSync(join(tmpdir(), "pion-models-"));
 
 describe("model resolution", () => {
-  const reg = loadModels(home(), {});
+  const keyed = loadModels(home(), { ANTHROPIC_API_KEY: "k", OPENAI_API_KEY: "k" });
+  const pick = (model: string, provider?: string, reg = keyed) => {
+    const r = resolveCliModel(registryPool(reg), { model, provider });
+    return r.model ? { model: `${r.model.provider}/${r.model.id}`, thinkingLevel: r.thinkingLevel } : { error: r.error };
+  };
   test("provider/id, exact id, name, fuzzy pattern, :thinking suffix", () => {
-    expect(resolveModel(reg.all(), "anthropic/claude-sonnet-4-5")?.model.id).toBe("claude-sonnet-4-5");
-    expect(resolveModel(reg.all(), "gpt-5-mini")?.model.provider).toBe("openai");
-    expect(resolveModel(reg.all(), "Claude Opus 4.1")?.model.id).toBe("claude-opus-4-1-20250805");
-    expect(resolveModel(reg.all(), "haiku")?.model.id).toBe("claude-haiku-4-5");
-    expect(resolveModel(reg.all(), "sonnet-4-5:high")).toMatchObject({ model: { id: "claude-sonnet-4-5" }, thinkingLevel: "high" });
-    expect(resolveModel(reg.all(), "gpt-5", "openai")?.model.id).toBe("gpt-5");
-    expect(resolveModel(reg.all(), "no-such-thing")).toBeUndefined();
-    const openrouter = reg.models("openrouter");
-    expect(resolveModel(openrouter, "gpt-5.2")?.model.id).toBe("openai/gpt-5.2");
-    expect(resolveModel(openrouter, "claude-sonnet-4.5")?.model.id).toBe("anthropic/claude-sonnet-4.5");
+    expect(pick("anthropic/claude-sonnet-4-5").model).toBe("anthropic/claude-sonnet-4-5");
+    expect(pick("gpt-5-mini").model).toBe("openai/gpt-5-mini");
+    // A name is a fuzzy match, where an alias beats its dated snapshot.
+    expect(pick("Claude Opus 4.1").model).toBe("anthropic/claude-opus-4-1");
+    expect(pick("haiku").model).toBe("anthropic/claude-haiku-4-5");
+    expect(pick("sonnet-4-5:high")).toEqual({ model: "anthropic/claude-sonnet-4-5", thinkingLevel: "high" });
+    expect(pick("gpt-5", "openai").model).toBe("openai/gpt-5");
+    expect(pick("no-such-thing")).toEqual({ error: 'Model "no-such-thing" not found. Use --list-models to see available models.' });
+    // Within a provider, a fuzzy id match takes the id that sorts last.
+    expect(pick("gpt-5.2", "openrouter").model).toBe("openrouter/openai/gpt-5.2-pro");
+    expect(pick("anthropic/claude-sonnet-4.5", "openrouter").model).toBe("openrouter/anthropic/claude-sonnet-4.5");
+    // Keys only break ties: without any, an id several providers list is ambiguous.
+    expect(pick("gpt-5-mini", undefined, loadModels(home(), {})).error).toMatch(/^Model "gpt-5-mini" is ambiguous across providers: .*openai\/gpt-5-mini.* No matching provider is authenticated\./);
   });
 
   test("models.json adds providers and overrides; a bad provider or file is skipped with a warning naming the file and field", () => {
