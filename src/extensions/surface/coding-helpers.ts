@@ -2,7 +2,8 @@
  * pi-coding-agent's configuration, resource and tool helpers, each over pion's own mechanism:
  * settings (coding-settings.ts), models (coding-models.ts), trust and stored credentials (coding-trust.ts), skills and
  * context files (coding-resources.ts), diffs, images, shell and event bus (coding-tools.ts), the
- * command line (coding-cli.ts), a client of pion's RPC mode (coding-rpc-client.ts).
+ * command line (coding-cli.ts), a client of pion's RPC mode (coding-rpc-client.ts), model
+ * resolution as `--model` / `--models` do it (coding-model-resolve.ts).
  */
 import { SettingsManager } from "./coding-settings.ts";
 import { CredentialSynchronizationError, hasTrustRequiringProjectResources, ProjectTrustStore, readStoredCredential } from "./coding-trust.ts";
@@ -11,6 +12,7 @@ import * as tools from "./coding-tools.ts";
 import { parseArgs } from "./coding-cli.ts";
 import { ModelRegistry } from "./coding-models.ts";
 import { RpcClient } from "./coding-rpc-client.ts";
+import { modelResolveExports } from "./coding-model-resolve.ts";
 
 export const codingHelperExports: Record<string, unknown> = {
   SettingsManager,
@@ -35,4 +37,5 @@ export const codingHelperExports: Record<string, unknown> = {
   wrapRegisteredTools: tools.wrapRegisteredTools,
   parseArgs,
   RpcClient,
+  ...modelResolveExports,
 };
