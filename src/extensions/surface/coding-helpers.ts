@@ -1,7 +1,7 @@
 /**
  * pi-coding-agent's configuration, resource and tool helpers, each over pion's own mechanism:
  * settings (coding-settings.ts), models (coding-models.ts), trust and stored credentials (coding-trust.ts), skills and
- * context files (coding-resources.ts), diffs, images, shell and event bus (coding-tools.ts), the
+ * context files (coding-resources.ts), diffs, images, shell, event bus and visual-line truncation (coding-tools.ts), the
  * command line (coding-cli.ts), a client of pion's RPC mode (coding-rpc-client.ts).
  */
 import { SettingsManager } from "./coding-settings.ts";
@@ -33,6 +33,7 @@ export const codingHelperExports: Record<string, unknown> = {
   createEventBus: tools.createEventBus,
   wrapRegisteredTool: tools.wrapRegisteredTool,
   wrapRegisteredTools: tools.wrapRegisteredTools,
+  truncateToVisualLines: tools.truncateToVisualLines,
   parseArgs,
   RpcClient,
 };
