@@ -109,20 +109,20 @@ export function graphemeWidth(g: string): number {
   const base = chars[0]!.codePointAt(0)!;
   if (base >= 0x1f1e6 && base <= 0x1f1ff) return 2; // a lone regional indicator
   let width = eastAsian(base);
-  // What follows the base inside the cluster may take cells too: spacing marks, a letter after
-  // a mark, halfwidth and fullwidth forms, Thai and Lao AM.
+  // What follows the base inside the cluster may take cells too: spacing marks, a visible character
+  // after a mark (invisible ones between do not count), halfwidth and fullwidth forms, Thai and Lao AM.
   let afterMark = false;
   for (const ch of chars.slice(1)) {
     const cp = ch.codePointAt(0)!;
-    if (k.spacingMarks.test(ch)) width += 1;
-    else if (k.mark.test(ch)) {
-      afterMark = true;
-      continue;
-    } else if (!k.hidden.test(ch)) {
+    if (k.spacingMarks.test(ch)) {
+      width += 1;
+      afterMark = false;
+    } else if (k.mark.test(ch)) afterMark = true;
+    else if (!k.hidden.test(ch)) {
       if (afterMark || (cp >= 0xff00 && cp <= 0xffef)) width += eastAsian(cp);
       else if (cp === 0x0e33 || cp === 0x0eb3) width += 1;
+      afterMark = false;
     }
-    afterMark = false;
   }
   return width;
 }

@@ -33,7 +33,7 @@ const HAND_PICKED = [
   "\x1b]8;;https://example.com\x07a link that wraps over lines\x1b]8;;\x07 done", "\x1b]8;;https://x.y\x1b\\st link text here\x1b]8;;\x1b\\",
   "\x1b[1mbold \x1b[22mthen \x1b[38;2;1;2;3mrgb words\x1b[0m", "👨‍👩‍👧👨‍👩‍👧👨‍👩‍👧", "❤️❤️❤️ love", "🇫🇷🇩🇪🇯🇵", "e\u0301e\u0301e\u0301",
   "中文 和 English 混合 text", "日本語のテキストを折り返す", "\x1b[31m中文\x1b[0m字", "x".repeat(100), "word ".repeat(30),
-  "\x1b[31m\x1b[0m", "\x1b[31m", "   \x1b[0m", "a \x1b[1m \x1b[0m b", "\x1b", "a\x1bb", "\x1b[31mred\nstill red\x1b[0m\nplain",
+  "🏳️‍🌈\u0301x", "❤\x1b[1m\u200d🏳️‍🌈 fox", "\x1b[\x1b]8;;https://example.com\x07tail", "\x1b[31m\x1b[0m", "\x1b[31m", "   \x1b[0m", "a \x1b[1m \x1b[0m b", "\x1b", "a\x1bb", "\x1b[31mred\nstill red\x1b[0m\nplain",
 ];
 
 /** Hand-picked strings, then `count - hand-picked` generated ones. */

@@ -164,13 +164,12 @@ describe("no width makes wrapping or truncation hang", () => {
     const { results, stalled } = await textCalls("pion", calls, 40_000);
     expect(stalled).toBeUndefined();
     const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
-    calls.forEach(([name, s, w], i) => {
+    calls.forEach(([name, , w], i) => {
       if (name === "truncateToWidth") return expect(visibleWidth(results[i] as string)).toBeLessThanOrEqual(w as number);
       for (const line of results[i] as string[]) {
         const graphemes = [...segmenter.segment(stripAnsi(line).replaceAll("\t", " "))].filter((g) => visibleWidth(g.segment) > 0);
         if (graphemes.length > 1) expect(visibleWidth(line)).toBeLessThanOrEqual(w as number);
       }
-      expect(typeof s).toBe("string");
     });
   }, LONG);
 
