@@ -1,172 +1,137 @@
 /**
- * The text helpers the reference's packages give extensions, with the reference's call
- * shapes, working as their names say: truncation (the same code the built-in tools use),
- * fuzzy filtering, terminal widths and ANSI-aware word wrapping. Pure: no I/O.
+ * The text helpers the reference's packages give extensions, with the reference's call shapes and
+ * results: truncation (over the code the built-in tools use), fuzzy filtering, terminal widths and
+ * ANSI-aware word wrapping (text-width.ts, text-wrap.ts). Pure: no I/O.
  */
-import { truncateHead as headOf, truncateLine as cutLine, truncateTail as tailOf, type TruncateOptions, type Truncation } from "../tools/truncate.ts";
+import { byteLength, splitLines, truncateHead as headOf, truncateTail as tailOf, type TruncateOptions, type Truncation } from "../tools/truncate.ts";
 
-/** The reference's result shape: which edge was cut in part has a name of its own. */
-export type ExtensionTruncation = Truncation & { lastLinePartial: boolean; firstLineExceedsLimit: boolean };
+export { stripAnsi, visibleWidth } from "./text-width.ts";
+export { truncateToWidth, wrapTextWithAnsi } from "./text-wrap.ts";
 
-/** Keeps the first lines; a line alone over maxBytes is cut on a UTF-8 character boundary. */
-export function truncateHead(text: string, opts: TruncateOptions = {}): ExtensionTruncation {
-  const t = headOf(text, opts);
-  return { ...t, lastLinePartial: false, firstLineExceedsLimit: t.partialLine };
+/** pi-coding-agent's result shape: which edge was kept in part has a name of its own. */
+export type ExtensionTruncation = Omit<Truncation, "partialLine"> & { lastLinePartial: boolean; firstLineExceedsLimit: boolean };
+
+function shape(t: Truncation, lastLinePartial: boolean, firstLineExceedsLimit: boolean): ExtensionTruncation {
+  const { content, truncated, truncatedBy, totalLines, totalBytes, outputLines, outputBytes, maxLines, maxBytes } = t;
+  return { content, truncated, truncatedBy, totalLines, totalBytes, outputLines, outputBytes, lastLinePartial, firstLineExceedsLimit, maxLines, maxBytes };
 }
 
-/** Keeps the last lines (what a command's output ends with). */
+/**
+ * Keeps the first whole lines. Where the built-in tools keep part of a first line over maxBytes,
+ * extensions get no content and `firstLineExceedsLimit`; with maxLines 0 nothing is kept.
+ */
+export function truncateHead(text: string, opts: TruncateOptions = {}): ExtensionTruncation {
+  const t = headOf(text, opts);
+  if (!t.partialLine) return shape(t, false, false);
+  const firstTooLong = byteLength(splitLines(text)[0] ?? "") > t.maxBytes;
+  return shape({ ...t, content: "", outputLines: 0, outputBytes: 0, truncatedBy: firstTooLong ? "bytes" : "lines" }, false, firstTooLong);
+}
+
+/**
+ * Keeps the last whole lines; a last line alone over maxBytes is kept in part (its end, cut on a
+ * UTF-8 character boundary). A cut that ends at the line limit counts as one by lines.
+ */
 export function truncateTail(text: string, opts: TruncateOptions = {}): ExtensionTruncation {
   const t = tailOf(text, opts);
-  return { ...t, lastLinePartial: t.partialLine, firstLineExceedsLimit: false };
+  if (!t.partialLine) return shape(t, false, false);
+  if (!(t.maxLines > 0)) return shape({ ...t, content: "", outputLines: 0, outputBytes: 0, truncatedBy: "lines" }, false, false);
+  return shape({ ...t, truncatedBy: t.maxLines <= 1 ? "lines" : "bytes" }, true, false);
 }
 
 /** The reference's grep line limit. */
 export const GREP_MAX_LINE_LENGTH = 500;
 
+const isHigh = (c: number) => c >= 0xd800 && c <= 0xdbff;
+const isLow = (c: number) => c >= 0xdc00 && c <= 0xdfff;
+
+/** At most `maxChars` UTF-16 units of a line, never half a surrogate pair, then "... [truncated]". */
 export function truncateLine(line: string, maxChars = GREP_MAX_LINE_LENGTH): { text: string; wasTruncated: boolean } {
-  return { text: cutLine(line, maxChars), wasTruncated: line.length > maxChars };
+  if (line.length <= maxChars) return { text: line, wasTruncated: false };
+  let end = Math.max(0, maxChars);
+  if (isHigh(line.charCodeAt(end - 1)) && isLow(line.charCodeAt(end))) end--;
+  return { text: `${line.slice(0, end)}... [truncated]`, wasTruncated: true };
 }
 
-// CSI sequences (colours, cursor moves) and OSC sequences (hyperlinks, titles).
-const ANSI = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)/g;
+// A match right after one of these starts a word.
+const WORD_START = /[\s\-_./:]/;
 
-export const stripAnsi = (s: string): string => s.replace(ANSI, "");
-
-/** Terminal columns: escape sequences take none, wide characters (CJK, emoji) two. */
-export const visibleWidth = (s: string): number => Bun.stringWidth(s);
-
-/** At most `width` columns of `s` (escape sequences kept), then `ellipsis` when something was cut. */
-export function truncateToWidth(s: string, width: number, ellipsis = "…"): string {
-  if (visibleWidth(s) <= width) return s;
-  const room = Math.max(0, width - visibleWidth(ellipsis));
-  return `${takeColumns(s, room)}${ellipsis}`;
-}
-
-/** The longest prefix of `s` that fits in `width` columns, with every escape sequence before the cut. */
-function takeColumns(s: string, width: number): string {
-  let out = "";
-  let used = 0;
-  for (const unit of units(s)) {
-    if (unit.escape) {
-      out += unit.text;
-      continue;
-    }
-    const w = visibleWidth(unit.text);
-    if (used + w > width) break;
-    out += unit.text;
-    used += w;
-  }
-  return out;
-}
-
-/** Escape sequences and single characters (a surrogate pair stays whole). */
-function* units(s: string): Generator<{ text: string; escape: boolean }> {
-  let at = 0;
-  for (const m of s.matchAll(ANSI)) {
-    for (const ch of s.slice(at, m.index)) yield { text: ch, escape: false };
-    yield { text: m[0], escape: true };
-    at = m.index + m[0].length;
-  }
-  for (const ch of s.slice(at)) yield { text: ch, escape: false };
-}
-
-const SGR = /\x1b\[([0-9;]*)m/g;
-
-/** The SGR sequences (colours, bold...) still in effect after `s`: everything since the last reset. */
-function activeStyle(s: string, before: string): string {
-  let style = before;
-  for (const m of s.matchAll(SGR)) {
-    const params = m[1]!;
-    style = params === "" || params === "0" ? "" : style + m[0];
-  }
-  return style;
-}
-
-/**
- * Word-wraps `text` to lines of at most `width` columns. Escape sequences take no room, and
- * the style in effect at a break is opened again on the next line. Words longer than a
- * line are split; existing line breaks are kept; no padding.
- */
-export function wrapTextWithAnsi(text: string, width: number): string[] {
-  const max = Math.max(1, Math.floor(width));
-  const out: string[] = [];
-  let style = "";
-  for (const source of text.split("\n")) {
-    let line = style;
-    let used = 0;
-    const push = () => {
-      out.push(line);
-      style = activeStyle(line, "");
-      line = style;
-      used = 0;
-    };
-    for (const word of source.split(/ +/)) {
-      let rest = word;
-      let w = visibleWidth(rest);
-      if (used > 0 && used + 1 + w <= max) {
-        line += ` ${rest}`;
-        used += 1 + w;
-        continue;
-      }
-      if (used > 0) push();
-      while (w > max) {
-        const head = takeColumns(rest, max);
-        line += head;
-        rest = rest.slice(head.length);
-        w = visibleWidth(rest);
-        push();
-      }
-      line += rest;
-      used += w;
-    }
-    out.push(line);
-    style = activeStyle(line, "");
-  }
-  return out;
-}
-
-/**
- * How well `query` matches `text` as a subsequence (case-insensitive): undefined when it does
- * not, else a score where lower is better (letters close together and early win).
- */
-export function fuzzyScore(query: string, text: string): number | undefined {
-  const q = query.toLowerCase();
-  const t = text.toLowerCase();
+/** Lower is better: runs of adjacent letters, word starts and early positions win; gaps cost. */
+function alignmentScore(text: string, positions: readonly number[]): number {
   let score = 0;
-  let from = 0;
-  let last = -1;
-  for (const ch of q) {
-    const at = t.indexOf(ch, from);
-    if (at === -1) return undefined;
-    score += last === -1 ? at : at - last - 1;
-    last = at;
-    from = at + 1;
+  let prev = -1;
+  let run = 0;
+  for (const at of positions) {
+    if (prev === at - 1) {
+      run++;
+      score -= run * 5;
+    } else {
+      run = 0;
+      if (prev >= 0) score += (at - prev - 1) * 2;
+    }
+    if (at === 0 || WORD_START.test(text[at - 1]!)) score -= 10;
+    score += at * 0.1;
+    prev = at;
   }
   return score;
 }
 
-/**
- * The items whose text matches every token of `query` (split on spaces and slashes), best
- * first; items that score the same keep their order. An empty query keeps every item.
- */
-export function fuzzyFilter<T>(items: readonly T[], query: string, getText: (item: T) => string = String): T[] {
-  const tokens = query.split(/[\s/]+/).filter(Boolean);
-  if (tokens.length === 0) return [...items];
-  const scored: { item: T; score: number; at: number }[] = [];
-  items.forEach((item, at) => {
-    const text = getText(item);
-    let score = 0;
-    for (const token of tokens) {
-      const s = fuzzyScore(token, text);
-      if (s === undefined) return;
-      score += s;
-    }
-    scored.push({ item, score, at });
-  });
-  return scored.sort((a, b) => a.score - b.score || a.at - b.at).map((s) => s.item);
+interface FuzzyMatch {
+  matches: boolean;
+  score: number;
 }
 
-export function fuzzyMatch(query: string, text: string): { matches: boolean; score: number } {
-  const score = fuzzyScore(query, text);
-  return score === undefined ? { matches: false, score: Number.POSITIVE_INFINITY } : { matches: true, score };
+/** `query` as a subsequence of `text` (both lower case), scored at its best alignment. */
+function subsequenceMatch(query: string, text: string): FuzzyMatch {
+  if (query.length === 0) return { matches: true, score: 0 };
+  if (query.length > text.length) return { matches: false, score: 0 };
+  // Each letter at its first place after the previous one...
+  const positions: number[] = [];
+  for (let i = 0, from = 0; i < query.length; i++) {
+    const at = text.indexOf(query[i]!, from);
+    if (at === -1) return { matches: false, score: 0 };
+    positions.push(at);
+    from = at + 1;
+  }
+  let score = alignmentScore(text, positions);
+  // ...unless the query also occurs whole somewhere, which may score better.
+  for (let start = text.indexOf(query); start !== -1; start = text.indexOf(query, start + 1)) {
+    score = Math.min(score, alignmentScore(text, positions.map((_, k) => start + k)));
+  }
+  return { matches: true, score: query === text ? score - 100 : score };
+}
+
+/**
+ * Whether `query` matches `text` as a case-insensitive subsequence and how well (lower is better).
+ * A query of letters then digits ("gpt4") may also match with the two swapped, for 5 more.
+ */
+export function fuzzyMatch(query: string, text: string): FuzzyMatch {
+  const q = query.toLowerCase();
+  const t = text.toLowerCase();
+  const direct = subsequenceMatch(q, t);
+  if (direct.matches) return direct;
+  const parts = /^([a-z]+)([0-9]+)$/.exec(q) ?? /^([0-9]+)([a-z]+)$/.exec(q);
+  if (!parts) return direct;
+  const swapped = subsequenceMatch(parts[2]! + parts[1]!, t);
+  return swapped.matches ? { matches: true, score: swapped.score + 5 } : direct;
+}
+
+/**
+ * The items whose text matches every token of `query` (split on whitespace and slashes), best
+ * first; equal scores keep their order. A blank query gives back `items` itself.
+ */
+export function fuzzyFilter<T>(items: T[], query: string, getText: (item: T) => string = String): T[] {
+  const tokens = query.trim().split(/[\s/]+/).filter(Boolean);
+  if (tokens.length === 0) return items;
+  const scored: { item: T; score: number }[] = [];
+  for (const item of items) {
+    const text = getText(item);
+    let score = 0;
+    const all = tokens.every((token) => {
+      const m = fuzzyMatch(token, text);
+      score += m.score;
+      return m.matches;
+    });
+    if (all) scored.push({ item, score });
+  }
+  return scored.sort((a, b) => a.score - b.score).map((s) => s.item);
 }

@@ -1,9 +1,9 @@
 /**
  * pi-coding-agent's configuration, resource and tool helpers, each over pion's own mechanism:
  * settings (coding-settings.ts), models (coding-models.ts), trust and stored credentials (coding-trust.ts), skills and
- * context files (coding-resources.ts), diffs, images, shell and event bus (coding-tools.ts), the
- * command line (coding-cli.ts), a client of pion's RPC mode (coding-rpc-client.ts), model
- * resolution as `--model` / `--models` do it (coding-model-resolve.ts).
+ * context files (coding-resources.ts), diffs, images, shell, event bus and visual-line truncation
+ * (coding-tools.ts), the command line (coding-cli.ts), a client of pion's RPC mode
+ * (coding-rpc-client.ts), model resolution as `--model` / `--models` do it (coding-model-resolve.ts).
  */
 import { SettingsManager } from "./coding-settings.ts";
 import { CredentialSynchronizationError, hasTrustRequiringProjectResources, ProjectTrustStore, readStoredCredential } from "./coding-trust.ts";
@@ -35,6 +35,7 @@ export const codingHelperExports: Record<string, unknown> = {
   createEventBus: tools.createEventBus,
   wrapRegisteredTool: tools.wrapRegisteredTool,
   wrapRegisteredTools: tools.wrapRegisteredTools,
+  truncateToVisualLines: tools.truncateToVisualLines,
   parseArgs,
   RpcClient,
   ...modelResolveExports,

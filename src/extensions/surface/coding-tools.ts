@@ -1,7 +1,8 @@
 /**
  * The reference's small tool helpers over pion's: the edit tool's diff (src/tools/diff.ts),
  * image sniffing (src/tools/file-kind.ts), the bash tool's
- * shell (settings `shellPath`, else `bash`), the extension event bus (api.ts).
+ * shell (settings `shellPath`, else `bash`), the extension event bus (api.ts), output cut to a
+ * number of wrapped lines (text-wrap.ts).
  */
 import { accessSync } from "node:fs";
 import { open } from "node:fs/promises";
@@ -9,6 +10,8 @@ import { editDiff } from "../../tools/diff.ts";
 import { imageMimeType } from "../../tools/file-kind.ts";
 import { expandHome } from "../../util/home-path.ts";
 import { createEventBus as createPionEventBus, type EventBus } from "../api.ts";
+import { visibleWidth } from "../text-width.ts";
+import { wrapTextWithAnsi } from "../text-wrap.ts";
 
 /** The edit tool's display diff of a change: numbered lines, `contextLines` around each change. */
 export function generateDiffString(oldContent: string, newContent: string, contextLines = 4): { diff: string; firstChangedLine: number | undefined } {
@@ -134,3 +137,29 @@ export function wrapRegisteredTool(tool: RegisteredTool, runner: ToolContextSour
 }
 
 export const wrapRegisteredTools = (tools: readonly RegisteredTool[], runner: ToolContextSource) => tools.map((t) => wrapRegisteredTool(t, runner));
+
+/**
+ * `text` as pi-tui's Text component lays it out at `width` columns: tabs as three spaces, wrapped to
+ * the width less `paddingX` on each side (the padding shrinks to fit), each line padded with spaces
+ * to the full width. Blank text has no lines.
+ */
+function visualLines(text: string, width: number, paddingX: number): string[] {
+  if (text.trim() === "") return [];
+  const pad = Math.min(paddingX, Math.max(0, Math.floor((width - 1) / 2)));
+  const margin = " ".repeat(pad);
+  return wrapTextWithAnsi(text.replace(/\t/g, "   "), Math.max(1, width - pad * 2)).map((line) => {
+    const padded = margin + line + margin;
+    return padded + " ".repeat(Math.max(0, width - visibleWidth(padded)));
+  });
+}
+
+/**
+ * At most `maxVisualLines` of the lines `text` takes on a screen `width` columns wide: the last ones
+ * (`keep` "end") or the first; `skippedCount` says how many were left out.
+ */
+export function truncateToVisualLines(text: string, maxVisualLines: number, width: number, paddingX = 0, keep: "start" | "end" = "end") {
+  if (!text) return { visualLines: [] as string[], skippedCount: 0 };
+  const lines = visualLines(text, width, paddingX);
+  if (lines.length <= maxVisualLines) return { visualLines: lines, skippedCount: 0 };
+  return { visualLines: keep === "start" ? lines.slice(0, maxVisualLines) : lines.slice(-maxVisualLines), skippedCount: lines.length - maxVisualLines };
+}
