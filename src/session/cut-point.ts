@@ -39,7 +39,8 @@ export function findCutPoint(path: readonly Entry[], keepRecentTokens: number, o
   const unsafe = toolPairSpans(messages);
   let { cut, cuts } = budgetCut(messages, unsafe, summarizeFrom, path.length, keepRecentTokens);
   if (cuts.length === 0) return undefined;
-  const hasBefore = (at: number) => messages.slice(summarizeFrom, at).some((m) => m !== undefined);
+  // a system-role message (imported sessions) is not conversation: there is nothing to summarize in it
+  const hasBefore = (at: number) => messages.slice(summarizeFrom, at).some((m) => m !== undefined && (m as { role: string }).role !== "system");
   if (opts.fallbackToNewest && (cut === undefined || !hasBefore(cut))) cut = cuts.at(-1);
   if (cut === undefined || !hasBefore(cut)) return undefined;
   const turnStartIndex = startsTurn(messages[cut]!) ? -1 : turnStartAt(messages, unsafe, cut - 1, summarizeFrom);

@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { referenceModules } from "../../../src/extensions/virtual-modules.ts";
+import { planCompaction } from "../../../src/session/compaction.ts";
 import { findCutPoint } from "../../../src/session/cut-point.ts";
 import { contextTokens, estimateContext, estimateTokens } from "../../../src/session/stats.ts";
 import { pathTo, type AgentMessage, type Entry } from "../../../src/store/entries.ts";
@@ -174,5 +175,22 @@ describe("pion's estimates are the reference's", () => {
     expect(ours.map((c) => [c?.firstKeptIndex, c?.turnStartIndex])).toEqual(theirs.map((c) => [c.firstKeptEntryIndex, c.turnStartIndex]));
     expect(ours[3]!.firstKeptIndex).toBe(983);
     expect(ours[6]!.firstKeptIndex).toBe(837);
+  }, 30_000);
+
+  refTest("a compaction of each fixture's branch keeps from the entry the reference's keeps from, and counts the tokens before as it does", async () => {
+    const cases: { path: Entry[]; keep: number }[] = [];
+    for (const name of FILES) {
+      const entries = entriesOf(name);
+      const path = pathTo(new Map(entries.map((e) => [e.id, e])), entries.at(-1)!.id);
+      for (const keep of [1, 10, 50, 200, 1000, 5000, 20000]) cases.push({ path, keep });
+    }
+    const paths = [...new Set(cases.map((c) => c.path))];
+    const theirs = (await referenceCalls(REF!, cases.map((c) => ["prepareCompaction", { $shared: paths.indexOf(c.path) }, { enabled: true, reserveTokens: 1000, keepRecentTokens: c.keep }]), paths)) as ({ firstKeptEntryId: string; isSplitTurn: boolean; tokensBefore: number } | undefined)[];
+    const ours = cases.map((c) => {
+      const plan = planCompaction(c.path, c.keep);
+      return plan && { firstKeptEntryId: plan.firstKeptEntryId, isSplitTurn: plan.splitTurn, tokensBefore: estimateContext(c.path) };
+    });
+    expect(ours).toEqual(theirs.map((t) => t && { firstKeptEntryId: t.firstKeptEntryId, isSplitTurn: t.isSplitTurn, tokensBefore: t.tokensBefore }));
+    expect(ours.filter((o) => o !== undefined).length).toBeGreaterThan(10);
   }, 30_000);
 });
