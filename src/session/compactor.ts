@@ -4,7 +4,7 @@ import type { Model, StreamFn, Usage } from "../providers/types.ts";
 import type { AgentMessage, Entry } from "../store/entries.ts";
 import { errorMessage, PionError } from "../util/errors.ts";
 import { appendFileLists, buildSummaryRequest, estimateContextTokens, planCompaction, summarize, summarizePlan, type CompactionPlan, type FileOps } from "./compaction.ts";
-import { contextTokens } from "./stats.ts";
+import { estimateContext } from "./stats.ts";
 
 export type CompactionReason = "manual" | "threshold" | "overflow";
 
@@ -106,7 +106,7 @@ export async function compact(
     if (reason === "overflow" && !tentative && host.model.contextWindow > 0 && plan.keptTokens > host.model.contextWindow) {
       return await fail(overflowMessage(host.model, plan.keptTokens, false), false, "context_overflow");
     }
-    const tokensBefore = contextTokens(branch) ?? estimateContextTokens(host.messages());
+    const tokensBefore = estimateContext(branch);
     const out = await writeSummary(host, plan, reason, signal, customInstructions);
     if ("error" in out) return await fail(out.error, out.aborted || signal.aborted);
     if (signal.aborted) return await fail("Compaction aborted", true);

@@ -1,5 +1,5 @@
 import type { AgentMessage, CompactionEntry, Entry } from "../store/entries.ts";
-import { estimateTokens } from "./stats.ts";
+import { estimateTokens } from "./token-estimate.ts";
 
 /** Where a compaction cuts the branch (indexes into the path, root first). */
 export interface CutPoint {
@@ -39,7 +39,8 @@ export function findCutPoint(path: readonly Entry[], keepRecentTokens: number, o
   const unsafe = toolPairSpans(messages);
   let { cut, cuts } = budgetCut(messages, unsafe, summarizeFrom, path.length, keepRecentTokens);
   if (cuts.length === 0) return undefined;
-  const hasBefore = (at: number) => messages.slice(summarizeFrom, at).some((m) => m !== undefined);
+  // a system-role message (imported sessions) is not conversation: there is nothing to summarize in it
+  const hasBefore = (at: number) => messages.slice(summarizeFrom, at).some((m) => m !== undefined && (m as { role: string }).role !== "system");
   if (opts.fallbackToNewest && (cut === undefined || !hasBefore(cut))) cut = cuts.at(-1);
   if (cut === undefined || !hasBefore(cut)) return undefined;
   const turnStartIndex = startsTurn(messages[cut]!) ? -1 : turnStartAt(messages, unsafe, cut - 1, summarizeFrom);
@@ -49,7 +50,8 @@ export function findCutPoint(path: readonly Entry[], keepRecentTokens: number, o
 /**
  * The cut points in `messages[from, to)` (`cuts`) and the one where, walking back from `to`,
  * about `keepRecentTokens` are reached (`cut`): the nearest cut point at or after the message that
- * reached the budget. Undefined when the budget is never reached.
+ * reached the budget. Undefined when the budget is never reached. `tokensAt(i)` is what index `i`
+ * adds to the context (by default its message's estimate; an entry may hold more than one).
  */
 export function budgetCut(
   messages: readonly (AgentMessage | undefined)[],
@@ -57,6 +59,7 @@ export function budgetCut(
   from: number,
   to: number,
   keepRecentTokens: number,
+  tokensAt: (i: number) => number = (i) => (messages[i] ? estimateTokens(messages[i]) : 0),
 ): { cut: number | undefined; cuts: number[] } {
   const cuts: number[] = [];
   for (let i = from; i < to; i++) {
@@ -66,9 +69,9 @@ export function budgetCut(
   if (cuts.length === 0) return { cut: undefined, cuts };
   let tokens = 0;
   for (let i = to - 1; i >= from; i--) {
-    const m = messages[i];
-    if (!m) continue;
-    tokens += estimateTokens(m);
+    const t = tokensAt(i);
+    if (t === 0) continue;
+    tokens += t;
     // When the newest tool results alone exceed the budget, keep the call that produced them.
     if (tokens >= keepRecentTokens) return { cut: cuts.find((c) => c >= i) ?? cuts.at(-1)!, cuts };
   }

@@ -1,5 +1,11 @@
 import type { Model } from "../providers/types.ts";
+import { currentSystemMessage } from "../extensions/surface/agent-transcript.ts";
 import type { AgentMessage, Entry } from "../store/entries.ts";
+import { contextEntries } from "./context.ts";
+import { editedMessage, entryMessage } from "./cut-point.ts";
+import { estimateTokens } from "./token-estimate.ts";
+
+export { estimateTokens };
 
 export interface SessionStats {
   userMessages: number;
@@ -64,26 +70,96 @@ function addUsage(s: SessionStats, u: { input: number; output: number; cacheRead
   s.cost += u.cost.total;
 }
 
-/**
- * Tokens in the context now: the newest successful response's reported usage plus an
- * estimate (4 characters a token) of what came after it. Null right after a compaction,
- * until a response reports usage again.
- */
-export function contextTokens(branch: readonly Entry[]): number | null {
-  let after = 0;
-  for (let i = branch.length - 1; i >= 0; i--) {
-    const e = branch[i]!;
-    if (e.type === "compaction") return null;
-    if (e.type !== "message") continue;
-    const m = e.message;
-    if (m.role === "assistant" && m.stopReason !== "error" && m.stopReason !== "aborted" && m.usage.totalTokens > 0) {
-      return m.usage.input + m.usage.output + m.usage.cacheRead + m.usage.cacheWrite + after;
-    }
-    after += estimateTokens(m);
-  }
-  return after > 0 ? after : 0;
+/** One part of the context with the index of the entry it comes from; system-role messages included. */
+interface ContextPart {
+  at: number;
+  messages: AgentMessage[];
 }
 
-export function estimateTokens(m: AgentMessage): number {
-  return Math.ceil(JSON.stringify("content" in m ? m.content : m).length / 4);
+/**
+ * The context as the reference projects a branch for its estimate: the newest compaction's
+ * system message (when it kept one) and summary, then every context entry's message with its
+ * newest edit applied, system-role messages of imported sessions included.
+ */
+function contextParts(branch: readonly Entry[]): ContextPart[] {
+  const index = new Map(branch.map((e, i) => [e, i]));
+  const entries = contextEntries(branch);
+  const edits = new Map<string, object | null>();
+  for (const e of entries) if (e.type === "context_edit") edits.set(e.targetId, e.replacement);
+  return entries.map((e, i) => {
+    const at = index.get(e)!;
+    if (e.type === "compaction") {
+      if (i > 0) return { at, messages: [] };
+      const system = (e as { systemMessage?: AgentMessage }).systemMessage;
+      const summary: AgentMessage = { role: "compactionSummary", summary: e.summary, tokensBefore: e.tokensBefore, timestamp: 0 };
+      return { at, messages: system ? [system, summary] : [summary] };
+    }
+    if (e.type === "branch_summary" && !e.summary) return { at, messages: [] };
+    const m = entryMessage(e);
+    const edit = edits.get(e.id);
+    const shown = m && edit !== undefined ? editedMessage(m, edit) : m;
+    return { at, messages: shown ? [shown] : [] };
+  });
+}
+
+/** The tokens a completed response says its context held; 0 when it reported none. */
+function usageTokens(m: AgentMessage): number {
+  if (m.role !== "assistant" || m.stopReason === "error" || m.stopReason === "aborted" || !m.usage) return 0;
+  const u = m.usage;
+  return u.totalTokens || u.input + u.output + u.cacheRead + u.cacheWrite;
+}
+
+const isSystem = (m: AgentMessage) => (m as { role: string }).role === "system";
+
+/**
+ * Tokens in the context now, as the reference reckons them (see `estimateContext`), or null after
+ * a compaction until a response in the context reports usage again: until then the newest usage
+ * measured the context before it was compacted.
+ */
+export function contextTokens(branch: readonly Entry[]): number | null {
+  const r = reckon(branch);
+  return r.stale ? null : r.tokens;
+}
+
+/**
+ * Tokens in the context: the newest usage a response in the context reported plus an estimate of
+ * what came after it. When a compaction or a context edit came after that response, or no
+ * response reported usage, the whole context is estimated (its system messages replayed into one).
+ */
+export function estimateContext(branch: readonly Entry[]): number {
+  return reckon(branch).tokens;
+}
+
+function reckon(branch: readonly Entry[]): { tokens: number; stale: boolean } {
+  const parts = contextParts(branch);
+  const messages = parts.flatMap((p) => p.messages);
+  let changedAt = -1;
+  let compactedAt = -1;
+  for (let i = branch.length - 1; i >= 0 && compactedAt < 0; i--) {
+    const type = branch[i]!.type;
+    if (type === "compaction") compactedAt = i;
+    if (changedAt < 0 && (type === "compaction" || type === "context_edit")) changedAt = i;
+  }
+  // the newest response with usage, by its entry's index and its message's place in `messages`
+  let usedAt = -1;
+  let usage = 0;
+  let at = messages.length;
+  for (let p = parts.length - 1; p >= 0 && usage === 0; p--) {
+    const part = parts[p]!;
+    for (let k = part.messages.length - 1; k >= 0 && usage === 0; k--) {
+      at--;
+      usage = usageTokens(part.messages[k]!);
+      if (usage > 0) usedAt = part.at;
+    }
+  }
+  const stale = compactedAt >= 0 && usedAt <= compactedAt;
+  if (usage > 0 && usedAt > changedAt) {
+    let tokens = usage;
+    for (const m of messages.slice(at + 1)) tokens += estimateTokens(m);
+    return { tokens, stale };
+  }
+  const system = currentSystemMessage(messages);
+  let tokens = system ? estimateTokens(system) : 0;
+  for (const m of messages) if (!isSystem(m)) tokens += estimateTokens(m);
+  return { tokens, stale };
 }

@@ -20,7 +20,7 @@ function setup(env: Record<string, string> = {}) {
     },
   };
   writeFileSync(join(dirs.home, "models.json"), JSON.stringify({ providers }));
-  writeSettings(dirs.home, { retry: { maxRetries: 2, baseDelayMs: 20 }, compaction: { keepRecentTokens: 30, reserveTokens: 1000 } });
+  writeSettings(dirs.home, { retry: { maxRetries: 2, baseDelayMs: 20 }, compaction: { keepRecentTokens: 4, reserveTokens: 1000 } });
   const allEnv = { AZURE_OPENAI_API_KEY: "az-key", AZURE_OPENAI_BASE_URL: `${fake.url}/openai/v1`, ...env };
   const pion = (model = "gpt-5.4", args: string[] = []) => new Pion({ ...dirs, env: allEnv, args: ["--mode", "rpc", "--model", `azure/${model}`, ...args] });
   return { fake, dirs, pion };
@@ -87,7 +87,7 @@ describe("Azure OpenAI Responses through the openai SDK's Azure client", () => {
       p,
       fake,
       { kind: "http_error", status: 400, message: "This model's maximum context length is 4000 tokens.", errorType: "invalid_request_error" },
-      // keepRecentTokens 30 cuts inside turn two: a split-turn summary too
+      // keepRecentTokens 4 (the prompt "three", 2 tokens, and "reply two", 3) cuts inside turn two: a split-turn summary too
       [{ blocks: [{ type: "text", text: "SUMMARY" }] }, { blocks: [{ type: "text", text: "TURN-PREFIX" }] }],
     );
     expect(recs.findLast((r) => r.type === "message_end")!.message.content[0].text).toBe("after overflow");

@@ -129,11 +129,11 @@ describe("compaction", () => {
     ["small-openai/tiny", { kind: "http_error", status: 400, message: "This model's maximum context length is 4000 tokens.", errorType: "invalid_request_error" }],
   ] as const) {
     test.concurrent(`overflow from ${model}: compact once with reason overflow, then retry the turn`, async () => {
-      const { fake, dirs } = setup();
+      const { fake, dirs } = setup({ compaction: { keepRecentTokens: 15, reserveTokens: 1000 } });
       const p = new Pion({ ...dirs, args: ["--mode", "rpc", "--model", model] });
       await turn(p, fake, "one", { input: 100, output: 10 });
       await turn(p, fake, "two", { input: 100, output: 10 });
-      // keepRecentTokens 30 cuts inside turn two: a history summary and a split-turn summary
+      // keepRecentTokens 15 (the new prompt, 2 tokens, and turn two's answer, 18) cuts inside turn two: a history summary and a split-turn summary
       fake.enqueue(
         reply,
         { blocks: [{ type: "text", text: "OVERFLOW-SUMMARY" }] },
@@ -163,7 +163,7 @@ describe("compaction", () => {
     fake.enqueue({ kind: "http_error", status: 400, message: "prompt is too long" });
     await p.request({ type: "prompt", message: "hi" });
     await p.waitFor("agent_settled");
-    const why = "the part of the context that compaction would keep alone (about 8 tokens, estimated) does not fit the context window of small/tiny (4000 tokens)";
+    const why = "the part of the context that compaction would keep alone (about 1 tokens, estimated) does not fit the context window of small/tiny (4000 tokens)";
     expect(p.records.filter((x) => x.type === "compaction_end").map((x) => x.errorMessage)).toEqual([`Context overflow recovery failed: ${why}`]);
     const result = await p.waitFor("prompt_result");
     expect(result).toMatchObject({ stopReason: "error", aborted: false });
@@ -174,7 +174,8 @@ describe("compaction", () => {
   });
 
   test.concurrent("abort during compaction: compaction_end aborted, no entry written; summary retry events", async () => {
-    const { fake, dirs } = setup();
+    // keepRecentTokens 20 keeps turn c3 whole (its answer is 17 tokens, its prompt 8): one summary request
+    const { fake, dirs } = setup({ compaction: { keepRecentTokens: 20, reserveTokens: 1000 } });
     const p = new Pion({ ...dirs, args: ["--mode", "rpc", "--model", "fake/fake-model"] });
     for (const t of ["a1", "b2", "c3"]) await turn(p, fake, t);
     const before = (await p.request({ type: "get_entries" })).data.entries.length;

@@ -75,7 +75,8 @@ describe("compaction inside one long turn", () => {
   });
 
   test.concurrent("threshold mid-run: the one turn is compacted after a tool result and the run goes on from the summary", async () => {
-    const { fake, dirs } = setup({ compaction: { keepRecentTokens: 30, reserveTokens: 1000 } });
+    // keepRecentTokens 5: the tool result (2 tokens) is under it, with the call (7) it is reached, so the cut lands on the call
+    const { fake, dirs } = setup({ compaction: { keepRecentTokens: 5, reserveTokens: 1000 } });
     const p = new Pion({ ...dirs, args: ["--mode", "rpc", "--model", "small/tiny"] });
     fake.enqueue(
       toolCall("t1", "echo first", { input: 3500, output: 10 }),
@@ -104,7 +105,7 @@ describe("compaction inside one long turn", () => {
 
 describe("threshold compaction that fails", () => {
   test.concurrent("a provider error on the summary is reported in compaction_end and on stderr, and the run goes on", async () => {
-    const { fake, dirs } = setup({ retry: { enabled: false }, compaction: { keepRecentTokens: 30, reserveTokens: 1000 } });
+    const { fake, dirs } = setup({ retry: { enabled: false }, compaction: { keepRecentTokens: 5, reserveTokens: 1000 } });
     const p = new Pion({ ...dirs, args: ["--mode", "rpc", "--model", "small/tiny"] });
     fake.enqueue(
       toolCall("t1", "echo first", { input: 3500, output: 10 }),

@@ -91,7 +91,8 @@ describe("a reply cut off below the output limit", () => {
   });
 
   test.concurrent("something to compact: compacted and retried once; a second cut reply ends the run without an error", async () => {
-    const { fake, dirs } = setup({ compaction: { reserveTokens: 1000, keepRecentTokens: 10 } });
+    // keepRecentTokens 4: the second prompt (4 tokens) is kept, the first turn is summarized
+    const { fake, dirs } = setup({ compaction: { reserveTokens: 1000, keepRecentTokens: 4 } });
     const p = new Pion({ ...dirs, args: ["--mode", "rpc", "--model", "small/tiny"] });
     fake.enqueue(say("first answer"));
     await prompt(p, "first prompt");

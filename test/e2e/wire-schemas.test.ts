@@ -26,7 +26,8 @@ describe("every record pion writes matches the published schemas", () => {
     const fake = startFakeProvider();
     const dirs = tempDirs();
     writeFakeModels(dirs.home, fake.url);
-    writeSettings(dirs.home, { retry: { maxRetries: 2, baseDelayMs: 10 }, compaction: { keepRecentTokens: 30, reserveTokens: 1000 } });
+    // keepRecentTokens 8: the compaction below keeps the host's bash run (10 tokens) and summarizes the two prompts before it
+    writeSettings(dirs.home, { retry: { maxRetries: 2, baseDelayMs: 10 }, compaction: { keepRecentTokens: 8, reserveTokens: 1000 } });
     const p = new CheckedPion({ ...dirs, args: ["--mode", "rpc", "--model", "fake/fake-model", "-e", UI, "-e", BROKEN] });
     await p.waitFor((r) => r.type === "extension_error");
 

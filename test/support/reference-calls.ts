@@ -5,7 +5,8 @@
  * gets back what each returned, through JSON: Sets as sorted arrays, undefined kept.
  * Argument `{ "$reader": entries }` stands for a SessionManager over those entries (getEntry,
  * getBranch), `{ "$shared": i }` for a copy of `shared[i]` (a large value sent once);
- * `migrateSessionEntries` answers the entries it migrated.
+ * `migrateSessionEntries` answers the entries it migrated. A name the package does not export is
+ * looked up in its compaction module (`estimateContextTokens`, `estimateProjectedContextTokens`).
  */
 import { join } from "node:path";
 
@@ -48,7 +49,9 @@ export function sessionReader(entries: E[]) {
 }
 
 if (import.meta.main) {
-  const ref = (await import(join(process.argv[2]!, "dist/index.js"))) as Record<string, (...args: unknown[]) => unknown>;
+  type Fns = Record<string, (...args: unknown[]) => unknown>;
+  const exported = (await import(join(process.argv[2]!, "dist/index.js"))) as Fns;
+  const ref: Fns = { ...((await import(join(process.argv[2]!, "dist/core/compaction/compaction.js"))) as Fns), ...exported };
   const { calls, shared } = JSON.parse(await Bun.stdin.text()) as { calls: Call[]; shared: unknown[] };
   const results: unknown[] = [];
   for (const [name, ...raw] of calls) {

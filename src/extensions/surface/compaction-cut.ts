@@ -59,7 +59,9 @@ export function findTurnStartIndex(entries: readonly AnyEntry[], entryIndex: num
 export function findCutPoint(entries: readonly AnyEntry[], startIndex: number, endIndex: number, keepRecentTokens: number) {
   const messages = cutMessages(entries);
   const unsafe = toolPairSpans(messages);
-  const { cut: reached, cuts } = budgetCut(messages, unsafe, startIndex, endIndex, keepRecentTokens);
+  // an entry counts with all it puts in the context (a compaction its system message too)
+  const tokensAt = (i: number) => sessionEntryToContextMessages(entries[i]!).reduce((n, m) => n + estimateTokens(m as unknown as AgentMessage), 0);
+  const { cut: reached, cuts } = budgetCut(messages, unsafe, startIndex, endIndex, keepRecentTokens, tokensAt);
   if (cuts.length === 0) return { firstKeptEntryIndex: startIndex, turnStartIndex: -1, isSplitTurn: false };
   let cut = reached ?? cuts[0]!;
   while (cut > startIndex) {
