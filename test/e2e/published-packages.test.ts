@@ -93,12 +93,16 @@ describeWith("published pi packages in dist/pion", () => {
     }), 60_000);
 
   test.concurrent("pi-plan-mode: /plan writes a plan file, its rules reach the system prompt, and a write elsewhere is blocked", () =>
-    withPackage("pi-plan-mode", [{ blocks: [{ type: "toolCall", name: "write", arguments: { path: "/nonexistent-dir/elsewhere.txt", content: "x" } }] }, { blocks: [{ type: "text", text: "ok" }] }], async (p, fake, userHome) => {
+    withPackage("pi-plan-mode", [{ blocks: [{ type: "text", text: "Building a login page.\nOne form, one route." }] }], async (p, fake, userHome) => {
       await p.request({ type: "prompt", message: "/plan add a login page" });
       await notified(p, "Plan mode enabled");
+      // Its widget summarizes the plan with a model call of its own (pi-ai's complete) first.
+      await fake.waitForRequests(1, 20_000);
+      expect(JSON.stringify(fake.requests[0]!.body)).toContain("add a login page");
+      fake.enqueue({ blocks: [{ type: "toolCall", name: "write", arguments: { path: "/nonexistent-dir/elsewhere.txt", content: "x" } }] }, { blocks: [{ type: "text", text: "ok" }] });
       await p.request({ type: "prompt", message: "write it" });
       await p.waitFor("agent_settled", 0, 20_000);
-      expect(JSON.stringify(fake.requests[0]!.body)).toContain("PLAN MODE ACTIVE");
+      expect(JSON.stringify(fake.requests[1]!.body)).toContain("PLAN MODE ACTIVE");
       const end = p.records.find((r) => r.type === "tool_execution_end" && r.toolName === "write")!;
       expect(end.isError).toBe(true);
       expect(JSON.stringify(end.result)).toContain("Plan mode active");
