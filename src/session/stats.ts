@@ -1,5 +1,5 @@
 import type { Model } from "../providers/types.ts";
-import { currentSystemMessage } from "../extensions/surface/agent-transcript.ts";
+import { getCurrentSystemMessage } from "./system-messages.ts";
 import type { AgentMessage, Entry } from "../store/entries.ts";
 import { contextEntries } from "./context.ts";
 import { editedMessage, entryMessage } from "./cut-point.ts";
@@ -158,7 +158,7 @@ function reckon(branch: readonly Entry[]): { tokens: number; stale: boolean } {
     for (const m of messages.slice(at + 1)) tokens += estimateTokens(m);
     return { tokens, stale };
   }
-  const system = currentSystemMessage(messages);
+  const system = getCurrentSystemMessage(messages as never);
   let tokens = system ? estimateTokens(system) : 0;
   for (const m of messages) if (!isSystem(m)) tokens += estimateTokens(m);
   return { tokens, stale };

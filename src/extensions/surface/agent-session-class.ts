@@ -16,7 +16,7 @@ import { sessionStats } from "../../session/stats.ts";
 import { contentText as textOf } from "../../store/entries.ts";
 import type { Agent } from "./agent.ts";
 import type { AgentTool } from "./agent-core.ts";
-import { createInitialSystemMessage } from "./ai-utils-transcript.ts";
+import { createInitialSystemMessage } from "../../session/system-messages.ts";
 
 type Rec = Record<string, unknown>;
 type SessionEvent = Rec & { type: string };

@@ -5,7 +5,7 @@
  * one tool list, a request is built from the replayed transcript.
  */
 import type { Message } from "../../providers/types.ts";
-import { getCurrentSystemPrompt, getCurrentTools, getToolStateChanges, toToolDeclaration } from "./ai-utils-transcript.ts";
+import { getCurrentSystemPrompt, getCurrentTools, getToolStateChanges, toToolDeclaration } from "../../session/system-messages.ts";
 
 type AnyMessage = { role: string };
 type Declarable = Parameters<typeof toToolDeclaration>[0];

@@ -12,7 +12,7 @@ import type { AgentMessage } from "../../store/entries.ts";
 import { emptyAssistant } from "../../providers/event-stream.ts";
 import { errorMessage } from "../../util/errors.ts";
 import { runAgentLoop, runAgentLoopContinue, TOOL_CWD, type AgentLoopConfig, type AgentTool, type RefStreamFn } from "./agent-core.ts";
-import { createInitialSystemMessage, getCurrentSystemMessage, getCurrentSystemPrompt, toToolDeclaration } from "./ai-utils-transcript.ts";
+import { createInitialSystemMessage, getCurrentSystemMessage, getCurrentSystemPrompt, toToolDeclaration } from "../../session/system-messages.ts";
 
 type Rec = Record<string, unknown>;
 type Event = Rec & { type: string };

@@ -10,7 +10,7 @@ import * as json from "./ai-utils-json.ts";
 import * as models from "./ai-utils-models.ts";
 import * as stream from "./ai-utils-stream.ts";
 import { StreamingJsonParser, ToolCallArgumentsStream } from "./ai-utils-streaming-json.ts";
-import * as transcript from "./ai-utils-transcript.ts";
+import * as transcript from "../../session/system-messages.ts";
 
 export const aiUtilExports: Record<string, unknown> = {
   EventStream: stream.EventStream,

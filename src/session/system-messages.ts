@@ -3,9 +3,10 @@
  * set, the leading one declaring them and each later one changing them (more text, sections
  * replaced or removed by name, tools added or removed). Replaying them in order gives the current
  * prompt and tools. Pure functions over plain data; pion's own requests keep the prompt and tools
- * beside the messages, so pion uses these only for extensions.
+ * beside the messages, so pion uses these for extensions (pi-ai's names) and to count the system
+ * messages of an imported reference session (stats.ts).
  */
-import { contentText as joinText } from "../../store/entries.ts";
+import { contentText as joinText } from "../store/entries.ts";
 
 interface Tool {
   name: string;
