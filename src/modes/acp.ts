@@ -36,7 +36,7 @@ export async function runAcpMode(given: CliOptions): Promise<number> {
     release: async (c) => {
       open.delete(c);
       await c.close();
-      c.session.release();
+      await c.end();
     },
     toMcpConfigs: (servers, cwd) => servers.map((s) => toMcpConfig(s, cwd, opts.env)),
   });
@@ -53,7 +53,7 @@ export async function runAcpMode(given: CliOptions): Promise<number> {
   for (const c of open) {
     await c.session.abort();
     await c.close();
-    c.session.release();
+    await c.end();
   }
   store.close();
   await out.flush();

@@ -171,6 +171,8 @@ export interface Composed {
   addMcpServers: (servers: McpServerConfig[]) => Promise<void>;
   /** Stops what the session started in the background (MCP servers). */
   close: () => Promise<void>;
+  /** The process is done with the session: extensions see `session_shutdown` (reason "quit"), then it is released. */
+  end: () => Promise<void>;
   /** Environments for the processes pion starts (MCP servers too) and output masking. */
   guard: CredentialGuard;
 }
@@ -460,6 +462,10 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
     mcpStatus: () => mcp.manager?.status() ?? [],
     addMcpServers: (servers) => mcp.add(servers),
     close: async () => void (await mcp.manager?.stop()),
+    end: async () => {
+      if (hasExtensions) await extensions!.notify("session_shutdown", { reason: "quit" });
+      session.release();
+    },
   };
 }
 

@@ -58,7 +58,7 @@ export async function runJsonMode(composed: Composed, prompts: string[], mode: "
     const probe = await composed.sandbox.probe();
     if (!probe.ok) {
       writeErr(`pion: the ${composed.sandbox.policy.mode} sandbox cannot start here: ${probe.why}\npion: ${probe.remedy}\n`);
-      composed.session.release();
+      await composed.end();
       composed.store.close();
       return 3;
     }
@@ -97,7 +97,7 @@ export async function runJsonMode(composed: Composed, prompts: string[], mode: "
   const finish = async (code: number, reason?: string): Promise<number> => {
     await writer.drain();
     if (reason) writeErr(`pion: ${reason}\n`);
-    composed.session.release();
+    await composed.end();
     composed.store.close();
     return code;
   };

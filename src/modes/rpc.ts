@@ -32,7 +32,7 @@ export async function runRpcMode(composed: Composed): Promise<number> {
     stopping = true;
     await session.abort();
     await writer.drain();
-    composed.session.release();
+    await composed.end();
     composed.store.close();
     process.exit(0);
   }
@@ -49,7 +49,7 @@ export async function runRpcMode(composed: Composed): Promise<number> {
   approvals?.close();
   await session.idle();
   await writer.drain();
-  composed.session.release();
+  await composed.end();
   composed.store.close();
   return 0;
 }

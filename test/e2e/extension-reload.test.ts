@@ -5,7 +5,7 @@
  * start-up resources_discover follows session_start too.
  */
 import { expect, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { Pion, tempDirs, type Rec } from "../support/pion.ts";
 
@@ -47,4 +47,15 @@ test("ctx.reload: session_shutdown, the extension's new code and new skills load
   // The old factory's handlers saw the shutdown; the new module's the start.
   expect(await note("/events")).toBe("factory:before session_start:startup resources_discover:startup session_shutdown:reload factory:after session_start:reload resources_discover:reload");
   await p.close();
+});
+
+test("at exit (stdin closed) extensions see session_shutdown with reason quit, as in the reference", async () => {
+  const { home, cwd } = tempDirs();
+  const ext = join(dirname(home), "quit.ts");
+  const out = join(dirname(home), "shutdown.txt");
+  write(ext, `import { appendFileSync } from "node:fs";\nexport default function (pi) { pi.on("session_shutdown", (e) => { appendFileSync(${JSON.stringify(out)}, e.reason + "\\n"); }); }\n`);
+  const p = new Pion({ home, cwd, args: ["--mode", "rpc", "-e", ext] });
+  await p.request({ type: "get_state" });
+  expect(await p.close()).toBe(0);
+  expect(readFileSync(out, "utf8")).toBe("quit\n");
 });
