@@ -7,12 +7,15 @@
  * (@cfworker/json-schema: drafts 4 to 2020-12, no code generation, no dependencies) is loaded
  * on first use: a session that registers no such tool never pays for it.
  */
+import { coerceToSchema, withoutUndefined } from "./json-coerce.ts";
+
 export type JsonSchema = Record<string, unknown>;
 
 export class JsonSchemaError extends Error {}
 
 type Draft = "4" | "7" | "2019-09" | "2020-12";
-type Validator = { validate(value: unknown): { valid: boolean; errors: { instanceLocation: string; keyword: string; error: string }[] } };
+type OutputUnit = { instanceLocation: string; keyword: string; keywordLocation: string; error: string };
+type Validator = { validate(value: unknown): { valid: boolean; errors: OutputUnit[] } };
 
 /** Keywords that assert nothing (annotations) or that the validator checks. */
 const ANNOTATIONS = ["$schema", "$id", "id", "$anchor", "$comment", "title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly", "contentMediaType", "contentEncoding", "$recursiveAnchor"];
@@ -42,6 +45,19 @@ export interface SchemaCheck {
   readonly ready: Promise<void>;
   /** Throws when called before `ready` resolved. */
   checkNow(value: unknown): string | undefined;
+  /**
+   * Loose arguments brought towards the schema first (`"42"` for a number, one value for an
+   * array, a null optional dropped; see json-coerce.ts), then checked: the coerced value, or
+   * each problem at the path of the value it concerns. Loads the validator synchronously when
+   * it is not loaded yet.
+   */
+  parseNow(value: unknown): { ok: true; value: unknown } | { ok: false; issues: SchemaIssue[] };
+}
+
+/** One problem of a checked value: the path to it (property names and item indexes) and what is wrong. */
+export interface SchemaIssue {
+  path: string[];
+  message: string;
 }
 
 type ValidatorModule = typeof import("@cfworker/json-schema");
@@ -55,6 +71,9 @@ export function compileJsonSchema(schema: unknown): SchemaCheck {
   const draft = draftOf(schema.$schema);
   inspect(schema, schema, "#");
   let validator: Validator | undefined;
+  /** Reports every problem rather than the first; built on the first failed parse. */
+  let full: Validator | undefined;
+  let lookup: ReturnType<ValidatorModule["dereference"]> | undefined;
   const build = (m: ValidatorModule) => {
     validator ??= new m.Validator(schema as never, draft, true) as Validator;
   };
@@ -74,6 +93,22 @@ export function compileJsonSchema(schema: unknown): SchemaCheck {
   return {
     ready,
     checkNow,
+    parseNow(value) {
+      if (!loaded) loaded = require("@cfworker/json-schema") as ValidatorModule;
+      build(loaded);
+      const m = loaded;
+      const v = validator as Validator;
+      // Sub-schemas are checked against the root's definitions, so their `$ref`s resolve.
+      lookup ??= m.dereference(schema as never);
+      const refs = lookup;
+      const passes = (node: unknown, x: unknown) => m.validate(x, node as never, draft, refs, true).valid;
+      const coerced = coerceToSchema(schema, value, passes);
+      // An undefined property counts as absent (JSON has none; an extension's own call may).
+      const checked = withoutUndefined(coerced);
+      if (v.validate(checked).valid) return { ok: true, value: coerced };
+      full ??= new m.Validator(schema as never, draft, false) as Validator;
+      return { ok: false, issues: issuesOf(schema, checked, full.validate(checked).errors) };
+    },
     async check(value) {
       await ready;
       return checkNow(value);
@@ -157,12 +192,125 @@ function hasAnchor(node: unknown, name: string): boolean {
 }
 
 /** Wrapper errors ("Property x does not match schema") whose cause follows them. */
-const WRAPPERS = new Set(["properties", "patternProperties", "items", "prefixItems", "$ref", "$recursiveRef", "allOf", "dependentSchemas", "additionalProperties", "unevaluatedProperties"]);
+const WRAPPERS = new Set(["properties", "patternProperties", "items", "prefixItems", "additionalItems", "$ref", "$recursiveRef", "allOf", "if", "then", "else", "dependentSchemas", "additionalProperties", "unevaluatedProperties"]);
 
 function describe(errors: { instanceLocation: string; keyword: string; error: string }[]): string {
   const lines = errors
     .filter((e, i) => !WRAPPERS.has(e.keyword) || i === errors.length - 1)
     .map((e) => `${pathOf(e.instanceLocation)}: ${e.keyword === "false" ? "not allowed" : e.error}`);
+  return [...new Set(lines)].slice(0, 8).join("; ");
+}
+
+/**
+ * The validator's output as one issue per failing keyword, at the value it concerns: a missing
+ * or unknown property is reported at that property, wrapper records ("property x does not
+ * match") are left out, and the common keywords are worded from the schema and the value.
+ */
+function issuesOf(root: Record<string, unknown>, value: unknown, errors: OutputUnit[]): SchemaIssue[] {
+  const issues: SchemaIssue[] = [];
+  const named = (e: OutputUnit) => /"((?:[^"\\]|\\.)*)"/.exec(e.error)?.[1] ?? "";
+  const unknown = new Set<string>();
+  // A failed union is blamed on one branch: the first whose `const` properties the value has
+  // (a tagged union's tag picks it), else the first branch.
+  const blamed = errors
+    .filter((e) => e.keyword === "anyOf" || e.keyword === "oneOf")
+    .map((e) => {
+      const branches = at(root, pointerParts(e.keywordLocation));
+      const here = valueAt(value, pointerParts(e.instanceLocation));
+      const list = Array.isArray(branches) ? branches : [];
+      const tagged = list.findIndex((b) => isObject(b) && isObject(b.properties) && Object.values(b.properties).some((p) => isObject(p) && "const" in p) && tagMatches(b.properties, here));
+      return { prefix: `${e.keywordLocation}/`, keep: `${e.keywordLocation}/${Math.max(tagged, 0)}/` };
+    });
+  const otherBranch = (e: OutputUnit) => blamed.some((u) => e.keywordLocation.startsWith(u.prefix) && !e.keywordLocation.startsWith(u.keep));
+  for (const e of errors) {
+    // The boolean-schema record that follows an unknown property names it again: one issue is enough.
+    if (e.keyword === "additionalProperties" || e.keyword === "unevaluatedProperties") unknown.add(`${e.instanceLocation}/${named(e)}`);
+    if (e.keyword === "oneOf" && !errors.some((x) => x.keywordLocation.startsWith(`${e.keywordLocation}/`))) {
+      issues.push({ path: pointerParts(e.instanceLocation), message: "matches more than one alternative" });
+    }
+    if (e.keyword === "anyOf" || e.keyword === "oneOf" || otherBranch(e)) continue;
+    const path = pointerParts(e.instanceLocation);
+    const node = at(root, pointerParts(e.keywordLocation).slice(0, -1));
+    switch (e.keyword) {
+      case "required":
+        issues.push({ path: [...path, named(e)], message: "missing" });
+        break;
+      case "additionalProperties":
+      case "unevaluatedProperties":
+        if (node?.[e.keyword] === false) issues.push({ path: [...path, named(e)], message: "unknown field" });
+        break;
+      case "false":
+        if (!unknown.has(e.instanceLocation)) issues.push({ path, message: "no value is allowed here" });
+        break;
+      case "type": {
+        const types = node && (Array.isArray(node.type) ? node.type : [node.type]);
+        const got = valueAt(value, path);
+        issues.push({ path, message: types ? `expected ${types.join(" or ")}, got ${typeName(got)}` : e.error });
+        break;
+      }
+      default: {
+        const word = WORDS[e.keyword];
+        if (!WRAPPERS.has(e.keyword)) issues.push({ path, message: (node && word?.(node[e.keyword], typeof valueAt(value, path))) || e.error });
+      }
+    }
+  }
+  return issues;
+}
+
+/** A failed keyword in a few words, from its value in the schema (and the failing value's type). */
+const WORDS: Record<string, (k: unknown, type: string) => string> = {
+  enum: (k) => `expected one of ${JSON.stringify(k)}`,
+  const: (k) => `expected ${JSON.stringify(k)}`,
+  minimum: (k) => `expected >= ${k}`,
+  maximum: (k) => `expected <= ${k}`,
+  exclusiveMinimum: (k) => `expected > ${k}`,
+  exclusiveMaximum: (k) => `expected < ${k}`,
+  multipleOf: (k) => `expected a multiple of ${k}`,
+  minLength: (k) => `expected at least ${k} characters`,
+  maxLength: (k) => `expected at most ${k} characters`,
+  minItems: (k) => `expected at least ${k} items`,
+  maxItems: (k) => `expected at most ${k} items`,
+  minProperties: (k) => `expected at least ${k} properties`,
+  maxProperties: (k) => `expected at most ${k} properties`,
+  uniqueItems: () => "expected unique items",
+  not: () => "must not match the schema in not",
+  pattern: (k) => `expected to match ${k}`,
+  format: (k) => `expected format ${k}`,
+};
+
+function pointerParts(pointer: string): string[] {
+  const parts = pointer.replace(/^#\/?/, "");
+  return parts ? parts.split("/").map((p) => decodeURIComponent(p).replace(/~1/g, "/").replace(/~0/g, "~")) : [];
+}
+
+/** Every `const` property of a branch has its value in `value`. */
+function tagMatches(properties: Record<string, unknown>, value: unknown): boolean {
+  return isObject(value) && Object.entries(properties).every(([k, p]) => !isObject(p) || !("const" in p) || JSON.stringify(value[k]) === JSON.stringify(p.const));
+}
+
+/** The schema at a keyword location, through the local `$ref`s the location passes. */
+function at(root: unknown, parts: string[]): any {
+  let node = root;
+  for (const p of parts) {
+    const next: unknown = Array.isArray(node) ? node[Number(p)] : isObject(node) ? node[p] : undefined;
+    node = p === "$ref" && typeof next === "string" ? at(root, pointerParts(next)) : next;
+  }
+  return node;
+}
+
+const valueAt = (value: unknown, parts: string[]): unknown =>
+  parts.reduce<unknown>((v, p) => (Array.isArray(v) ? v[Number(p)] : isObject(v) ? v[p] : undefined), value);
+
+function typeName(v: unknown): string {
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "array";
+  if (typeof v === "number" && Number.isInteger(v)) return "integer";
+  return typeof v;
+}
+
+/** Issues on one line, as `check` words them: "edits.0.oldText: missing; mode: ...". */
+export function describeSchemaIssues(issues: readonly SchemaIssue[]): string {
+  const lines = issues.map((i) => `${i.path.length ? i.path.join(".") : "arguments"}: ${i.message}`);
   return [...new Set(lines)].slice(0, 8).join("; ");
 }
 
