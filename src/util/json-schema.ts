@@ -52,6 +52,8 @@ export interface SchemaCheck {
    * it is not loaded yet.
    */
   parseNow(value: unknown): { ok: true; value: unknown } | { ok: false; issues: SchemaIssue[] };
+  /** The coercion step of `parseNow` alone, for a caller that checks with a validator of its own. */
+  coerceNow(value: unknown): unknown;
 }
 
 /** One problem of a checked value: the path to it (property names and item indexes) and what is wrong. */
@@ -90,23 +92,25 @@ export function compileJsonSchema(schema: unknown): SchemaCheck {
     const result = validator.validate(value);
     return result.valid ? undefined : describe(result.errors);
   };
+  const coerceNow = (value: unknown): unknown => {
+    if (!loaded) loaded = require("@cfworker/json-schema") as ValidatorModule;
+    const m = loaded;
+    build(m);
+    // Sub-schemas are checked against the root's definitions, so their `$ref`s resolve.
+    const refs = (lookup ??= m.dereference(schema as never));
+    return coerceToSchema(schema, value, (node, x) => m.validate(x, node as never, draft, refs, true).valid);
+  };
   return {
     ready,
     checkNow,
+    coerceNow,
     parseNow(value) {
-      if (!loaded) loaded = require("@cfworker/json-schema") as ValidatorModule;
-      build(loaded);
-      const m = loaded;
+      const coerced = coerceNow(value);
       const v = validator as Validator;
-      // Sub-schemas are checked against the root's definitions, so their `$ref`s resolve.
-      lookup ??= m.dereference(schema as never);
-      const refs = lookup;
-      const passes = (node: unknown, x: unknown) => m.validate(x, node as never, draft, refs, true).valid;
-      const coerced = coerceToSchema(schema, value, passes);
       // An undefined property counts as absent (JSON has none; an extension's own call may).
       const checked = withoutUndefined(coerced);
       if (v.validate(checked).valid) return { ok: true, value: coerced };
-      full ??= new m.Validator(schema as never, draft, false) as Validator;
+      full ??= new (loaded as ValidatorModule).Validator(schema as never, draft, false) as Validator;
       return { ok: false, issues: issuesOf(schema, checked, full.validate(checked).errors) };
     },
     async check(value) {

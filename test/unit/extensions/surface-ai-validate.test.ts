@@ -1,8 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import { createBuiltinTools } from "../../../src/tools/index.ts";
 import { CASES, closed, obj, pion, REFERENCE, reference, type Fn, type Mod } from "./surface-ai-validate-cases.ts";
 
 const refTest = REFERENCE ? test : test.skip;
+type Rec = Record<string, unknown>;
 
 /** Cases whose problems pion lists in another order (a root `then` before a property's own keywords). */
 const UNORDERED = new Set(["not and conditionals"]);
@@ -48,6 +50,28 @@ describe("pi-ai validateToolArguments and validateToolCall", () => {
         }
       }
     }
+  });
+
+  refTest("pion's built-in tools take loose arguments as the reference's built-in tools do", async () => {
+    const ref = await reference();
+    const coding = (await import(join(REFERENCE!, "dist/index.js"))) as Mod;
+    const builtins = createBuiltinTools({ images: true });
+    const definitions: Record<string, Fn> = {
+      read: coding.createReadToolDefinition, bash: coding.createBashToolDefinition, grep: coding.createGrepToolDefinition, find: coding.createFindToolDefinition,
+      ls: coding.createLsToolDefinition, write: coding.createWriteToolDefinition, edit: coding.createEditToolDefinition,
+    };
+    const calls: [string, Rec][] = [
+      ["read", { path: 3, offset: "10", limit: "5" }], ["read", { path: "a", offset: null }], ["bash", { command: "ls", timeout: "30" }], ["bash", { command: 5 }],
+      ["grep", { pattern: "a", ignoreCase: "true", context: "2", limit: "7", literal: "false" }], ["find", { pattern: "*.ts", limit: "3" }],
+      ["ls", { path: ".", limit: "4" }], ["write", { path: "a", content: 12 }], ["edit", { path: "a", edits: { oldText: "x", newText: 1 } }],
+    ];
+    for (const [name, args] of calls) {
+      const def = definitions[name]!("/tmp");
+      const prepared = def.prepareArguments ? def.prepareArguments(structuredClone(args)) : structuredClone(args);
+      const want = ref.validateToolArguments(def, { name, arguments: prepared });
+      expect({ name, args: await builtins.get(name)!.parse(structuredClone(args)) }).toEqual({ name, args: want });
+    }
+    expect(() => builtins.get("read")!.parse({ path: "a", offset: "x" })).toThrow('"offset"');
   });
 
   refTest("validateToolCall finds the tool by name, or throws as the reference does", async () => {
