@@ -47,13 +47,9 @@ class Coercion {
 
   /** A local `$ref` ("#", "#/a/b") followed; undefined for anything else. */
   private target(ref: string): unknown {
-    if (ref === "#") return this.root;
-    if (!ref.startsWith("#/")) return undefined;
+    if (ref !== "#" && !ref.startsWith("#/")) return undefined;
     let node: unknown = this.root;
-    for (const raw of ref.slice(2).split("/")) {
-      const key = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~");
-      node = Array.isArray(node) ? node[Number(key)] : isRec(node) ? node[key] : undefined;
-    }
+    for (const key of pointerParts(ref)) node = Array.isArray(node) ? node[Number(key)] : isRec(node) ? node[key] : undefined;
     return node;
   }
 
@@ -204,6 +200,12 @@ class Coercion {
 }
 
 const DROP = Symbol("drop");
+
+/** A JSON Pointer's parts ("#/a~1b/0" -> ["a/b", "0"]); the whole value has none. */
+export function pointerParts(pointer: string): string[] {
+  const parts = pointer.replace(/^#\/?/, "");
+  return parts ? parts.split("/").map((p) => decodeURIComponent(p).replace(/~1/g, "/").replace(/~0/g, "~")) : [];
+}
 
 /** `value` without its undefined object members, at any depth; itself when it has none. */
 export function withoutUndefined(value: unknown): unknown {

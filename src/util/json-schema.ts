@@ -5,9 +5,10 @@
  * dangling `$ref`, an unknown `format`, a pattern that is not a regular expression), so no
  * argument ever passes a check that was silently skipped. The validator itself
  * (@cfworker/json-schema: drafts 4 to 2020-12, no code generation, no dependencies) is loaded
- * on first use: a session that registers no such tool never pays for it.
+ * on first use: a session that registers no such tool never pays for it. `parseNow` first
+ * coerces loose arguments as the reference agent does (json-coerce.ts), then checks.
  */
-import { coerceToSchema, withoutUndefined } from "./json-coerce.ts";
+import { coerceToSchema, pointerParts, withoutUndefined } from "./json-coerce.ts";
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -254,15 +255,15 @@ function issuesOf(root: Record<string, unknown>, value: unknown, errors: OutputU
       }
       default: {
         const word = WORDS[e.keyword];
-        if (!WRAPPERS.has(e.keyword)) issues.push({ path, message: (node && word?.(node[e.keyword], typeof valueAt(value, path))) || e.error });
+        if (!WRAPPERS.has(e.keyword)) issues.push({ path, message: (node && word?.(node[e.keyword])) || e.error });
       }
     }
   }
   return issues;
 }
 
-/** A failed keyword in a few words, from its value in the schema (and the failing value's type). */
-const WORDS: Record<string, (k: unknown, type: string) => string> = {
+/** A failed keyword in a few words, from its value in the schema. */
+const WORDS: Record<string, (k: unknown) => string> = {
   enum: (k) => `expected one of ${JSON.stringify(k)}`,
   const: (k) => `expected ${JSON.stringify(k)}`,
   minimum: (k) => `expected >= ${k}`,
@@ -282,10 +283,6 @@ const WORDS: Record<string, (k: unknown, type: string) => string> = {
   format: (k) => `expected format ${k}`,
 };
 
-function pointerParts(pointer: string): string[] {
-  const parts = pointer.replace(/^#\/?/, "");
-  return parts ? parts.split("/").map((p) => decodeURIComponent(p).replace(/~1/g, "/").replace(/~0/g, "~")) : [];
-}
 
 /** Every `const` property of a branch has its value in `value`. */
 function tagMatches(properties: Record<string, unknown>, value: unknown): boolean {
@@ -320,6 +317,6 @@ export function describeSchemaIssues(issues: readonly SchemaIssue[]): string {
 
 /** "#/edits/0/oldText" -> "edits.0.oldText"; the whole value is "arguments". */
 function pathOf(pointer: string): string {
-  const parts = pointer.replace(/^#\/?/, "");
-  return parts ? parts.split("/").map((p) => decodeURIComponent(p).replace(/~1/g, "/").replace(/~0/g, "~")).join(".") : "arguments";
+  const parts = pointerParts(pointer);
+  return parts.length ? parts.join(".") : "arguments";
 }
