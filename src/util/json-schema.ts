@@ -215,25 +215,21 @@ function issuesOf(root: Record<string, unknown>, value: unknown, errors: OutputU
   const issues: SchemaIssue[] = [];
   const named = (e: OutputUnit) => /"((?:[^"\\]|\\.)*)"/.exec(e.error)?.[1] ?? "";
   const unknown = new Set<string>();
-  // A failed union is blamed on one branch: the first whose `const` properties the value has
-  // (a tagged union's tag picks it), else the first branch.
-  const blamed = errors
-    .filter((e) => e.keyword === "anyOf" || e.keyword === "oneOf")
-    .map((e) => {
-      const branches = at(root, pointerParts(e.keywordLocation));
-      const here = valueAt(value, pointerParts(e.instanceLocation));
-      const list = Array.isArray(branches) ? branches : [];
-      const tagged = list.findIndex((b) => isObject(b) && isObject(b.properties) && Object.values(b.properties).some((p) => isObject(p) && "const" in p) && tagMatches(b.properties, here));
-      return { prefix: `${e.keywordLocation}/`, keep: `${e.keywordLocation}/${Math.max(tagged, 0)}/` };
-    });
-  const otherBranch = (e: OutputUnit) => blamed.some((u) => e.keywordLocation.startsWith(u.prefix) && !e.keywordLocation.startsWith(u.keep));
+  const blamed = errors.filter((e) => e.keyword === "anyOf" || e.keyword === "oneOf").map((e) => blame(root, value, e, errors));
+  // A value of the wrong type is reported for that alone, not for the node's other keywords.
+  const mistyped = errors.filter((e) => e.keyword === "type").map((e) => ({ node: e.keywordLocation.slice(0, -"type".length), at: e.instanceLocation }));
+  const besideType = (e: OutputUnit) =>
+    e.keyword !== "type" && mistyped.some((t) => e.keywordLocation.startsWith(t.node) && (e.instanceLocation === t.at || e.instanceLocation.startsWith(`${t.at}/`)));
+  const otherBranch = (e: OutputUnit) => blamed.some((u) => e.keywordLocation.startsWith(u.prefix) && (u.keep === undefined || !e.keywordLocation.startsWith(u.keep)));
   for (const e of errors) {
     // The boolean-schema record that follows an unknown property names it again: one issue is enough.
     if (e.keyword === "additionalProperties" || e.keyword === "unevaluatedProperties") unknown.add(`${e.instanceLocation}/${named(e)}`);
     if (e.keyword === "oneOf" && !errors.some((x) => x.keywordLocation.startsWith(`${e.keywordLocation}/`))) {
       issues.push({ path: pointerParts(e.instanceLocation), message: "matches more than one alternative" });
     }
-    if (e.keyword === "anyOf" || e.keyword === "oneOf" || otherBranch(e)) continue;
+    const tagIssue = blamed.find((u) => u.record === e)?.issue;
+    if (tagIssue) issues.push(tagIssue);
+    if (e.keyword === "anyOf" || e.keyword === "oneOf" || otherBranch(e) || besideType(e)) continue;
     const path = pointerParts(e.instanceLocation);
     const node = at(root, pointerParts(e.keywordLocation).slice(0, -1));
     switch (e.keyword) {
@@ -284,9 +280,56 @@ const WORDS: Record<string, (k: unknown) => string> = {
 };
 
 
-/** Every `const` property of a branch has its value in `value`. */
-function tagMatches(properties: Record<string, unknown>, value: unknown): boolean {
-  return isObject(value) && Object.entries(properties).every(([k, p]) => !isObject(p) || !("const" in p) || JSON.stringify(value[k]) === JSON.stringify(p.const));
+interface Blame {
+  record: OutputUnit;
+  /** The union's branch records start with this. */
+  prefix: string;
+  /** The one branch whose records are kept; none when the issue below replaces them all. */
+  keep?: string;
+  issue?: SchemaIssue;
+}
+
+/**
+ * A failed union is blamed on one branch, the one the value was most likely meant for: in a
+ * tagged union (each branch an object with a distinct `const` property) the branch its tag
+ * names, or the tag itself when it names none; else the branch declaring most of an object's
+ * properties, then the one whose first problem lies deepest, then the first.
+ */
+function blame(root: Record<string, unknown>, value: unknown, record: OutputUnit, errors: OutputUnit[]): Blame {
+  const prefix = `${record.keywordLocation}/`;
+  const list: unknown[] = at(root, pointerParts(record.keywordLocation)) ?? [];
+  const branches = list.map((b) => (isObject(b) && typeof b.$ref === "string" ? at(root, pointerParts(b.$ref)) : b));
+  const here = valueAt(value, pointerParts(record.instanceLocation));
+  const tag = tagOf(branches);
+  if (tag && isObject(here)) {
+    const i = tag.values.indexOf(here[tag.key]);
+    if (i >= 0) return { record, prefix, keep: `${prefix}${i}/` };
+    return { record, prefix, issue: { path: [...pointerParts(record.instanceLocation), tag.key], message: `expected one of ${JSON.stringify(tag.values)}` } };
+  }
+  let best: { i: number; declared: number; depth: number } | undefined;
+  branches.forEach((b, i) => {
+    const first = errors.find((e) => e.keywordLocation.startsWith(`${prefix}${i}/`) && !WRAPPERS.has(e.keyword));
+    if (!first) return;
+    const depth = pointerParts(first.instanceLocation).length + (first.keyword === "required" || first.keyword === "additionalProperties" ? 1 : 0);
+    const props = isObject(b) && isObject(b.properties) ? b.properties : {};
+    const declared = isObject(here) ? Object.keys(here).filter((k) => Object.hasOwn(props, k)).length : 0;
+    if (!best || declared > best.declared || (declared === best.declared && depth > best.depth)) best = { i, declared, depth };
+  });
+  return { record, prefix, keep: `${prefix}${best?.i ?? 0}/` };
+}
+
+/** The property every branch fixes to a distinct primitive `const`, with those values in branch order. */
+function tagOf(branches: unknown[]): { key: string; values: unknown[] } | undefined {
+  const first = branches[0];
+  if (!isObject(first) || !isObject(first.properties)) return undefined;
+  for (const key of Object.keys(first.properties)) {
+    const values = branches.map((b) => {
+      const p = isObject(b) && isObject(b.properties) ? b.properties[key] : undefined;
+      return isObject(p) ? p.const : undefined;
+    });
+    if (values.every((x) => x !== undefined && (typeof x !== "object" || x === null)) && new Set(values).size === values.length) return { key, values };
+  }
+  return undefined;
 }
 
 /** The schema at a keyword location, through the local `$ref`s the location passes. */

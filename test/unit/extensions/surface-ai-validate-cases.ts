@@ -78,3 +78,28 @@ export const CASES: [string, Rec, unknown[]][] = [
   ["not and conditionals", obj({ v: { not: { type: "string" } }, k: { type: "string" }, n: { type: "number" } }, ["v"], { if: { properties: { k: { const: "num" } } }, then: { required: ["n"] } }), [{ v: "s" }, { v: 1, k: "num" }, { v: 1, k: "num", n: "2" }]],
   ["unique and counts", obj({ u: { type: "array", uniqueItems: true, items: { type: "number" } }, o: { type: "object", minProperties: 1, maxProperties: 2 } }, []), [{ u: [1, "1"] }, { u: [1, 2] }, { o: {} }, { o: { a: 1, b: 2, c: 3 } }]],
 ];
+
+const LOOSE = ["42", "4.5", "", " ", "true", "FALSE", "null", "undefined", "0", "1", "-3", "12n", "abc", "a@b.co", 0, 1, 2.5, -1, true, false, null, "x-a", "text", "image", "v1"];
+const KEYS = ["a", "n", "s", "kind", "text", "x", "y", "name", "children"];
+
+/** `count` argument objects per case, each a case's own with some properties replaced by loose values (seeded, so every run is the same). */
+export function* looseArguments(count: number, seed = 7): Generator<[string, Rec, Rec]> {
+  let state = seed;
+  const rnd = () => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const pick = <T>(list: T[]): T => list[Math.floor(rnd() * list.length)]!;
+  const value = (depth: number): unknown => {
+    const k = rnd();
+    if (depth > 2 || k < 0.6) return pick(LOOSE);
+    if (k < 0.8) return Array.from({ length: Math.floor(rnd() * 3) }, () => value(depth + 1));
+    return Object.fromEntries(KEYS.filter(() => rnd() < 0.3).map((key) => [key, value(depth + 1)]));
+  };
+  for (const [label, parameters, list] of CASES) {
+    for (const base of list) {
+      for (let i = 0; i < count; i++) {
+        const args: Rec = base && typeof base === "object" && !Array.isArray(base) ? { ...(base as Rec) } : {};
+        for (const key of Object.keys((parameters.properties as Rec | undefined) ?? {})) if (rnd() < 0.5) args[key] = value(0);
+        yield [label, parameters, args];
+      }
+    }
+  }
+}

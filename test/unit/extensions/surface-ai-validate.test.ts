@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { createBuiltinTools } from "../../../src/tools/index.ts";
-import { CASES, closed, obj, pion, REFERENCE, reference, type Fn, type Mod } from "./surface-ai-validate-cases.ts";
+import { CASES, closed, looseArguments, obj, pion, REFERENCE, reference, type Fn, type Mod } from "./surface-ai-validate-cases.ts";
 
 const refTest = REFERENCE ? test : test.skip;
 type Rec = Record<string, unknown>;
@@ -30,6 +30,19 @@ describe("pi-ai validateToolArguments and validateToolCall", () => {
         expect({ label, args, ...got }).toEqual({ label, args, ...(UNORDERED.has(label) && got.threw ? { ...want, threw: sameLines(got.threw, want.threw) } : want) });
       }
     }
+  });
+
+  refTest("the same on each case's arguments with loose values put in (seeded)", async () => {
+    const ref = await reference();
+    let compared = 0;
+    for (const [label, parameters, args] of looseArguments(12)) {
+      if (UNORDERED.has(label)) continue;
+      const call = { name: "tool", arguments: args };
+      const got = run(pion.validateToolArguments as Fn, [{ name: "tool", parameters }, structuredClone(call)]);
+      expect({ label, args, ...got }).toEqual({ label, args, ...run(ref.validateToolArguments as Fn, [{ name: "tool", parameters }, structuredClone(call)]) });
+      compared++;
+    }
+    expect(compared).toBeGreaterThan(1000);
   });
 
   refTest("schemas built with TypeBox (pi-ai's Type, the typebox package) validate as in the reference", async () => {
@@ -97,5 +110,15 @@ describe("pi-ai validateToolArguments and validateToolCall", () => {
     );
     expect(() => pion.validateToolCall([tool], { name: "nope", arguments: {} })).toThrow('Tool "nope" not found');
     expect(() => pion.validateToolArguments(tool, { name: "edit", arguments: {}, argumentsError: "bad JSON" })).toThrow('Invalid arguments for tool "edit": bad JSON');
+  });
+
+  test("a failed union names the branch meant: by its tag, else by the properties the value has", () => {
+    const shape = { anyOf: [closed({ kind: { const: "circle" }, r: { type: "number" } }), closed({ kind: { const: "square" }, side: { type: "number" } })] };
+    const tool = { name: "draw", parameters: obj({ shape, size: { anyOf: [{ type: "number" }, closed({ w: { type: "number" }, h: { type: "number" } })] } }) };
+    const message = (args: Rec) => run(pion.validateToolArguments as Fn, [tool, { name: "draw", arguments: args }]).threw?.split("\n\n")[0];
+    expect(message({ shape: { kind: "square", side: "x" }, size: 1 })).toBe('Validation failed for tool "draw":\n  - shape.side: expected number, got string');
+    expect(message({ shape: { kind: "oval" }, size: 1 })).toBe('Validation failed for tool "draw":\n  - shape.kind: expected one of ["circle","square"]');
+    expect(message({ shape: { kind: "circle", r: 1 }, size: { w: 1 } })).toBe('Validation failed for tool "draw":\n  - size.h: missing');
+    expect(run(pion.validateToolArguments as Fn, [tool, { name: "draw", arguments: { shape: { kind: "circle", r: "2" }, size: "3" } }]).value).toEqual({ shape: { kind: "circle", r: 2 }, size: 3 });
   });
 });
