@@ -85,7 +85,7 @@ export function compileJsonSchema(schema: unknown): SchemaCheck {
     build(loaded);
     ready = Promise.resolve();
   } else {
-    loading ??= import("@cfworker/json-schema").then((m) => (loaded = m));
+    loading ??= import("@cfworker/json-schema").then((m) => (loaded ??= m));
     ready = loading.then(build);
   }
   const checkNow = (value: unknown): string | undefined => {
