@@ -1,12 +1,14 @@
 /**
  * An extension's `registerTool` definition as a pion Tool: JSON Schema (or TypeBox-built)
- * parameters checked in full before execution (a schema that cannot be checked throws here), `prepareArguments` applied first, streaming updates
+ * parameters checked in full before execution (a schema that cannot be checked throws here),
+ * after loose arguments are coerced to them as the reference does (`"42"` for a number, one
+ * value for an array, a null optional dropped), `prepareArguments` applied first, streaming updates
  * forwarded through ctx.onUpdate. A throwing execute is left to the loop, which turns the
  * message into an error result for the model.
  */
 import type { ImageContent, TextContent } from "../providers/types.ts";
 import { ToolArgumentError, type ToolAnnotations, type ToolResult } from "../tools/tool.ts";
-import { compileJsonSchema } from "../util/json-schema.ts";
+import { compileJsonSchema, describeSchemaIssues } from "../util/json-schema.ts";
 import type { ExtensionContext, ToolDefinition } from "./api.ts";
 import { toJsonSchema } from "./type-builder.ts";
 import type { ExtensionTool } from "./types.ts";
@@ -25,9 +27,11 @@ export function adaptTool(def: ToolDefinition, extensionPath: string, context: (
     promptGuidelines: def.promptGuidelines,
     async parse(args) {
       const prepared: unknown = def.prepareArguments ? def.prepareArguments(args) : args;
-      const err = await schema.check(prepared ?? {});
-      if (err) throw new ToolArgumentError(err);
-      return (prepared ?? {}) as Record<string, unknown>;
+      // Coerced as the reference coerces an extension tool's arguments ("42" for a number, ...);
+      // a copy, so the call in the transcript keeps what the model sent.
+      const result = schema.parseNow(structuredClone(prepared ?? {}));
+      if (!result.ok) throw new ToolArgumentError(describeSchemaIssues(result.issues));
+      return result.value as Record<string, unknown>;
     },
     async execute(args, ctx) {
       const onUpdate = ctx.onUpdate;

@@ -3,7 +3,7 @@ import DESCRIPTION from "./descriptions/edit.md" with { type: "text" };
 import { editDiff, type EditDiff } from "./diff.ts";
 import { diskTextOps, type TextFileOps } from "./file-ops.ts";
 import { applyEdits, EditError, type TextEdit } from "./edit-match.ts";
-import { modelSchema, parseWith } from "./params.ts";
+import { looseParser, modelSchema, parseWith } from "./params.ts";
 import { joinToolPath, withFsErrors } from "./path.ts";
 import { writeTarget, type FileBoundary } from "./real-path.ts";
 import type { Tool } from "./tool.ts";
@@ -52,8 +52,10 @@ function parseEditArgs(args: unknown): EditArgs {
     const { path, oldText, newText } = parseWith(LegacyParams, args);
     return { path, edits: [{ oldText, newText }] };
   }
-  return parseWith(Params, args);
+  parseEdits ??= looseParser(Params);
+  return parseEdits(args);
 }
+let parseEdits: ((args: unknown) => EditArgs) | undefined;
 
 export function createEditTool(options: EditToolOptions = {}): Tool<EditArgs> {
   return {

@@ -1,5 +1,6 @@
 import { toJsonSchema } from "@valibot/to-json-schema";
 import * as v from "valibot";
+import { compileJsonSchema, type SchemaCheck } from "../util/json-schema.ts";
 import { ToolArgumentError } from "./tool.ts";
 
 export interface ToolParams<T> {
@@ -32,8 +33,20 @@ export function parseWith<S extends v.GenericSchema>(schema: S, args: unknown): 
   return result.output;
 }
 
+/** A tool's parameters from its valibot schema; `parse` coerces loose arguments first (see `looseParser`). */
 export function defineParams<S extends v.GenericSchema>(schema: S): ToolParams<v.InferOutput<S>> {
-  return { parameters: modelSchema(schema), parse: (args) => parseWith(schema, args) };
+  const parameters = modelSchema(schema);
+  return { parameters, parse: looseParser(schema, parameters) };
+}
+
+/**
+ * `parseWith(schema, ...)` after loose arguments are brought towards the JSON Schema the model
+ * saw (`"10"` for a number, one value for an array, a null optional dropped), as the reference
+ * does for its built-in tools too. The JSON Schema is compiled for that on the first call.
+ */
+export function looseParser<S extends v.GenericSchema>(schema: S, parameters = modelSchema(schema)): (args: unknown) => v.InferOutput<S> {
+  let loose: SchemaCheck | undefined;
+  return (args) => parseWith(schema, (loose ??= compileJsonSchema(parameters)).coerceNow(args));
 }
 
 /** A positive integer argument, described for the model. */

@@ -1,5 +1,5 @@
 /**
- * What pi-agent-core adds to pi-ai's transcript helpers (ai-utils-transcript.ts), where system
+ * What pi-agent-core adds to pi-ai's transcript helpers (session/system-messages.ts), where system
  * messages carry the prompt and the tool declarations: the loop announces a change of the
  * executable tools with a system message, and, since pion's providers take one system prompt and
  * one tool list, a request is built from the replayed transcript.

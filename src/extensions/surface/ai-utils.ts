@@ -11,6 +11,7 @@ import * as models from "./ai-utils-models.ts";
 import * as stream from "./ai-utils-stream.ts";
 import { StreamingJsonParser, ToolCallArgumentsStream } from "./ai-utils-streaming-json.ts";
 import * as transcript from "../../session/system-messages.ts";
+import { validateToolArguments, validateToolCall } from "./ai-utils-validate.ts";
 
 export const aiUtilExports: Record<string, unknown> = {
   EventStream: stream.EventStream,
@@ -63,4 +64,6 @@ export const aiUtilExports: Record<string, unknown> = {
   hasToolRedefinitions: transcript.hasToolRedefinitions,
   hasNonAdditiveToolChanges: transcript.hasNonAdditiveToolChanges,
   resolveTranscriptTools: transcript.resolveTranscriptTools,
+  validateToolArguments,
+  validateToolCall,
 };

@@ -98,8 +98,10 @@ describe("pi-agent-core's loop on pion's loop", () => {
     const base = { tools: [echo], assistantMessage: {}, context: { messages: [] } };
     const call = (args: Rec, name = "echo") => ({ type: "toolCall", id: "t", name, arguments: args });
     expect((await core.runToolCall(call({}, "nope"), base)).result.content[0].text).toBe("Tool nope not found");
-    const bad = await core.runToolCall(call({ text: 3 }), base);
+    const bad = await core.runToolCall(call({ text: { a: 1 } }), base);
     expect(bad.isError).toBe(true);
+    // A number for a string is coerced, as the reference's loop coerces it.
+    expect((await core.runToolCall(call({ text: 3 }), base)).result.content[0].text).toBe("echo:3");
     const ac = new AbortController();
     ac.abort();
     expect((await core.runToolCall(call({ text: "a" }), { ...base, signal: ac.signal })).result.content[0].text).toBe("Operation aborted");

@@ -45,7 +45,7 @@ describe("tool factories", () => {
     const image = await read.execute("c2", { path: "pic.png" });
     expect(image.content[1]).toEqual({ type: "image", mimeType: "image/png", data: Buffer.from(PNG).toString("base64") });
     await expect(read.execute("c3", { path: "gone.txt" })).rejects.toThrow("File not found: gone.txt");
-    await expect(read.execute("c4", { path: 42 })).rejects.toThrow('"path"');
+    await expect(read.execute("c4", { path: { name: 42 } })).rejects.toThrow('"path"');
   });
 
   test("bash through operations: output, exit code, abort; a failing runner is the tool's error", async () => {

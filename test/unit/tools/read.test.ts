@@ -142,8 +142,10 @@ describe("read", () => {
   });
 
   test("invalid arguments name the field", () => {
-    expect(() => read.parse({ path: 3 })).toThrow(ToolArgumentError);
-    expect(() => read.parse({ path: 3 })).toThrow('"path": expected string');
+    expect(() => read.parse({ path: { a: 1 } })).toThrow(ToolArgumentError);
+    expect(() => read.parse({ path: [1, 2] })).toThrow('"path": expected string');
+    // Loose arguments are coerced first, as the reference's loop coerces a built-in tool's.
+    expect(read.parse({ path: 3, offset: "10", limit: null })).toEqual({ path: "3", offset: 10 });
     expect(() => read.parse({ path: "a", offset: 0 })).toThrow('"offset"');
     expect(() => read.parse({})).toThrow('"path"');
     expect(read.parameters).toMatchObject({ type: "object", required: ["path"] });
