@@ -1,7 +1,8 @@
 /**
  * pi-ai's per-session cleanups (registerSessionResourceCleanup) run when pion leaves a session,
  * as the reference runs them when it disposes one: after session_shutdown on new_session (the
- * session left behind), and when the process ends (the session it was on). Reload keeps the session.
+ * session left behind), and when the process ends (the session it was on, after session_shutdown
+ * with reason quit). Reload keeps the session.
  */
 import { expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -31,5 +32,5 @@ export default function (pi) {
   expect(second).not.toBe(first);
   expect(readFileSync(log, "utf8")).toBe(`shutdown:new\ncleanup:${first}\n`);
   await p.close();
-  expect(readFileSync(log, "utf8")).toBe(`shutdown:new\ncleanup:${first}\ncleanup:${second}\n`);
+  expect(readFileSync(log, "utf8")).toBe(`shutdown:new\ncleanup:${first}\nshutdown:quit\ncleanup:${second}\n`);
 });

@@ -140,7 +140,7 @@ describe("a request that overflowed still recovers by compacting", () => {
   });
 
   test.concurrent("a completed reply whose prompt exceeded the window (silent overflow): compacted with reason overflow, the reply kept, not retried", async () => {
-    const { fake, dirs } = setup({ compaction: { reserveTokens: 1000, keepRecentTokens: 10 } });
+    const { fake, dirs } = setup({ compaction: { reserveTokens: 1000, keepRecentTokens: 4 } });
     const p = new Pion({ ...dirs, args: ["--mode", "rpc", "--model", "small/tiny"] });
     fake.enqueue(say("first answer"));
     await prompt(p, "first prompt");
