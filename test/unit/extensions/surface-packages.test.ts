@@ -98,14 +98,23 @@ describe("DefaultPackageManager", () => {
 
   (REF ? test : test.skip)("filters of a settings entry and top-level overrides mark resources enabled as the reference does", async () => {
     const f = folders();
-    write(f.agent, { "prompts/mine.md": "x\n" });
-    const settings = { packages: [{ source: "../pkg", extensions: ["extensions/a.ts"], skills: [] }], prompts: ["!mine.md"] };
+    write(f.agent, { "prompts/mine.md": "x\n", "extensions/auto.ts": EXT });
+    write(f.root, { "extra/one.ts": EXT, "extra/two.ts": EXT, "extra/skills/s/SKILL.md": SKILL("s"), "notes.md": "n\n" });
+    const settings = {
+      packages: [{ source: "../pkg", extensions: ["extensions/a.ts"], skills: [] }],
+      prompts: ["!mine.md", "../notes.md"],
+      extensions: ["../extra", `-${join(f.root, "extra/two.ts")}`, "!auto.ts"],
+      skills: ["../extra/skills"],
+    };
     const setup = () => writeFileSync(join(f.agent, "settings.json"), JSON.stringify(settings));
     setup();
     const r = await both(f, async (m) => [await m.resolve(), m.listConfiguredPackages()], setup);
     expect(r.ours).toEqual(r.theirs);
     const resolved = r.ours[0] as { extensions: { path: string; enabled: boolean }[]; prompts: { path: string; enabled: boolean }[] };
     expect(resolved.extensions.map((e) => [e.path, e.enabled])).toEqual([
+      [join(f.root, "extra/one.ts"), true],
+      [join(f.root, "extra/two.ts"), false],
+      [join(f.agent, "extensions/auto.ts"), false],
       [join(f.pkg, "extensions/a.ts"), true],
       [join(f.pkg, "extensions/sub/index.ts"), false],
     ]);
