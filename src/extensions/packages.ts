@@ -67,7 +67,7 @@ export function packageRoot(source: PackageSource, base: string): string {
 const EXT_FILE = /\.(ts|js|mts|mjs)$/;
 
 /** A folder of a resource kind, as the package's own discovery finds it. */
-function filesOf(kind: ResourceKind, dir: string): string[] {
+export function filesOf(kind: ResourceKind, dir: string): string[] {
   if (kind === "skills") return [dir];
   const out: string[] = [];
   for (const name of readdirSync(dir).sort()) {
@@ -123,7 +123,7 @@ export function packageResources(root: string): PackageResources {
 }
 
 /** A settings entry's filter for one kind applied to the package's resources. */
-function filtered(kind: ResourceKind, files: string[], entry: unknown, root: string): string[] {
+export function filtered(kind: ResourceKind, files: string[], entry: unknown, root: string): string[] {
   const patterns = entry && typeof entry === "object" ? (entry as Record<string, unknown>)[kind] : undefined;
   if (!Array.isArray(patterns)) return files;
   const list = patterns.filter((p): p is string => typeof p === "string");

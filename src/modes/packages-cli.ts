@@ -3,21 +3,18 @@
  * reference's package commands (docs/packages.md). An npm source is installed with the `npm`
  * on the machine into the settings folder's `npm/` (`$PION_HOME/npm`, or the project's
  * `.pion/npm` with `-l`), a git source cloned with the machine's `git` into its `git/<host>/<path>`
- * (src/modes/package-install.ts); then the source is added to that folder's settings.json
+ * (src/extensions/package-manager.ts); then the source is added to that folder's settings.json
  * `packages` as written (a local path relative to the settings folder), replacing an entry for
  * the same package. `remove` drops the entry and deletes the npm install or the checkout. Project scope needs a trusted folder (or one with no project files yet). Messages go
  * to stderr, the list to stdout; exit 2 for usage errors, 1 for failures.
  */
-import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
-import { gitPackageDir, gitRoot } from "../extensions/git-source.ts";
-import { dedupePackages, entrySource, npmRoot, packageIdentity, parseSource, type ListedPackage } from "../extensions/packages.ts";
-import { installGitPackage, installNpmPackage, removeGitPackage, runNpm } from "./package-install.ts";
-import { loadSettings, loadUserSettings } from "../config.ts";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { parseSource } from "../extensions/packages.ts";
+import { configuredPackages, installSource, readSettingsPackages, settingsEntryFor, uninstallSource, withPackageEntry, withoutPackageEntry, writeSettingsPackages } from "../extensions/package-manager.ts";
+import { loadUserSettings } from "../config.ts";
 import { decideProjectTrust } from "../trust/project-trust.ts";
 import { errorMessage } from "../util/errors.ts";
-import { expandHome } from "../util/home-path.ts";
-import { readJsonFile } from "../util/json-file.ts";
 
 export interface PackagesCliOptions {
   home: string;
@@ -60,68 +57,30 @@ function settingsDir(o: PackagesCliOptions, local: boolean): string {
   return join(trust.folder, ".pion");
 }
 
-function readPackages(dir: string): { raw: Record<string, unknown>; packages: unknown[] } {
-  const value = readJsonFile(join(dir, "settings.json"));
-  const raw = value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
-  return { raw, packages: Array.isArray(raw.packages) ? [...(raw.packages as unknown[])] : [] };
-}
-
-function writePackages(dir: string, raw: Record<string, unknown>, packages: unknown[]): void {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const file = join(dir, "settings.json");
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify({ ...raw, packages }, null, 2)}\n`, { mode: 0o600 });
-  renameSync(tmp, file);
-}
-
-const sameIdentity = (entry: unknown, source: string, dir: string): boolean => {
-  const s = entrySource(entry);
-  return s !== undefined && packageIdentity(parseSource(s), dir) === packageIdentity(parseSource(source), dir);
-};
-
 async function install(o: PackagesCliOptions, source: string, dir: string): Promise<number> {
-  const parsed = parseSource(source);
-  let written = source;
-  if (parsed.type !== "local") o.err(`Installing ${source}...\n`);
-  if (parsed.type === "npm") await installNpmPackage(o, parsed.spec, dir);
-  else if (parsed.type === "git") await installGitPackage(o, parsed, gitPackageDir(dir, parsed), gitRoot(dir));
-  else {
-    const path = resolve(o.cwd, expandHome(parsed.path));
-    if (!existsSync(path)) throw new Error(`Path does not exist: ${path}`);
-    written = relative(dir, path) || ".";
-  }
-  const { raw, packages } = readPackages(dir);
-  const at = packages.findIndex((e) => sameIdentity(e, written, dir));
-  if (at === -1) packages.push(written);
-  else packages[at] = typeof packages[at] === "string" ? written : { ...(packages[at] as object), source: written };
-  writePackages(dir, raw, packages);
+  if (parseSource(source).type !== "local") o.err(`Installing ${source}...\n`);
+  await installSource(o, source, dir, o.cwd);
+  const { raw, packages } = readSettingsPackages(dir);
+  writeSettingsPackages(dir, raw, withPackageEntry(packages, settingsEntryFor(source, dir, o.cwd), dir) ?? packages);
   o.err(`Installed ${source} (${join(dir, "settings.json")})\n`);
   return 0;
 }
 
 async function remove(o: PackagesCliOptions, source: string, dir: string): Promise<number> {
-  const parsed = parseSource(source);
-  const key = parsed.type === "local" ? relative(dir, resolve(o.cwd, expandHome(parsed.path))) || "." : source;
-  const { raw, packages } = readPackages(dir);
-  const kept = packages.filter((e) => !sameIdentity(e, key, dir));
-  if (parsed.type === "npm" && existsSync(join(npmRoot(dir), "node_modules", parsed.name))) {
-    await runNpm(o, ["uninstall", parsed.name, "--prefix", npmRoot(dir), "--no-audit", "--no-fund"]);
-  }
-  if (parsed.type === "git") removeGitPackage(gitPackageDir(dir, parsed), gitRoot(dir));
+  const { raw, packages } = readSettingsPackages(dir);
+  const kept = withoutPackageEntry(packages, settingsEntryFor(source, dir, o.cwd), dir);
+  await uninstallSource(o, source, dir);
   if (kept.length === packages.length) {
     o.err(`${source} is not in ${join(dir, "settings.json")}\n`);
     return 1;
   }
-  writePackages(dir, raw, kept);
+  writeSettingsPackages(dir, raw, kept);
   o.err(`Removed ${source}\n`);
   return 0;
 }
 
 function list(o: PackagesCliOptions): number {
-  const user = loadUserSettings(o.home, o.env);
-  const trust = decideProjectTrust({ home: o.home, cwd: o.cwd, defaultProjectTrust: user.defaultProjectTrust });
-  const listed: ListedPackage[] = loadSettings(o.home, o.cwd, trust.trusted, () => {}, user).listedPackages ?? [];
-  const packages = dedupePackages(listed);
+  const packages = configuredPackages(o.home, o.cwd, o.env);
   if (packages.length === 0) {
     o.out("No packages installed.\n");
     return 0;

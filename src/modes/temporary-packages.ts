@@ -13,7 +13,7 @@ import { temporaryGitDir } from "../extensions/git-source.ts";
 import { npmPackageDir, parseSource } from "../extensions/packages.ts";
 import { errorMessage } from "../util/errors.ts";
 import { log } from "../util/log.ts";
-import { installGitPackage, installNpmPackage } from "./package-install.ts";
+import { installGitPackage, installNpmPackage } from "../extensions/package-install.ts";
 
 /** Whether an `-e` entry names a package source rather than a path (the prefixes the reference reads as non-local). */
 export const isPackageEntry = (entry: string): boolean => /^(npm:|git:|https?:|ssh:)/.test(entry.trim());

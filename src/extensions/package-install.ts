@@ -7,8 +7,8 @@
  */
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { gitRoot, type GitSource } from "../extensions/git-source.ts";
-import { npmRoot, type ResolvedPackage } from "../extensions/packages.ts";
+import { gitRoot, type GitSource } from "./git-source.ts";
+import { npmRoot, type ResolvedPackage } from "./packages.ts";
 
 export interface InstallOptions {
   env: Record<string, string | undefined>;
