@@ -3,7 +3,8 @@
  * settings (coding-settings.ts), models (coding-models.ts), trust and stored credentials (coding-trust.ts), skills and
  * context files (coding-resources.ts), diffs, images, shell, event bus and visual-line truncation
  * (coding-tools.ts), the command line (coding-cli.ts), a client of pion's RPC mode
- * (coding-rpc-client.ts), model resolution as `--model` / `--models` do it (coding-model-resolve.ts).
+ * (coding-rpc-client.ts), model resolution as `--model` / `--models` do it (coding-model-resolve.ts),
+ * the package manager (coding-packages.ts).
  */
 import { SettingsManager } from "./coding-settings.ts";
 import { CredentialSynchronizationError, hasTrustRequiringProjectResources, ProjectTrustStore, readStoredCredential } from "./coding-trust.ts";
@@ -13,6 +14,7 @@ import { parseArgs } from "./coding-cli.ts";
 import { ModelRegistry } from "./coding-models.ts";
 import { RpcClient } from "./coding-rpc-client.ts";
 import { modelResolveExports } from "./coding-model-resolve.ts";
+import { codingPackages } from "./coding-packages.ts";
 
 export const codingHelperExports: Record<string, unknown> = {
   SettingsManager,
@@ -39,4 +41,5 @@ export const codingHelperExports: Record<string, unknown> = {
   parseArgs,
   RpcClient,
   ...modelResolveExports,
+  ...codingPackages,
 };
