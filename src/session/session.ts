@@ -301,6 +301,7 @@ export class AgentSession extends SessionEntries {
       setLeaf: (id) => this.setLeaf(id),
       extensions: this.opts.extensions,
       summaries: { auth: (p, signal) => this.opts.models.requestAuth(p, signal), stream: this.send, retry: { enabled: this.autoRetry, ...this.opts.retry } },
+      emit: (e) => void this.emit(e),
     });
   }
 

@@ -10,6 +10,7 @@ import type { Model, StreamFn, Usage } from "../providers/types.ts";
 import { pathTo, type BranchSummaryEntry, type Entry } from "../store/entries.ts";
 import { PionError } from "../util/errors.ts";
 import { userEntryText } from "./navigation.ts";
+import type { CompactionEvent } from "./compactor.ts";
 import type { EntryInput } from "./tree.ts";
 
 export interface NavigateOptions {
@@ -49,6 +50,8 @@ export interface NavigationHost {
     stream: StreamFn;
     retry: { enabled: boolean; maxRetries: number; baseDelayMs: number };
   };
+  /** The summary's retries, as the session's events (source "branchSummary"). */
+  emit(e: CompactionEvent): void;
 }
 
 type Summary = { summary: string; details?: unknown; usage?: Usage; fromHook: boolean };
@@ -80,7 +83,12 @@ function abandoned(byId: ReadonlyMap<string, Entry>, fromId: string | null, targ
 async function summarize(host: NavigationHost, model: Model, entries: Entry[], instructions: { customInstructions?: string; replaceInstructions?: boolean }, signal: AbortSignal): Promise<Summary | undefined> {
   const { generateBranchSummary } = require("../extensions/surface/compaction-summary.ts") as typeof import("../extensions/surface/compaction-summary.ts");
   const { auth, stream, retry } = host.summaries;
-  const out = await generateBranchSummary(entries as unknown as Parameters<typeof generateBranchSummary>[0], { model, ...(await auth(model.provider, signal)), signal, stream, retry, ...instructions });
+  const callbacks = {
+    onRetryScheduled: (attempt: number, maxAttempts: number, delayMs: number, errorMessage: string) => host.emit({ type: "summarization_retry_scheduled", attempt, maxAttempts, delayMs, errorMessage }),
+    onRetryAttemptStart: () => host.emit({ type: "summarization_retry_attempt_start", source: "branchSummary" }),
+    onRetryFinished: () => host.emit({ type: "summarization_retry_finished" }),
+  };
+  const out = await generateBranchSummary(entries as unknown as Parameters<typeof generateBranchSummary>[0], { model, ...(await auth(model.provider, signal)), signal, stream, retry, callbacks, ...instructions });
   if (out.aborted) return undefined;
   if (out.error !== undefined || out.summary === undefined) throw new PionError(out.error ?? "Branch summarization failed", "summary_failed");
   const done = out as { summary: string; usage?: Usage; readFiles?: string[]; modifiedFiles?: string[] };
