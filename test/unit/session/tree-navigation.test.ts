@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { ExtensionRunner } from "../../../src/extensions/types.ts";
 import type { StreamFn } from "../../../src/providers/types.ts";
+import { sessionStats } from "../../../src/session/stats.ts";
 import { navigateTree, type NavigationHost } from "../../../src/session/tree-navigation.ts";
 import type { Entry } from "../../../src/store/entries.ts";
 import { Branch, failure, model, scripted, text, usage } from "./branch.ts";
@@ -89,6 +90,9 @@ describe("navigateTree", () => {
     expect(seen.map((s) => [s.event, s.held])).toEqual([["session_before_tree", true], ["session_tree", false]]);
     expect(seen[0]!.payload.preparation).toMatchObject({ targetId: "e1", oldLeafId: "e3", commonAncestorId: "e1", userWantsSummary: true, label: "cp" });
     expect(seen[1]!.payload).toEqual({ newLeafId: all[5]!.id, oldLeafId: "e3", summaryEntry: summary, fromExtension: false });
+    // The summary's request counts in the session's totals, as the reference's getSessionStats counts it.
+    const without = sessionStats(all.slice(0, 4), [], undefined).tokens;
+    expect(sessionStats(all, [], undefined).tokens).toEqual({ ...without, input: without.input + 30, output: without.output + 7, total: without.total + 37 });
   });
 
   test("a user or custom message target: the leaf is its parent (none at the root) and its text is returned", async () => {
