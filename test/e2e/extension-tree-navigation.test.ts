@@ -97,6 +97,10 @@ test("ctx.navigateTree: a summary of the branch left, labels, where the leaf lan
   await p.waitFor("message_start", from);
   expect((await nav({ target: reply1!.id, options: {} })).error).toBe("Wait for the current response to finish before navigating the session tree.");
   await p.waitFor("agent_settled", from);
+  // The next prompt continues from where the navigation landed, the summary in its context.
+  const next = JSON.stringify(fake.requests.at(-1)!.body);
+  expect(next).toContain("an extension's summary");
+  expect(next).toContain("second reply");
   expect(p.records.filter((r) => r.type === "extension_error")).toEqual([]);
   await p.close();
   await fake.stop();
