@@ -86,7 +86,7 @@ export function contextMembers(port: ExtensionSessionPort) {
 const cancelledOf = (r: unknown): { cancelled: boolean } => ({ cancelled: !!(r && typeof r === "object" && (r as { cancelled?: unknown }).cancelled) });
 
 /** The `ctx` members of command handlers: the session commands a user could run. */
-export function commandMembers(port: ExtensionSessionPort, replaced: () => unknown, notify: (event: string, payload: Record<string, unknown>) => Promise<void>) {
+export function commandMembers(port: ExtensionSessionPort, replaced: () => unknown) {
   const after = async (r: unknown, withSession?: (ctx: unknown) => Promise<void>) => {
     const out = cancelledOf(r);
     if (!out.cancelled && withSession) await withSession(replaced());
@@ -98,13 +98,10 @@ export function commandMembers(port: ExtensionSessionPort, replaced: () => unkno
     switchSession: async (sessionPath: string, o?: { withSession?: (ctx: unknown) => Promise<void> }) =>
       after(await must(port).command("switch_session", { sessionPath }), o?.withSession),
     fork: async (entryId: string, o?: { withSession?: (ctx: unknown) => Promise<void> }) => after(await must(port).command("fork", { entryId }), o?.withSession),
-    navigateTree: async (targetId: string) => {
-      const control = must(port);
-      const oldLeafId = control.leafId();
-      control.navigate(targetId);
-      await notify("session_tree", { newLeafId: targetId, oldLeafId, fromExtension: true });
-      return { cancelled: false };
-    },
+    // The session asks and tells extensions itself (session_before_tree, session_tree); a command
+    // learns only whether it moved, as in the reference's RPC and print modes.
+    navigateTree: async (targetId: string, o?: { summarize?: boolean; customInstructions?: string; replaceInstructions?: boolean; label?: string }) =>
+      cancelledOf(await must(port).navigate(targetId, o && { summarize: o.summarize, customInstructions: o.customInstructions, replaceInstructions: o.replaceInstructions, label: o.label })),
     reload: () => must(port).reload(),
   };
 }

@@ -150,7 +150,7 @@ export class Runner implements ExtensionRunner {
         while (!this.port.isIdle()) await Bun.sleep(IDLE_POLL_MS);
       },
     });
-    return Object.assign(ctx, commandMembers(this.port, () => this.commandContext(), (event, payload) => this.notify(event, payload)));
+    return Object.assign(ctx, commandMembers(this.port, () => this.commandContext()));
   }
 
   private handlersFor(event: string): { record: ExtensionRecord; handler: Handler }[] {
@@ -292,11 +292,18 @@ export class Runner implements ExtensionRunner {
   }
 
   async beforeSessionChange(event: "session_before_switch" | "session_before_fork", payload: Record<string, unknown>): Promise<boolean> {
+    return (await this.askBefore(event, payload))?.cancel === true;
+  }
+
+  async askBefore(event: string, payload: Record<string, unknown>): Promise<Record<string, unknown> | undefined> {
+    let answer: Record<string, unknown> | undefined;
     for (const { record, handler } of this.handlersFor(event)) {
       const r = await this.call(record, handler, { ...payload, type: event });
-      if (!r.failed && isObject(r.value) && r.value.cancel === true) return true;
+      if (r.failed || !isObject(r.value)) continue;
+      answer = r.value;
+      if (answer.cancel === true) break;
     }
-    return false;
+    return answer;
   }
 
   /** Adapted once per definition (the schema is compiled once). */

@@ -96,8 +96,8 @@ export interface SessionControl {
   setActiveTools(names: string[]): void;
   /** A session command as the host would send it (new_session, switch_session, fork): the handler's result. */
   command(type: string, args: Record<string, unknown>): Promise<unknown>;
-  /** Move the leaf to an entry of the tree (the reference's `navigateTree` without a summary). */
-  navigate(targetId: string): void;
+  /** `ctx.navigateTree`: the session's tree navigation (session/tree-navigation.ts). */
+  navigate(targetId: string, options?: { summarize?: boolean; customInstructions?: string; replaceInstructions?: boolean; label?: string }): Promise<{ cancelled: boolean; aborted?: boolean }>;
   /** The running prompt's abort signal; undefined when idle. */
   signal(): AbortSignal | undefined;
   apiKeyAndHeaders(provider: string): Promise<{ apiKey?: string; headers?: Record<string, string> }>;
@@ -192,6 +192,8 @@ export interface ExtensionRunner {
   onUserBash(event: { command: string; excludeFromContext: boolean; cwd: string }): Promise<UserBashOutcome | undefined>;
   /** session_before_switch / session_before_fork: true when a handler cancelled. */
   beforeSessionChange(event: "session_before_switch" | "session_before_fork", payload: Record<string, unknown>): Promise<boolean>;
+  /** A session_before_* event: the last answer a handler gave (an object), or the first that cancels (`cancel: true`). */
+  askBefore(event: string, payload: Record<string, unknown>): Promise<Record<string, unknown> | undefined>;
   /** `ctx.reload()`: every registration dropped, then each extension's module evaluated and its factory run again. */
   reloadExtensions(): Promise<void>;
   /** Tools registered so far; extensions may register more at any time, so ask before each turn. */

@@ -82,10 +82,7 @@ export function sessionControl(ref: SessionRef, deps: ControlDeps): SessionContr
       if (!run) throw new Error(`unknown session command ${type}`);
       return run(args);
     },
-    navigate: (targetId) => {
-      if (!s.getEntry(targetId)) throw new Error(`Entry not found: ${targetId}`);
-      s.setLeaf(targetId);
-    },
+    navigate: (targetId, options) => s.navigateTree(targetId, options),
     signal: () => s.runSignal,
     apiKeyAndHeaders: (provider) => ref.models?.requestAuth?.(provider) ?? Promise.resolve({}),
     scopedModels: () => deps.scopedModels ?? [],

@@ -133,7 +133,8 @@ export const EVENT_SCHEMAS = {
     delayMs: v.number(),
     errorMessage: v.string(),
   }),
-  summarization_retry_attempt_start: ev("summarization_retry_attempt_start", { source: v.literal("compaction"), reason }),
+  // A branch summary (tree navigation) has no reason.
+  summarization_retry_attempt_start: ev("summarization_retry_attempt_start", { source: v.picklist(["compaction", "branchSummary"]), reason: v.optional(reason) }),
   summarization_retry_finished: ev("summarization_retry_finished", {}),
   bash_execution_update: ev("bash_execution_update", { id: v.optional(v.string()), delta: v.string() }),
   session_info_changed: ev("session_info_changed", { name: v.string(), entryId: v.string() }),

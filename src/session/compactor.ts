@@ -22,6 +22,7 @@ export type CompactionEvent =
   | { type: "compaction_end"; reason: CompactionReason; result?: CompactionResult; aborted: boolean; willRetry: boolean; errorMessage?: string }
   | { type: "summarization_retry_scheduled"; attempt: number; maxAttempts: number; delayMs: number; errorMessage: string }
   | { type: "summarization_retry_attempt_start"; source: "compaction"; reason: CompactionReason }
+  | { type: "summarization_retry_attempt_start"; source: "branchSummary" }
   | { type: "summarization_retry_finished" };
 
 /** What compaction needs from the session. */

@@ -23,6 +23,7 @@ import type { CompactionResult } from "./compactor.ts";
 import { mergeLimits, type RunLimits } from "./limits.ts";
 import { Recovery } from "./recovery.ts";
 import { Routing } from "./routing.ts";
+import { navigateTree, type NavigateOptions, type NavigateResult } from "./tree-navigation.ts";
 import type { Disposition, SessionEvent, SessionOptions } from "./session-types.ts";
 
 /**
@@ -273,17 +274,35 @@ export class AgentSession extends SessionEntries {
   compactNow(customInstructions?: string): Promise<CompactionResult> {
     if (this.run) throw new PionError("Cannot compact while the agent is running; wait for it to settle or abort it first", "busy");
     this.checkCanPrompt();
+    return this.hold((signal) => this.recovery.compact("manual", signal, customInstructions));
+  }
+
+  /** Hold the session for `work` as a run does (abort stops it), without being a prompt run; released as `work` settles. */
+  private hold<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const controller = new AbortController();
     const run = { controller, done: Promise.resolve(), compactionOnly: true };
     this.run = run;
-    const work = this.recovery.compact("manual", controller.signal, customInstructions);
-    run.done = work.then(
-      () => undefined,
-      () => undefined,
-    ).finally(() => {
+    const out = work(controller.signal).finally(() => {
       if (this.run === run) this.run = undefined;
     });
-    return work;
+    run.done = out.then(() => undefined, () => undefined);
+    return out;
+  }
+
+  /** Move to another entry of the tree, summarizing the branch left when asked (tree-navigation.ts). */
+  navigateTree(targetId: string, options: NavigateOptions = {}): Promise<NavigateResult> {
+    return navigateTree(targetId, options, {
+      state: this.isStreaming ? "streaming" : this.isBusy || this.isCompacting ? "busy" : "idle",
+      model: this.model,
+      entries: () => this.entries(),
+      leaf: () => this.leaf,
+      hold: (work) => this.hold(work),
+      append: (e) => this.append(e),
+      setLeaf: (id) => this.setLeaf(id),
+      extensions: this.opts.extensions,
+      summaries: { auth: (p, signal) => this.opts.models.requestAuth(p, signal), stream: this.send, retry: { enabled: this.autoRetry, ...this.opts.retry } },
+      emit: (e) => void this.emit(e),
+    });
   }
 
   private checkCanPrompt(images?: ImageContent[]): void {

@@ -30,9 +30,9 @@ export function sessionStats(entries: readonly Entry[], branch: readonly Entry[]
     cost: 0,
   };
   for (const e of entries) {
-    if (e.type === "compaction") {
-      // the summary's model call counts in the session's totals
-      const usage = (e.details as { usage?: Parameters<typeof addUsage>[1] } | undefined)?.usage;
+    if (e.type === "compaction" || e.type === "branch_summary") {
+      // the summary's model call counts in the session's totals (a branch summary records it on the entry)
+      const usage = e.type === "branch_summary" ? e.usage : (e.details as { usage?: Parameters<typeof addUsage>[1] } | undefined)?.usage;
       if (usage) addUsage(s, usage);
       continue;
     }

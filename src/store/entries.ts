@@ -1,4 +1,4 @@
-import type { AssistantMessage, ImageContent, Message, TextContent } from "../providers/types.ts";
+import type { AssistantMessage, ImageContent, Message, TextContent, Usage } from "../providers/types.ts";
 import { shortId } from "../util/id.ts";
 import type { JsonPiece } from "../util/json-pieces.ts";
 import type { ChainPage } from "./store.ts";
@@ -83,6 +83,8 @@ export interface BranchSummaryEntry extends EntryBase {
   fromId: string;
   summary: string;
   details?: unknown;
+  /** The summary request's usage (the reference counts it in the session's totals). */
+  usage?: Usage;
   fromHook?: boolean;
 }
 export interface CustomEntry extends EntryBase {

@@ -48,6 +48,8 @@ interface Call {
   signal?: AbortSignal;
   thinkingLevel?: ThinkingLevel;
   streamFn?: ExtensionStreamFn;
+  /** pion's own stream (the session's summaries go the way its requests go); wins over `streamFn`. */
+  stream?: StreamFn;
   retry?: RetryPolicy;
   callbacks?: RetryCallbacks;
   sessionId?: string;
@@ -92,7 +94,7 @@ async function requestSummary(call: Call, label: string, opts: Omit<Parameters<t
     onAttemptStart: () => void cb?.onRetryAttemptStart?.(),
     onFinished: () => (retried = true),
   };
-  const stream = call.streamFn ? viaStreamFn(call.streamFn) : streamByApi;
+  const stream = call.stream ?? (call.streamFn ? viaStreamFn(call.streamFn) : streamByApi);
   const out = await summarize(stream, req, call.signal ?? new AbortController().signal, retry);
   if (retried) void cb?.onRetryFinished?.(!("error" in out), attempts, "error" in out ? out.error : undefined);
   return "error" in out ? { error: `${label} failed: ${out.error}`, aborted: out.aborted } : out;
