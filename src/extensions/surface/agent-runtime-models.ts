@@ -14,7 +14,9 @@ import { completeModel, streamModel, type CallContext, type CallOptions } from "
 import { readStoredCredential } from "./coding-trust.ts";
 
 type ModelType = "chat" | "image" | "classifier";
-type AuthResult = { apiKey?: string; headers?: Record<string, string> };
+/** pi-ai's auth of one request: the key and headers, and a label of where they came from. */
+type AuthResult = { auth: { apiKey?: string; headers?: Record<string, string> }; source?: string };
+type AuthCheck = { type: "api_key" | "oauth"; source?: string };
 
 export interface CreateModelRuntimeOptions {
   authPath?: string;
@@ -60,11 +62,35 @@ export class ModelRuntime {
     }));
   }
 
-  getProviders(): readonly { id: string; name: string }[] {
-    return this.registry.providers().map((id) => ({ id, name: id }));
+  getProviders(): readonly Record<string, unknown>[] {
+    return this.registry.providers().map((id) => this.#provider(id));
   }
-  getProvider(providerId: string): { id: string; name: string } | undefined {
-    return this.registry.providers().includes(providerId) ? { id: providerId, name: providerId } : undefined;
+  getProvider(providerId: string): Record<string, unknown> | undefined {
+    return this.registry.providers().includes(providerId) ? this.#provider(providerId) : undefined;
+  }
+
+  /** pi-ai's provider object for one of pion's providers: its models, its key through this runtime, calls through pion's providers. */
+  #provider(id: string): Record<string, unknown> {
+    const { createProvider } = require("./ai-providers-provider.ts") as typeof import("./ai-providers-provider.ts");
+    const defaults = this.registry.providerDefaults(id);
+    const models = this.registry.models(id);
+    const call = (model: Model, context: CallContext, options?: CallOptions) => this.stream(model, context, options);
+    return createProvider({
+      id,
+      name: id,
+      baseUrl: defaults?.baseUrl ?? models[0]?.baseUrl,
+      ...(defaults?.headers ? { headers: defaults.headers } : {}),
+      auth: {
+        apiKey: {
+          name: "API key",
+          check: () => this.checkAuth(id),
+          resolve: () => this.getAuth(id),
+          login: () => Promise.reject(notInPion("login", "log in with `pion login`")),
+        },
+      },
+      models,
+      api: { stream: call as never, streamSimple: call as never },
+    });
   }
   getModels(providerId?: string): readonly Model[] {
     return providerId ? this.registry.models(providerId) : this.registry.all();
@@ -103,20 +129,30 @@ export class ModelRuntime {
   getAllAvailable(providerId?: string): Promise<readonly Model[]> {
     return this.getAvailable(providerId);
   }
-  async checkAuth(providerId: string): Promise<{ configured: boolean } | undefined> {
-    if (!this.getProvider(providerId)) return undefined;
-    return { configured: this.hasConfiguredAuth(providerId) };
+  /** Whether the provider has a key and of which kind, labelled as pi-ai labels it; undefined without one. */
+  async checkAuth(providerId: string): Promise<AuthCheck | undefined> {
+    if (!this.hasConfiguredAuth(providerId)) return undefined;
+    return { type: this.isUsingOAuth(providerId) ? "oauth" : "api_key", source: this.#authSource(providerId) };
+  }
+
+  /** pi-ai's label of where a provider's key comes from: a stored one (auth.json, a runtime key), a login, models.json, or the variable's name. */
+  #authSource(providerId: string): string | undefined {
+    if (this.#runtimeKeys.has(providerId)) return "stored credential";
+    if (this.isUsingOAuth(providerId)) return "OAuth";
+    const origin = this.registry.keyOrigin(providerId);
+    return origin === "auth.json" || origin === "--api-key" ? "stored credential" : origin === "models.json" ? "configured API key" : origin;
   }
 
   /** The key and headers a request to the provider is sent with (an expired login is refreshed first); undefined without a key. */
   async getAuth(target: string | { provider: string }, overrides: { apiKey?: string } = {}): Promise<AuthResult | undefined> {
     const provider = providerOf(target);
-    if (overrides.apiKey) return { apiKey: overrides.apiKey };
+    if (overrides.apiKey) return { auth: { apiKey: overrides.apiKey } };
     const runtimeKey = this.#runtimeKeys.get(provider);
-    if (runtimeKey) return { apiKey: runtimeKey };
+    if (runtimeKey) return { auth: { apiKey: runtimeKey }, source: "stored credential" };
     const auth = await this.registry.requestAuth(provider);
     if (auth.apiKey === undefined && auth.headers === undefined && this.registry.apiKey(provider) === undefined) return undefined;
-    return { ...(auth.apiKey !== undefined ? { apiKey: auth.apiKey } : {}), ...(auth.headers ? { headers: auth.headers } : {}) };
+    const source = this.#authSource(provider);
+    return { auth: { ...(auth.apiKey !== undefined ? { apiKey: auth.apiKey } : {}), ...(auth.headers ? { headers: auth.headers } : {}) }, ...(source ? { source } : {}) };
   }
 
   async setRuntimeApiKey(providerId: string, apiKey: string): Promise<void> {
@@ -135,13 +171,18 @@ export class ModelRuntime {
     return this.isUsingOAuth(providerId);
   }
 
-  /** Whether the provider has a key, and where pion found it. */
+  /** Whether the provider has a key, and where pion found it (the variable's name as `label` for one from the environment). */
   getProviderAuthStatus(providerId: string): { configured: boolean; source?: string; label?: string } {
     if (this.#runtimeKeys.has(providerId)) return { configured: true, source: "runtime" };
     const origin = this.registry.keyOrigin(providerId);
     if (this.registry.apiKey(providerId) === undefined || origin === undefined) return { configured: false };
-    const source = origin === "auth.json" ? "stored" : origin === "models.json" ? "models_json_key" : origin === "--api-key" ? "runtime" : "environment";
-    return { configured: true, source, label: origin };
+    if (origin === "auth.json") return { configured: true, source: "stored" };
+    if (origin === "models.json") {
+      const command = this.registry.fileProviders?.().get(providerId)?.apiKey?.startsWith("!");
+      return { configured: true, source: command ? "models_json_command" : "models_json_key" };
+    }
+    if (origin === "--api-key") return { configured: true, source: "runtime" };
+    return { configured: true, source: "environment", label: origin };
   }
 
   getError(): string | undefined {

@@ -176,7 +176,7 @@ export async function createAgentSessionFromServices(options: CreateAgentSession
     modelRegistry: new ModelRegistry(services.modelRuntime),
     modelRuntime: services.modelRuntime,
   });
-  result.session.agent.getApiKey = async (provider: string) => (await services.modelRuntime.getAuth(provider))?.apiKey;
+  result.session.agent.getApiKey = async (provider: string) => (await services.modelRuntime.getAuth(provider))?.auth.apiKey;
   return result;
 }
 

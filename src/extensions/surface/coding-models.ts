@@ -71,7 +71,7 @@ export class ModelRegistry {
   async getApiKeyAndHeaders(model: { provider: string }): Promise<Auth> {
     try {
       const auth = await this.#runtime.getAuth(model.provider);
-      return auth ? { ok: true, ...auth } : { ok: false, error: `No API key found for "${model.provider}"` };
+      return auth ? { ok: true, ...auth.auth } : { ok: false, error: `No API key found for "${model.provider}"` };
     } catch (err) {
       return { ok: false, error: err instanceof Error ? err.message : String(err) };
     }
@@ -79,7 +79,7 @@ export class ModelRegistry {
 
   async getApiKeyForProvider(provider: string): Promise<string | undefined> {
     try {
-      return (await this.#runtime.getAuth(provider))?.apiKey;
+      return (await this.#runtime.getAuth(provider))?.auth.apiKey;
     } catch {
       return undefined;
     }

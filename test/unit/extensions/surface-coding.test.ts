@@ -418,7 +418,7 @@ describe("ModelRegistry", () => {
       expect(reg.hasConfiguredAuth(m1)).toBe(true);
       expect(await reg.getApiKeyAndHeaders(m1)).toEqual({ ok: true, apiKey: "sk-test" });
       expect(await reg.getApiKeyForProvider("test-prov")).toBe("sk-test");
-      expect(reg.getProviderAuthStatus("test-prov")).toEqual({ configured: true, source: "models_json_key", label: "models.json" });
+      expect(reg.getProviderAuthStatus("test-prov")).toEqual({ configured: true, source: "models_json_key" });
       expect(reg.getProviderAuthStatus("keyless-prov")).toEqual({ configured: false });
       expect((await reg.getApiKeyAndHeaders({ provider: "keyless-prov" })).ok).toBe(false);
       expect(reg.isUsingOAuth(m1)).toBe(false);

@@ -49,15 +49,55 @@ describe("ModelRuntime over pion's models", () => {
     expect(runtime.hasConfiguredAuth("fake")).toBe(true);
     expect(runtime.hasConfiguredAuth("anthropic")).toBe(false);
     expect((await runtime.getAvailable()).map((m: Rec) => `${m.provider}/${m.id}`)).toEqual(["fake/fake-model"]);
-    expect(await runtime.getAuth("fake")).toEqual({ apiKey: "file-key" });
+    expect(await runtime.getAuth("fake")).toEqual({ auth: { apiKey: "file-key" }, source: "configured API key" });
     expect(await runtime.getAuth("anthropic")).toBeUndefined();
+    expect([await runtime.checkAuth("fake"), await runtime.checkAuth("anthropic")]).toEqual([{ type: "api_key", source: "configured API key" }, undefined]);
+    const provider = runtime.getProvider("fake");
+    expect([provider.id, provider.baseUrl, provider.getModels().map((m: Rec) => m.id)]).toEqual(["fake", fake.url, ["fake-model"]]);
+    expect(await provider.auth.apiKey.resolve()).toEqual({ auth: { apiKey: "file-key" }, source: "configured API key" });
     expect(runtime.getProviderAuthStatus("fake")).toMatchObject({ configured: true, source: "models_json_key" });
     await runtime.setRuntimeApiKey("fake", "runtime-key");
-    expect([await runtime.getAuth({ provider: "fake" }), runtime.getProviderAuthStatus("fake")]).toEqual([{ apiKey: "runtime-key" }, { configured: true, source: "runtime" }]);
+    expect([await runtime.getAuth({ provider: "fake" }), runtime.getProviderAuthStatus("fake")]).toEqual([{ auth: { apiKey: "runtime-key" }, source: "stored credential" }, { configured: true, source: "runtime" }]);
     await runtime.removeRuntimeApiKey("fake");
-    expect(await runtime.getAuth("fake")).toEqual({ apiKey: "file-key" });
+    expect((await runtime.getAuth("fake")).auth).toEqual({ apiKey: "file-key" });
     expect(() => runtime.registerProvider("x", {})).toThrow("ModelRuntime.registerProvider is not available in pion");
     await expect(runtime.login("x")).rejects.toThrow("ModelRuntime.login");
+  });
+
+  (REF ? test : test.skip)("the same models, auth, auth checks and status as the reference's runtime over the same files", async () => {
+    const ref = (await import(`${REF}/dist/index.js`)) as Rec;
+    const dir = agentDir();
+    writeFileSync(join(dir, "auth.json"), JSON.stringify({ stored: { type: "api_key", key: "stored-key" } }));
+    const models = JSON.parse(require("node:fs").readFileSync(join(dir, "models.json"), "utf8"));
+    models.providers.stored = { ...models.providers.fake, apiKey: undefined };
+    models.providers.cmd = { ...models.providers.fake, apiKey: "!echo from-command" };
+    writeFileSync(join(dir, "models.json"), JSON.stringify(models));
+    const view = async (R: Rec) => {
+      const rt = await R.create({ authPath: join(dir, "auth.json"), modelsPath: join(dir, "models.json") });
+      const out: Rec = {};
+      for (const p of ["fake", "stored", "cmd", "anthropic", "nobody-here"]) {
+        const m = rt.getModel(p, "fake-model");
+        out[p] = {
+          model: m && [m.id, m.name, m.api, m.provider, m.baseUrl, m.reasoning, m.input, m.contextWindow, m.maxTokens, m.cost],
+          has: rt.hasConfiguredAuth(p),
+          auth: await rt.getAuth(p),
+          check: await rt.checkAuth(p),
+          status: rt.getProviderAuthStatus(p),
+          oauth: rt.isUsingOAuth(p),
+        };
+      }
+      await rt.setRuntimeApiKey("fake", "rk");
+      out.runtimeKey = [await rt.getAuth("fake"), await rt.checkAuth("fake"), rt.getProviderAuthStatus("fake")];
+      out.available = (await rt.getAvailable()).map((m: Rec) => `${m.provider}/${m.id}`).filter((id: string) => id.endsWith("fake-model"));
+      out.registered = rt.getRegisteredProviderIds();
+      return out;
+    };
+    process.env.ANTHROPIC_API_KEY = "env-key";
+    try {
+      expect(await view(ca.ModelRuntime)).toEqual(await view(ref.ModelRuntime));
+    } finally {
+      delete process.env.ANTHROPIC_API_KEY;
+    }
   });
 
   test("a call through the runtime is sent with its key; new ModelRegistry(runtime) answers from the runtime", async () => {
