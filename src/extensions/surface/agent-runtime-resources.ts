@@ -68,9 +68,9 @@ const warnings = (list: readonly string[]): Diagnostic[] => list.map((message) =
 export class DefaultResourceLoader {
   readonly #o: DefaultResourceLoaderOptions;
   #loaded: Loaded | undefined;
-  #reloaded = false;
-  readonly #extraSkills: string[] = [];
-  readonly #extraPrompts: string[] = [];
+  /** Paths `extendResources` added since the last reload. */
+  #extraSkills: string[] = [];
+  #extraPrompts: string[] = [];
 
   constructor(options: DefaultResourceLoaderOptions) {
     if (options.additionalExtensionPaths?.length || options.extensionFactories?.length) {
@@ -91,8 +91,14 @@ export class DefaultResourceLoader {
     });
   }
 
-  /** Reads every resource again. */
+  /** Reads every resource again (paths added by `extendResources` are dropped, as the reference drops them). */
   async reload(): Promise<void> {
+    this.#extraSkills = [];
+    this.#extraPrompts = [];
+    this.#load();
+  }
+
+  #load(): void {
     const o = this.#o;
     const scope: ResourceScope = { home: o.agentDir, cwd: o.cwd, userDirs: userConfigDirs(o.agentDir), project: o.settingsManager?.isProjectTrusted?.() ?? true };
     const path = (p: string) => resolve(o.cwd, expandHome(p.trim()));
@@ -109,7 +115,6 @@ export class DefaultResourceLoader {
     const baseFiles = { agentsFiles: o.noContextFiles ? [] : loadContextFiles(scope) };
     const system = customSystem ?? files.system?.content;
     const append = customAppend ?? (files.append ? [files.append.content] : []);
-    this.#reloaded = true;
     this.#loaded = {
       skills: o.skillsOverride ? o.skillsOverride(baseSkills) : baseSkills,
       prompts: o.promptsOverride ? o.promptsOverride(basePrompts) : basePrompts,
@@ -153,10 +158,10 @@ export class DefaultResourceLoader {
   getAppendSystemPromptSources(): { path: string }[] {
     return this.#r.append.paths.map((path) => ({ path }));
   }
-  /** More skill and prompt paths (each `{ path }`), loaded now and on every reload. */
+  /** More skill and prompt paths (each `{ path }`), loaded now, until the next reload. */
   extendResources(paths: { skillPaths?: { path: string }[]; promptPaths?: { path: string }[] }): void {
     this.#extraSkills.push(...(paths.skillPaths ?? []).map((p) => p.path));
     this.#extraPrompts.push(...(paths.promptPaths ?? []).map((p) => p.path));
-    if (this.#reloaded) void this.reload();
+    this.#load();
   }
 }

@@ -136,6 +136,13 @@ describe("DefaultResourceLoader on pion's resource loaders", () => {
     expect(loader.getAgentsFiles().agentsFiles.filter((f: Rec) => f.path.startsWith(cwd))).toEqual([{ path: join(cwd, "AGENTS.md"), content: "Project rules." }]);
     expect([loader.getSystemPrompt(), loader.getSystemPromptSource(), loader.getAppendSystemPrompt(), loader.getAppendSystemPromptSources()]).toEqual(["Custom base.", undefined, ["Appended."], [{ path: join(dir, "APPEND_SYSTEM.md") }]]);
     expect(loader.getExtensions().extensions).toEqual([]);
+    const more = join(cwd, "more");
+    mkdirSync(join(more, "wave"), { recursive: true });
+    writeFileSync(join(more, "wave", "SKILL.md"), "---\nname: wave\ndescription: Wave\n---\nWave.\n");
+    loader.extendResources({ skillPaths: [{ path: more, metadata: {} }] });
+    expect(loader.getSkills().skills.map((s: Rec) => s.name)).toEqual(["greet", "wave"]);
+    await loader.reload();
+    expect(loader.getSkills().skills.map((s: Rec) => s.name)).toEqual(["greet"]);
     const trimmed = new ca.DefaultResourceLoader({ cwd, agentDir: dir, noSkills: true, noContextFiles: true, promptsOverride: (b: Rec) => ({ ...b, prompts: [] }) });
     await trimmed.reload();
     expect([trimmed.getSkills().skills, trimmed.getPrompts().prompts, trimmed.getAgentsFiles().agentsFiles]).toEqual([[], [], []]);
