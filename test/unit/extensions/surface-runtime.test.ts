@@ -284,6 +284,9 @@ describe("AgentSessionRuntime", () => {
     expect(await runtime.switchSession(file)).toEqual({ cancelled: false });
     expect([runtime.session.sessionId, runtime.session.sessionFile, runtime.session.model.id]).toEqual(["file-session", file, "fake-model"]);
     expect(runtime.session.messages.filter((m: Rec) => m.role !== "system").map((m: Rec) => m.content)).toEqual(["from file"]);
+    const requests = fake.requests.length;
+    await expect(runtime.session.prompt("more")).rejects.toThrow("SessionManager.appendMessage: pion's SessionManager is read-only");
+    expect(fake.requests.length).toBe(requests);
     await expect(runtime.newSession()).rejects.toThrow("AgentSessionRuntime.newSession is not available in pion for a session file");
     await expect(runtime.fork("a2")).rejects.toThrow("AgentSessionRuntime.fork is not available in pion for a session file");
     await expect(runtime.switchSession(file, { withSession: async () => {} })).rejects.toThrow("withSession is not available in pion");
