@@ -86,12 +86,17 @@ function fullModel(model: Model | undefined, registry: unknown): Model | undefin
   return find?.call(registry, model.provider, model.id) ?? model;
 }
 
+/** The messages recorded on the manager's current branch: what a session on it starts from. */
+export function branchMessages(manager: Pick<SessionRecord, "getBranch">): AgentMessage[] {
+  return (manager.getBranch() as { type: string; message?: unknown }[]).flatMap((e) => (e.type === "message" && e.message ? [e.message as AgentMessage] : []));
+}
+
 export async function createAgentSession(options: CreateAgentSessionOptions = {}) {
   const manager = (options.sessionManager ?? SessionManager.inMemory(options.cwd ?? process.cwd())) as unknown as Manager;
   const cwd = options.cwd ?? manager.getCwd() ?? process.cwd();
   const { all, active } = toolLoadout(options, cwd);
   const tools = active.map((n) => all.get(n)!);
-  const existing = (manager.getBranch() as { type: string; message?: unknown }[]).flatMap((e) => (e.type === "message" && e.message ? [e.message as AgentMessage] : []));
+  const existing = branchMessages(manager);
   const model = fullModel(options.model, options.modelRegistry);
   // The reference's default level, then clamped to what the model offers.
   const thinkingLevel: ThinkingLevel = model ? clampThinkingLevel(model, options.thinkingLevel ?? "medium") : "off";

@@ -51,7 +51,7 @@ export interface Diagnostic {
 const SCOPES: Partial<Record<string, SourceScope>> = { user: "user", project: "project" };
 
 /** `source` "user", "project" and "path" are local files of that scope; any other names itself. */
-function toSkill(s: PionSkill, source: string = s.location): Skill {
+export function toSkill(s: PionSkill, source: string = s.location): Skill {
   const local = source === "user" || source === "project" || source === "path";
   return {
     name: s.name,
