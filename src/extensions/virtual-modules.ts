@@ -31,6 +31,7 @@ import { compactionExports } from "./surface/compaction-helpers.ts";
 import { codingHelperExports } from "./surface/coding-helpers.ts";
 import { agentCoreExports } from "./surface/agent-core.ts";
 import { agentSessionExports } from "./surface/agent-session.ts";
+import { agentRuntimeExports } from "./surface/agent-runtime.ts";
 
 type Exports = Record<string, unknown>;
 
@@ -79,7 +80,7 @@ const codingAgent: Exports = {
 };
 Object.assign(codingAgent, toolFactoryExports());
 Object.assign(codingAgent, toolSetExports(codingAgent), { SessionManager });
-Object.assign(codingAgent, frontmatterExports, compactionExports, codingHelperExports, agentSessionExports);
+Object.assign(codingAgent, frontmatterExports, compactionExports, codingHelperExports, agentSessionExports, agentRuntimeExports);
 
 const ai: Exports = { Type, StringEnum, uuidv7, PI_AI_VERSION: REFERENCE_VERSION, ...thinkingExports, ...modelCallExports, ...aiUtilExports, ...aiProviderExports };
 
