@@ -13,7 +13,7 @@ import type { AssistantMessage, StopReason, StreamFn, ThinkingContent, ToolCall 
  */
 export const streamBedrock: StreamFn = (req, signal) =>
   runProviderStream(req, signal, async ({ msg, out, signal, touch }) => {
-    const [{ BedrockRuntimeClient, ConverseStreamCommand }, { NodeHttpHandler }] = await Promise.all([import("@aws-sdk/client-bedrock-runtime"), import("@smithy/node-http-handler")]);
+    const { BedrockRuntimeClient, ConverseStreamCommand, NodeHttpHandler } = await import("./bedrock-sdk.ts");
     touch();
     const custom = req.model.baseUrl && !/\.amazonaws\.com(\/|$)/.test(req.model.baseUrl) ? { endpoint: req.model.baseUrl } : {};
     // HTTP/1.1: the client's default HTTP/2 handler is for the bidirectional API; Converse streams over either.
