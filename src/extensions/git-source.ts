@@ -10,7 +10,6 @@
  * checked out at `<root>/<host>/<path>`; a host or path that could leave that folder (`..`, an
  * absolute path, NUL, a backslash, also percent-encoded) is not a git source.
  */
-import { createHash } from "node:crypto";
 import { join, resolve, sep } from "node:path";
 
 export interface GitSource {
@@ -231,7 +230,8 @@ export const gitPackageDir = (settingsDir: string, source: GitSource): string =>
  */
 export function temporaryGitDir(tmpRoot: string, source: GitSource): string {
   const prefix = `git-${source.host}`;
-  const hash = createHash("sha256")
+  // Bun's hasher: node:crypto would load Node's stream machinery at start-up (packages.ts is read then).
+  const hash = new Bun.CryptoHasher("sha256")
     .update(`${prefix}-${source.path}${source.ref ? `@${source.ref}` : ""}`)
     .digest("hex")
     .slice(0, 8);
