@@ -15,7 +15,7 @@ import { dirname, join, resolve } from "node:path";
 import type { ResourceList } from "../resources/resource-list.ts";
 import { projectPaths } from "../resources/project-paths.ts";
 import { autoFound, CLI_FOUND, listedFound, type FoundBy } from "../resources/source-info.ts";
-import { packageResources } from "./packages.ts";
+import { packageResources } from "./package-resources.ts";
 import { isDir } from "../util/fs-kind.ts";
 
 export interface DiscoverOptions {

@@ -19,7 +19,8 @@ import { readJsonFile } from "../util/json-file.ts";
 import { log } from "../util/log.ts";
 import { gitPackageDir, gitRoot } from "./git-source.ts";
 import { installGitPackage, installNpmPackage, removeGitPackage, runNpm, type InstallOptions } from "./package-install.ts";
-import { dedupePackages, entrySource, npmPackageDir, npmRoot, packageIdentity, parseSource, RESOURCE_KINDS, resourcesOf, type PackageSource, type ResolvedPackage } from "./packages.ts";
+import { dedupePackages, entrySource, npmPackageDir, npmRoot, packageIdentity, parseSource, resourcesOf, type PackageSource, type ResolvedPackage } from "./packages.ts";
+import { RESOURCE_KINDS } from "./package-resources.ts";
 
 export type { InstallOptions } from "./package-install.ts";
 

@@ -29,6 +29,7 @@ export function adaptTool(def: ToolDefinition, extensionPath: string, context: (
       const prepared: unknown = def.prepareArguments ? def.prepareArguments(args) : args;
       // Coerced as the reference coerces an extension tool's arguments ("42" for a number, ...);
       // a copy, so the call in the transcript keeps what the model sent.
+      await schema.ready;
       const result = schema.parseNow(structuredClone(prepared ?? {}));
       if (!result.ok) throw new ToolArgumentError(describeSchemaIssues(result.issues));
       return result.value as Record<string, unknown>;

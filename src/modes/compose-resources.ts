@@ -2,7 +2,7 @@ import type { Settings } from "../config.ts";
 import { userConfigDirs } from "../config-dirs.ts";
 import { resolve } from "node:path";
 import { discoverExtensions, type DiscoveredExtension } from "../extensions/discover.ts";
-import { packageResources } from "../extensions/packages.ts";
+import { packageResources } from "../extensions/package-resources.ts";
 import { CLI_FOUND, type FoundBy } from "../resources/source-info.ts";
 import { isDir } from "../util/fs-kind.ts";
 import { expandHome } from "../util/home-path.ts";

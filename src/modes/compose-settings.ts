@@ -40,5 +40,11 @@ export function settingsReport(settings: Settings, folders: { user: readonly str
   return lines;
 }
 
-/** Kept here for the modes that compose with it; the mechanism is src/extensions/package-manager.ts. */
-export { withPackageResources } from "../extensions/package-manager.ts";
+/**
+ * Settings with the listed packages' resources (the mechanism is src/extensions/package-manager.ts,
+ * loaded only when settings list a package).
+ */
+export async function withPackageResources(settings: Settings, env: Record<string, string | undefined> = process.env): Promise<Settings> {
+  if (!settings.listedPackages?.length || !settings.listedResources) return settings;
+  return (await import("../extensions/package-manager.ts")).withPackageResources(settings, env);
+}

@@ -23,7 +23,7 @@ import type { CompactionResult } from "./compactor.ts";
 import { mergeLimits, type RunLimits } from "./limits.ts";
 import { Recovery } from "./recovery.ts";
 import { Routing } from "./routing.ts";
-import { navigateTree, type NavigateOptions, type NavigateResult } from "./tree-navigation.ts";
+import type { NavigateOptions, NavigateResult } from "./tree-navigation.ts";
 import type { Disposition, SessionEvent, SessionOptions } from "./session-types.ts";
 
 /**
@@ -290,9 +290,11 @@ export class AgentSession extends SessionEntries {
   }
 
   /** Move to another entry of the tree, summarizing the branch left when asked (tree-navigation.ts). */
-  navigateTree(targetId: string, options: NavigateOptions = {}): Promise<NavigateResult> {
+  async navigateTree(targetId: string, options: NavigateOptions = {}): Promise<NavigateResult> {
+    const state = this.isStreaming ? "streaming" : this.isBusy || this.isCompacting ? "busy" : "idle";
+    const { navigateTree } = await import("./tree-navigation.ts"); // loaded with the first navigation
     return navigateTree(targetId, options, {
-      state: this.isStreaming ? "streaming" : this.isBusy || this.isCompacting ? "busy" : "idle",
+      state,
       model: this.model,
       entries: () => this.entries(),
       leaf: () => this.leaf,

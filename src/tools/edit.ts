@@ -45,7 +45,7 @@ export interface EditToolOptions {
   files?: TextFileOps;
 }
 
-function parseEditArgs(args: unknown): EditArgs {
+async function parseEditArgs(args: unknown): Promise<EditArgs> {
   const isLegacy =
     typeof args === "object" && args !== null && !("edits" in args) && ("oldText" in args || "newText" in args);
   if (isLegacy) {
@@ -55,7 +55,7 @@ function parseEditArgs(args: unknown): EditArgs {
   parseEdits ??= looseParser(Params);
   return parseEdits(args);
 }
-let parseEdits: ((args: unknown) => EditArgs) | undefined;
+let parseEdits: ((args: unknown) => Promise<EditArgs>) | undefined;
 
 export function createEditTool(options: EditToolOptions = {}): Tool<EditArgs> {
   return {

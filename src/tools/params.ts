@@ -6,8 +6,8 @@ import { ToolArgumentError } from "./tool.ts";
 export interface ToolParams<T> {
   /** JSON Schema of the arguments object, as sent to the model (no `$schema` key). */
   parameters: Record<string, unknown>;
-  /** Validates raw model arguments; throws ToolArgumentError naming the bad field. */
-  parse(args: unknown): T;
+  /** Validates raw model arguments; rejects with ToolArgumentError naming the bad field. */
+  parse(args: unknown): Promise<T>;
 }
 
 /** JSON Schema for the model, without the `$schema` key some providers reject. */
@@ -44,9 +44,13 @@ export function defineParams<S extends v.GenericSchema>(schema: S): ToolParams<v
  * saw (`"10"` for a number, one value for an array, a null optional dropped), as the reference
  * does for its built-in tools too. The JSON Schema is compiled for that on the first call.
  */
-export function looseParser<S extends v.GenericSchema>(schema: S, parameters = modelSchema(schema)): (args: unknown) => v.InferOutput<S> {
+export function looseParser<S extends v.GenericSchema>(schema: S, parameters = modelSchema(schema)): (args: unknown) => Promise<v.InferOutput<S>> {
   let loose: SchemaCheck | undefined;
-  return (args) => parseWith(schema, (loose ??= compileJsonSchema(parameters)).coerceNow(args));
+  return async (args) => {
+    loose ??= compileJsonSchema(parameters);
+    await loose.ready; // the validator loads with the first call of any tool
+    return parseWith(schema, loose.coerceNow(args));
+  };
 }
 
 /** A positive integer argument, described for the model. */

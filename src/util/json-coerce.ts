@@ -14,6 +14,8 @@
  * unchanged value comes back as itself. What no rule turns into a valid value stays as it was,
  * and the check that follows reports it. `passes` is the caller's validator for a sub-schema.
  */
+import { pointerParts } from "./json-pointer.ts";
+
 type Rec = Record<string, unknown>;
 export type SubschemaCheck = (schema: unknown, value: unknown) => boolean;
 
@@ -200,12 +202,6 @@ class Coercion {
 }
 
 const DROP = Symbol("drop");
-
-/** A JSON Pointer's parts ("#/a~1b/0" -> ["a/b", "0"]); the whole value has none. */
-export function pointerParts(pointer: string): string[] {
-  const parts = pointer.replace(/^#\/?/, "");
-  return parts ? parts.split("/").map((p) => decodeURIComponent(p).replace(/~1/g, "/").replace(/~0/g, "~")) : [];
-}
 
 /** `value` without its undefined object members, at any depth; itself when it has none. */
 export function withoutUndefined(value: unknown): unknown {

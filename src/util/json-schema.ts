@@ -5,17 +5,18 @@
  * dangling `$ref`, an unknown `format`, a pattern that is not a regular expression), so no
  * argument ever passes a check that was silently skipped. The validator itself
  * (@cfworker/json-schema: drafts 4 to 2020-12, no code generation, no dependencies) is loaded
- * on first use: a session that registers no such tool never pays for it. `parseNow` first
- * coerces loose arguments as the reference agent does (json-coerce.ts), then checks.
+ * on first use with the coercion and the wording of issues (json-schema-engine.ts): a session
+ * whose tools are never called never pays for it. `parseNow` first coerces loose arguments as
+ * the reference agent does (json-coerce.ts), then checks.
  */
-import { coerceToSchema, pointerParts, withoutUndefined } from "./json-coerce.ts";
+import { pointerParts } from "./json-pointer.ts";
 
 export type JsonSchema = Record<string, unknown>;
 
 export class JsonSchemaError extends Error {}
 
 type Draft = "4" | "7" | "2019-09" | "2020-12";
-type OutputUnit = { instanceLocation: string; keyword: string; keywordLocation: string; error: string };
+export type OutputUnit = { instanceLocation: string; keyword: string; keywordLocation: string; error: string };
 type Validator = { validate(value: unknown): { valid: boolean; errors: OutputUnit[] } };
 
 /** Keywords that assert nothing (annotations) or that the validator checks. */
@@ -49,8 +50,7 @@ export interface SchemaCheck {
   /**
    * Loose arguments brought towards the schema first (`"42"` for a number, one value for an
    * array, a null optional dropped; see json-coerce.ts), then checked: the coerced value, or
-   * each problem at the path of the value it concerns. Loads the validator synchronously when
-   * it is not loaded yet.
+   * each problem at the path of the value it concerns. Throws when called before `ready` resolved.
    */
   parseNow(value: unknown): { ok: true; value: unknown } | { ok: false; issues: SchemaIssue[] };
   /** The coercion step of `parseNow` alone, for a caller that checks with a validator of its own. */
@@ -63,10 +63,21 @@ export interface SchemaIssue {
   message: string;
 }
 
-type ValidatorModule = typeof import("@cfworker/json-schema");
-let loading: Promise<ValidatorModule> | undefined;
+type Engine = typeof import("./json-schema-engine.ts");
+let loading: Promise<Engine> | undefined;
 /** Set once loaded, so schemas compiled later can be checked at once. */
-let loaded: ValidatorModule | undefined;
+let engine: Engine | undefined;
+
+/** Start loading the validator (json-schema-engine.ts); resolves once it is loaded. */
+export const loadJsonSchemaEngine = (): Promise<Engine> => (engine ? Promise.resolve(engine) : (loading ??= import("./json-schema-engine.ts").then((m) => (engine ??= m))));
+
+/**
+ * For a caller that must check synchronously and already holds the engine module (the
+ * extensions' pi-ai surface imports it with itself): every schema compiled after is ready at once.
+ */
+export function useJsonSchemaEngine(m: Engine): void {
+  engine ??= m;
+}
 
 /** Refuse what cannot be checked (throws JsonSchemaError naming the place), then start loading the validator. */
 export function compileJsonSchema(schema: unknown): SchemaCheck {
@@ -76,43 +87,36 @@ export function compileJsonSchema(schema: unknown): SchemaCheck {
   let validator: Validator | undefined;
   /** Reports every problem rather than the first; built on the first failed parse. */
   let full: Validator | undefined;
-  let lookup: ReturnType<ValidatorModule["dereference"]> | undefined;
-  const build = (m: ValidatorModule) => {
-    validator ??= new m.Validator(schema as never, draft, true) as Validator;
+  let lookup: ReturnType<Engine["dereference"]> | undefined;
+  const loaded = (): Engine => {
+    if (!engine) throw new Error("the JSON Schema validator is not loaded yet (await ready)");
+    validator ??= new engine.Validator(schema as never, draft, true) as Validator;
+    return engine;
   };
-  let ready: Promise<void>;
-  if (loaded) {
-    build(loaded);
-    ready = Promise.resolve();
-  } else {
-    loading ??= import("@cfworker/json-schema").then((m) => (loaded ??= m));
-    ready = loading.then(build);
-  }
+  const ready: Promise<void> = engine ? Promise.resolve(void loaded()) : loadJsonSchemaEngine().then(() => void loaded());
   const checkNow = (value: unknown): string | undefined => {
-    if (!validator) throw new Error("the JSON Schema validator is not loaded yet (await ready)");
-    const result = validator.validate(value);
+    loaded();
+    const result = (validator as Validator).validate(value);
     return result.valid ? undefined : describe(result.errors);
   };
   const coerceNow = (value: unknown): unknown => {
-    if (!loaded) loaded = require("@cfworker/json-schema") as ValidatorModule;
-    const m = loaded;
-    build(m);
+    const m = loaded();
     // Sub-schemas are checked against the root's definitions, so their `$ref`s resolve.
     const refs = (lookup ??= m.dereference(schema as never));
-    return coerceToSchema(schema, value, (node, x) => m.validate(x, node as never, draft, refs, true).valid);
+    return m.coerceToSchema(schema, value, (node, x) => m.validate(x, node as never, draft, refs, true).valid);
   };
   return {
     ready,
     checkNow,
     coerceNow,
     parseNow(value) {
+      const m = loaded();
       const coerced = coerceNow(value);
-      const v = validator as Validator;
       // An undefined property counts as absent (JSON has none; an extension's own call may).
-      const checked = withoutUndefined(coerced);
-      if (v.validate(checked).valid) return { ok: true, value: coerced };
-      full ??= new (loaded as ValidatorModule).Validator(schema as never, draft, false) as Validator;
-      return { ok: false, issues: issuesOf(schema, checked, full.validate(checked).errors) };
+      const checked = m.withoutUndefined(coerced);
+      if ((validator as Validator).validate(checked).valid) return { ok: true, value: coerced };
+      full ??= new m.Validator(schema as never, draft, false) as Validator;
+      return { ok: false, issues: m.issuesOf(schema, checked, full.validate(checked).errors) };
     },
     async check(value) {
       await ready;
@@ -197,159 +201,13 @@ function hasAnchor(node: unknown, name: string): boolean {
 }
 
 /** Wrapper errors ("Property x does not match schema") whose cause follows them. */
-const WRAPPERS = new Set(["properties", "patternProperties", "items", "prefixItems", "additionalItems", "$ref", "$recursiveRef", "allOf", "if", "then", "else", "dependentSchemas", "additionalProperties", "unevaluatedProperties"]);
+export const WRAPPERS = new Set(["properties", "patternProperties", "items", "prefixItems", "additionalItems", "$ref", "$recursiveRef", "allOf", "if", "then", "else", "dependentSchemas", "additionalProperties", "unevaluatedProperties"]);
 
 function describe(errors: { instanceLocation: string; keyword: string; error: string }[]): string {
   const lines = errors
     .filter((e, i) => !WRAPPERS.has(e.keyword) || i === errors.length - 1)
     .map((e) => `${pathOf(e.instanceLocation)}: ${e.keyword === "false" ? "not allowed" : e.error}`);
   return [...new Set(lines)].slice(0, 8).join("; ");
-}
-
-/**
- * The validator's output as one issue per failing keyword, at the value it concerns: a missing
- * or unknown property is reported at that property, wrapper records ("property x does not
- * match") are left out, and the common keywords are worded from the schema and the value.
- */
-function issuesOf(root: Record<string, unknown>, value: unknown, errors: OutputUnit[]): SchemaIssue[] {
-  const issues: SchemaIssue[] = [];
-  const named = (e: OutputUnit) => /"((?:[^"\\]|\\.)*)"/.exec(e.error)?.[1] ?? "";
-  const unknown = new Set<string>();
-  const blamed = errors.filter((e) => e.keyword === "anyOf" || e.keyword === "oneOf").map((e) => blame(root, value, e, errors));
-  // A value of the wrong type is reported for that alone, not for the node's other keywords.
-  const mistyped = errors.filter((e) => e.keyword === "type").map((e) => ({ node: e.keywordLocation.slice(0, -"type".length), at: e.instanceLocation }));
-  const besideType = (e: OutputUnit) =>
-    e.keyword !== "type" && mistyped.some((t) => e.keywordLocation.startsWith(t.node) && (e.instanceLocation === t.at || e.instanceLocation.startsWith(`${t.at}/`)));
-  const otherBranch = (e: OutputUnit) => blamed.some((u) => e.keywordLocation.startsWith(u.prefix) && (u.keep === undefined || !e.keywordLocation.startsWith(u.keep)));
-  for (const e of errors) {
-    // The boolean-schema record that follows an unknown property names it again: one issue is enough.
-    if (e.keyword === "additionalProperties" || e.keyword === "unevaluatedProperties") unknown.add(`${e.instanceLocation}/${named(e)}`);
-    if (e.keyword === "oneOf" && !errors.some((x) => x.keywordLocation.startsWith(`${e.keywordLocation}/`))) {
-      issues.push({ path: pointerParts(e.instanceLocation), message: "matches more than one alternative" });
-    }
-    const tagIssue = blamed.find((u) => u.record === e)?.issue;
-    if (tagIssue) issues.push(tagIssue);
-    if (e.keyword === "anyOf" || e.keyword === "oneOf" || otherBranch(e) || besideType(e)) continue;
-    const path = pointerParts(e.instanceLocation);
-    const node = at(root, pointerParts(e.keywordLocation).slice(0, -1));
-    switch (e.keyword) {
-      case "required":
-        issues.push({ path: [...path, named(e)], message: "missing" });
-        break;
-      case "additionalProperties":
-      case "unevaluatedProperties":
-        if (node?.[e.keyword] === false) issues.push({ path: [...path, named(e)], message: "unknown field" });
-        break;
-      case "false":
-        if (!unknown.has(e.instanceLocation)) issues.push({ path, message: "no value is allowed here" });
-        break;
-      case "type": {
-        const types = node && (Array.isArray(node.type) ? node.type : [node.type]);
-        const got = valueAt(value, path);
-        issues.push({ path, message: types ? `expected ${types.join(" or ")}, got ${typeName(got)}` : e.error });
-        break;
-      }
-      default: {
-        const word = WORDS[e.keyword];
-        if (!WRAPPERS.has(e.keyword)) issues.push({ path, message: (node && word?.(node[e.keyword])) || e.error });
-      }
-    }
-  }
-  return issues;
-}
-
-/** A failed keyword in a few words, from its value in the schema. */
-const WORDS: Record<string, (k: unknown) => string> = {
-  enum: (k) => `expected one of ${JSON.stringify(k)}`,
-  const: (k) => `expected ${JSON.stringify(k)}`,
-  minimum: (k) => `expected >= ${k}`,
-  maximum: (k) => `expected <= ${k}`,
-  exclusiveMinimum: (k) => `expected > ${k}`,
-  exclusiveMaximum: (k) => `expected < ${k}`,
-  multipleOf: (k) => `expected a multiple of ${k}`,
-  minLength: (k) => `expected at least ${k} characters`,
-  maxLength: (k) => `expected at most ${k} characters`,
-  minItems: (k) => `expected at least ${k} items`,
-  maxItems: (k) => `expected at most ${k} items`,
-  minProperties: (k) => `expected at least ${k} properties`,
-  maxProperties: (k) => `expected at most ${k} properties`,
-  uniqueItems: () => "expected unique items",
-  not: () => "must not match the schema in not",
-  pattern: (k) => `expected to match ${k}`,
-  format: (k) => `expected format ${k}`,
-};
-
-
-interface Blame {
-  record: OutputUnit;
-  /** The union's branch records start with this. */
-  prefix: string;
-  /** The one branch whose records are kept; none when the issue below replaces them all. */
-  keep?: string;
-  issue?: SchemaIssue;
-}
-
-/**
- * A failed union is blamed on one branch, the one the value was most likely meant for: in a
- * tagged union (each branch an object with a distinct `const` property) the branch its tag
- * names, or the tag itself when it names none; else the branch declaring most of an object's
- * properties, then the one whose first problem lies deepest, then the first.
- */
-function blame(root: Record<string, unknown>, value: unknown, record: OutputUnit, errors: OutputUnit[]): Blame {
-  const prefix = `${record.keywordLocation}/`;
-  const list: unknown[] = at(root, pointerParts(record.keywordLocation)) ?? [];
-  const branches = list.map((b) => (isObject(b) && typeof b.$ref === "string" ? at(root, pointerParts(b.$ref)) : b));
-  const here = valueAt(value, pointerParts(record.instanceLocation));
-  const tag = tagOf(branches);
-  if (tag && isObject(here)) {
-    const i = tag.values.indexOf(here[tag.key]);
-    if (i >= 0) return { record, prefix, keep: `${prefix}${i}/` };
-    return { record, prefix, issue: { path: [...pointerParts(record.instanceLocation), tag.key], message: `expected one of ${JSON.stringify(tag.values)}` } };
-  }
-  let best: { i: number; declared: number; depth: number } | undefined;
-  branches.forEach((b, i) => {
-    const first = errors.find((e) => e.keywordLocation.startsWith(`${prefix}${i}/`) && !WRAPPERS.has(e.keyword));
-    if (!first) return;
-    const depth = pointerParts(first.instanceLocation).length + (first.keyword === "required" || first.keyword === "additionalProperties" ? 1 : 0);
-    const props = isObject(b) && isObject(b.properties) ? b.properties : {};
-    const declared = isObject(here) ? Object.keys(here).filter((k) => Object.hasOwn(props, k)).length : 0;
-    if (!best || declared > best.declared || (declared === best.declared && depth > best.depth)) best = { i, declared, depth };
-  });
-  return { record, prefix, keep: `${prefix}${best?.i ?? 0}/` };
-}
-
-/** The property every branch fixes to a distinct primitive `const`, with those values in branch order. */
-function tagOf(branches: unknown[]): { key: string; values: unknown[] } | undefined {
-  const first = branches[0];
-  if (!isObject(first) || !isObject(first.properties)) return undefined;
-  for (const key of Object.keys(first.properties)) {
-    const values = branches.map((b) => {
-      const p = isObject(b) && isObject(b.properties) ? b.properties[key] : undefined;
-      return isObject(p) ? p.const : undefined;
-    });
-    if (values.every((x) => x !== undefined && (typeof x !== "object" || x === null)) && new Set(values).size === values.length) return { key, values };
-  }
-  return undefined;
-}
-
-/** The schema at a keyword location, through the local `$ref`s the location passes. */
-function at(root: unknown, parts: string[]): any {
-  let node = root;
-  for (const p of parts) {
-    const next: unknown = Array.isArray(node) ? node[Number(p)] : isObject(node) ? node[p] : undefined;
-    node = p === "$ref" && typeof next === "string" ? at(root, pointerParts(next)) : next;
-  }
-  return node;
-}
-
-const valueAt = (value: unknown, parts: string[]): unknown =>
-  parts.reduce<unknown>((v, p) => (Array.isArray(v) ? v[Number(p)] : isObject(v) ? v[p] : undefined), value);
-
-function typeName(v: unknown): string {
-  if (v === null) return "null";
-  if (Array.isArray(v)) return "array";
-  if (typeof v === "number" && Number.isInteger(v)) return "integer";
-  return typeof v;
 }
 
 /** Issues on one line, as `check` words them: "edits.0.oldText: missing; mode: ...". */

@@ -5,7 +5,11 @@
  * message has the reference's layout (one `  - path: problem` line per problem, then the
  * arguments as received), since an extension may pass it on to the model as it is.
  */
-import { compileJsonSchema, type SchemaCheck, type SchemaIssue } from "../../util/json-schema.ts";
+import { compileJsonSchema, useJsonSchemaEngine, type SchemaCheck, type SchemaIssue } from "../../util/json-schema.ts";
+import * as engine from "../../util/json-schema-engine.ts";
+
+// Checked synchronously, as pi-ai's functions are: the validator comes with this module.
+useJsonSchemaEngine(engine);
 
 interface ToolLike {
   name: string;

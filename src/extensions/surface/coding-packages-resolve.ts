@@ -8,7 +8,8 @@
  */
 import { existsSync, readdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { filesOf, filtered, packageResources, RESOURCE_KINDS, type PackageResources, type ResourceKind } from "../packages.ts";
+import { filtered } from "../packages.ts";
+import { filesOf, packageResources, RESOURCE_KINDS, type PackageResources, type ResourceKind } from "../package-resources.ts";
 import { resourceList } from "../../resources/resource-list.ts";
 import { SKILL_FILE } from "../../resources/skills.ts";
 import { isDir } from "../../util/fs-kind.ts";

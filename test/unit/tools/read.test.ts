@@ -141,13 +141,13 @@ describe("read", () => {
     expect(withReadOutput({ content: [image, { type: "text", text: "n" }] }).structuredContent).toEqual({ ...image, note: "n" });
   });
 
-  test("invalid arguments name the field", () => {
-    expect(() => read.parse({ path: { a: 1 } })).toThrow(ToolArgumentError);
-    expect(() => read.parse({ path: [1, 2] })).toThrow('"path": expected string');
+  test("invalid arguments name the field", async () => {
+    await expect(read.parse({ path: { a: 1 } })).rejects.toThrow(ToolArgumentError);
+    await expect(read.parse({ path: [1, 2] })).rejects.toThrow('"path": expected string');
     // Loose arguments are coerced first, as the reference's loop coerces a built-in tool's.
-    expect(read.parse({ path: 3, offset: "10", limit: null })).toEqual({ path: "3", offset: 10 });
-    expect(() => read.parse({ path: "a", offset: 0 })).toThrow('"offset"');
-    expect(() => read.parse({})).toThrow('"path"');
+    expect(await read.parse({ path: 3, offset: "10", limit: null })).toEqual({ path: "3", offset: 10 });
+    await expect(read.parse({ path: "a", offset: 0 })).rejects.toThrow('"offset"');
+    await expect(read.parse({})).rejects.toThrow('"path"');
     expect(read.parameters).toMatchObject({ type: "object", required: ["path"] });
     expect(read.parameters.$schema).toBeUndefined();
   });

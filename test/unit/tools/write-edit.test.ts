@@ -29,8 +29,8 @@ describe("write", () => {
     await expect(run(write, { path: "d", content: "x" }, context(dir))).rejects.toThrow("d is a directory, not a file");
   });
 
-  test("content is required", () => {
-    expect(() => write.parse({ path: "f" })).toThrow('"content"');
+  test("content is required", async () => {
+    await expect(write.parse({ path: "f" })).rejects.toThrow('"content"');
   });
 });
 
@@ -61,7 +61,7 @@ describe("edit", () => {
   test.concurrent("accepts the legacy single-edit form", async () => {
     const dir = tmp();
     writeFileSync(join(dir, "f"), "x y z");
-    expect(edit.parse({ path: "f", oldText: "y", newText: "Y" })).toEqual({ path: "f", edits: [{ oldText: "y", newText: "Y" }] });
+    expect(await edit.parse({ path: "f", oldText: "y", newText: "Y" })).toEqual({ path: "f", edits: [{ oldText: "y", newText: "Y" }] });
     await run(edit, { path: "f", oldText: "y", newText: "Y" }, context(dir));
     expect(readFileSync(join(dir, "f"), "utf8")).toBe("x Y z");
   });
@@ -87,11 +87,11 @@ describe("edit", () => {
     expect(readFileSync(join(dir, "f"), "utf8")).toBe("dup\ndup\n");
   });
 
-  test("invalid arguments name the field; the schema shows the edits form", () => {
-    expect(() => edit.parse({ path: "f" })).toThrow(ToolArgumentError);
-    expect(() => edit.parse({ path: "f", edits: [{ oldText: "a" }] })).toThrow('"edits.0.newText"');
-    expect(() => edit.parse({ path: "f", edits: [] })).toThrow('"edits"');
-    expect(() => edit.parse({ path: "f", oldText: 1, newText: "b" })).toThrow('"oldText"');
+  test("invalid arguments name the field; the schema shows the edits form", async () => {
+    await expect(edit.parse({ path: "f" })).rejects.toThrow(ToolArgumentError);
+    await expect(edit.parse({ path: "f", edits: [{ oldText: "a" }] })).rejects.toThrow('"edits.0.newText"');
+    await expect(edit.parse({ path: "f", edits: [] })).rejects.toThrow('"edits"');
+    await expect(edit.parse({ path: "f", oldText: 1, newText: "b" })).rejects.toThrow('"oldText"');
     expect(edit.parameters).toMatchObject({ required: ["path", "edits"], properties: { edits: { type: "array" } } });
   });
 });
