@@ -15,6 +15,7 @@ import type { GrepOperations } from "../tools/grep.ts";
 import type { LsOperations } from "../tools/ls.ts";
 import type { ReadOperations } from "../tools/read.ts";
 import { definedEnv, startLocalShell, type ShellExec, type ShellGuard } from "../tools/shell.ts";
+import { currentEditForm } from "../tools/edit.ts";
 import type { Tool, ToolResult } from "../tools/tool.ts";
 import type { BashSandbox } from "../tools/bash.ts";
 
@@ -109,13 +110,7 @@ function asFactoryTool(tool: Tool, cwd: string, definition: boolean): FactoryToo
   };
   // Arguments in an older form (edit's single oldText/newText) become the current one before the schema check.
   if (tool.name === "edit") {
-    out.prepareArguments = (args) => {
-      try {
-        return tool.parse(args);
-      } catch {
-        return args; // the schema check reports what is wrong
-      }
-    };
+    out.prepareArguments = currentEditForm; // what it cannot convert, the schema check reports
   }
   if (definition) out.promptSnippet = tool.description.split("\n")[0];
   return out;

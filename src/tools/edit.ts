@@ -45,10 +45,18 @@ export interface EditToolOptions {
   files?: TextFileOps;
 }
 
+const isLegacy = (args: unknown): boolean =>
+  typeof args === "object" && args !== null && !("edits" in args) && ("oldText" in args || "newText" in args);
+
+/** The older single-replacement form (`oldText`/`newText`) as the current one; anything else as it is. */
+export function currentEditForm(args: unknown): unknown {
+  if (!isLegacy(args)) return args;
+  const r = v.safeParse(LegacyParams, args);
+  return r.success ? { path: r.output.path, edits: [{ oldText: r.output.oldText, newText: r.output.newText }] } : args;
+}
+
 async function parseEditArgs(args: unknown): Promise<EditArgs> {
-  const isLegacy =
-    typeof args === "object" && args !== null && !("edits" in args) && ("oldText" in args || "newText" in args);
-  if (isLegacy) {
+  if (isLegacy(args)) {
     const { path, oldText, newText } = parseWith(LegacyParams, args);
     return { path, edits: [{ oldText, newText }] };
   }
