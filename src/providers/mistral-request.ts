@@ -120,7 +120,8 @@ export function toMistralMessages(req: LlmRequest): MistralMessage[] {
   if (req.systemPrompt) out.push({ role: "system", content: req.systemPrompt });
   for (const m of sanitizeHistory(req.messages)) {
     if (m.role === "user") {
-      out.push({ role: "user", content: typeof m.content === "string" ? m.content : parts(m.content, images) });
+      const content = typeof m.content === "string" ? m.content : parts(m.content, images);
+      if (content.length > 0 || typeof content === "string") out.push({ role: "user", content });
     } else if (m.role === "assistant") {
       const native = sameModel(m, model);
       const content: (TextPart | ThinkingPart)[] = [];

@@ -211,12 +211,15 @@ describe("request building", () => {
     expect(body.messages[2]).toEqual({ role: "tool", tool_call_id: "bbbbbbbbb", name: "ls", content: [{ type: "text", text: "[error] no such dir" }] });
   });
 
-  test("images for a text-only model become one placeholder per run", () => {
+  test("images for a text-only model become one placeholder per run; an empty user message is left out", () => {
     const model = mistralModel("x", { input: ["text"] });
     const img = { type: "image" as const, data: png, mimeType: "image/png" };
     const body = toMistralBody(request(model, { messages: [{ role: "user", content: [{ type: "text", text: "a" }, img, img], timestamp: 1 }] }));
     const parts = body.messages[1]!.content as { type: string }[];
     expect(parts.map((p) => p.type)).toEqual(["text", "text"]);
+    // A user message with no parts at all is left out, as the reference leaves it.
+    const empty = toMistralBody(request(model, { messages: [{ role: "user", content: [], timestamp: 1 }, { role: "user", content: "b", timestamp: 2 }] }));
+    expect(empty.messages.slice(1)).toEqual([{ role: "user", content: "b" }]);
   });
 
   test("the endpoint: <base>/v1/chat/completions, a /v1 base not doubled", () => {
