@@ -16,8 +16,9 @@ import {
 } from "./fake-provider/encoders.ts";
 import { bedrockErrorResponse, encodeBedrock } from "./fake-provider/bedrock.ts";
 import { encodeGoogle } from "./fake-provider/google.ts";
+import { encodeMistral, mistralErrorResponse } from "./fake-provider/mistral.ts";
 
-export type FakeApi = "anthropic-messages" | "openai-completions" | "openai-responses" | "google-generative-ai" | "bedrock-converse-stream";
+export type FakeApi = "anthropic-messages" | "openai-completions" | "openai-responses" | "google-generative-ai" | "bedrock-converse-stream" | "mistral-conversations";
 
 export type FakeBlock =
   | { type: "text"; /** An array gives the individual deltas. */ text: string | string[] }
@@ -72,7 +73,7 @@ export type FakeReply =
       usage?: FakeUsage;
       /** Default: "toolUse" when a toolCall block is present, else "stop". */
       stopReason?: "stop" | "length" | "toolUse";
-      /** Gemini only: the raw finishReason (SAFETY, RECITATION, …). */
+      /** Gemini and Mistral only: the raw finish reason (SAFETY, RECITATION, …; Mistral's error, model_length). */
       finishReason?: string;
     } & FakeTiming)
   | {
@@ -131,6 +132,7 @@ const encoders: Record<FakeApi, (plan: StreamPlan) => Frame[]> = {
   "openai-responses": encodeResponses,
   "google-generative-ai": encodeGoogle,
   "bedrock-converse-stream": encodeBedrock,
+  "mistral-conversations": encodeMistral,
 };
 
 /**
@@ -225,7 +227,8 @@ function apiForPath(path: string): FakeApi | undefined {
   const p = path.replace(/\/+$/, "");
   // Claude on Vertex: the Messages body at the model's `:streamRawPredict`.
   if (p.endsWith("/messages") || p.endsWith(":streamRawPredict")) return "anthropic-messages";
-  if (p.endsWith("/chat/completions")) return "openai-completions";
+  // Mistral's path is OpenAI's: the fake serves Mistral's format under /mistral/.
+  if (p.endsWith("/chat/completions")) return p.startsWith("/mistral/") ? "mistral-conversations" : "openai-completions";
   if (p.endsWith("/responses")) return "openai-responses";
   if (p.endsWith(":streamGenerateContent")) return "google-generative-ai";
   if (/^\/model\/[^/]+\/converse-stream$/.test(p)) return "bedrock-converse-stream";
@@ -347,6 +350,7 @@ function errorResponse(
     const body = o.body ?? { type: "error", error: { type, message }, request_id: requestId };
     return Response.json(body, { status, headers: { "request-id": requestId, ...o.headers } });
   }
+  if (api === "mistral-conversations") return mistralErrorResponse(status, o);
   if (api === "bedrock-converse-stream") return bedrockErrorResponse(status, o.message ?? `fake provider: HTTP ${status}`, o.errorType, o.headers);
   if (api === "google-generative-ai") {
     const body = o.body ?? { error: { code: status, message, status: o.errorType ?? googleStatuses[status] ?? "INTERNAL" } };

@@ -193,6 +193,7 @@ export const BUILT_IN_APIS = {
   "azure-openai-responses": () => builtInStreams("azure-openai-responses"),
   "google-generative-ai": () => builtInStreams("google-generative-ai"),
   "google-vertex": () => builtInStreams("google-vertex"),
+  "mistral-conversations": () => builtInStreams("mistral-conversations"),
   "bedrock-converse-stream": bedrockStreams,
 } as const;
 
@@ -206,6 +207,7 @@ export function apiStreamExports(): Record<string, unknown> {
     ["azureOpenAIResponsesApi", "azure-openai-responses", "AzureOpenAIResponses"],
     ["googleGenerativeAIApi", "google-generative-ai", "Google"],
     ["googleVertexApi", "google-vertex", "GoogleVertex"],
+    ["mistralConversationsApi", "mistral-conversations", "Mistral"],
   ];
   for (const [factory, api, suffix] of aliases) {
     out[factory] = BUILT_IN_APIS[api];

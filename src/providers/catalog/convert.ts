@@ -15,7 +15,8 @@ const KNOWN_ENDPOINTS: Record<string, { api: ChatApi; baseUrl: string }> = {
   openai: { api: "openai-responses", baseUrl: "https://api.openai.com/v1" },
   groq: { api: "openai-completions", baseUrl: "https://api.groq.com/openai/v1" },
   xai: { api: "openai-completions", baseUrl: "https://api.x.ai/v1" },
-  mistral: { api: "openai-completions", baseUrl: "https://api.mistral.ai/v1" },
+  // Mistral's own endpoint, as the reference's mistral provider speaks it (`<base>/v1/chat/completions`).
+  mistral: { api: "mistral-conversations", baseUrl: "https://api.mistral.ai" },
   cerebras: { api: "openai-completions", baseUrl: "https://api.cerebras.ai/v1" },
   azure: { api: "azure-openai-responses", baseUrl: AZURE_PLACEHOLDER_URL },
   "amazon-bedrock": { api: "bedrock-converse-stream", baseUrl: "https://bedrock-runtime.us-east-1.amazonaws.com" },

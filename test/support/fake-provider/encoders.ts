@@ -15,7 +15,7 @@ export interface StreamPlan {
   blocks: FakeBlock[];
   usage: Required<Pick<FakeUsage, "input" | "output" | "cacheRead" | "cacheWrite">> & Pick<FakeUsage, "cacheWrite1h" | "billing" | "reasoning">;
   stopReason: "stop" | "length" | "toolUse";
-  /** Gemini only: the raw finishReason to send (SAFETY, RECITATION, …) instead of the one stopReason implies. */
+  /** Gemini and Mistral only: the raw finish reason to send (SAFETY, RECITATION, …; error, model_length) instead of the one stopReason implies. */
   finishReason?: string;
   /** Sent after the blocks instead of the normal ending. */
   error?: { message: string; errorType?: string };

@@ -67,7 +67,7 @@ describe("the reference's own models.json examples load unchanged", () => {
   test("providers and models on APIs pion lacks are skipped with one warning each, the rest works", () => {
     const { reg, warnings } = fixture("unimplemented-apis.json");
     expect(warnings.map((w) => w.replace(/^.*models-json\/unimplemented-apis\.json: /, ""))).toEqual([
-      'provider "mistral-direct" uses API "mistral-conversations", which pion does not implement: skipped',
+      'provider "pi-direct" uses API "pi-messages", which pion does not implement: skipped',
       'provider "codex-x" uses API "openai-codex-responses", which pion does not implement: skipped',
       'provider "mixed" uses API "openai-codex-responses", which pion does not implement: its models on it are skipped',
     ]);
