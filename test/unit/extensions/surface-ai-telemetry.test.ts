@@ -39,12 +39,15 @@ function modelsOf(ai: Mod, keyed = true): Mod {
   return models;
 }
 
-/** What a run recorded, without times, ids and descriptions (the schema's descriptions are each side's own words). */
+/**
+ * What a run recorded, without times, ids and descriptions (the schema's descriptions are each
+ * side's own words), nor whether a span had ended when the call returned: the reference's result
+ * can resolve a few microtasks before its span ends (pion's spans have always ended, checked apart).
+ */
 function recorded(t: Mod) {
   const spans = t.getSpans().map((s: Mod) => ({
     name: s.name,
     child: s.parentId !== null,
-    settled: s.settled,
     attributes: { ...s.attributes, ...("response.id" in s.attributes ? { "response.id": typeof s.attributes["response.id"] } : {}) },
     events: s.events,
     status: s.status.status === "error" ? { status: "error", name: s.status.error?.name, hasMessage: (s.status.error?.message ?? "").length > 0 } : s.status,
@@ -54,7 +57,7 @@ function recorded(t: Mod) {
     value: m.name.endsWith(".duration") ? typeof value : value,
     context: context === null ? null : "span",
   }));
-  return { spans, metrics };
+  return { spans, metrics, allEnded: t.getSpans().every((s: Mod) => s.settled) };
 }
 
 async function run(ai: Mod, how: "stream" | "streamSimple" | "completeSimple", opts: { reply?: FakeReply; keyed?: boolean; reasoning?: unknown } = {}) {
@@ -102,6 +105,7 @@ describe("pi-ai request telemetry", () => {
       const mine = await run(pion(), how, { reply, reasoning: "high" });
       const theirs = await run(ref, how, { reply, reasoning: "high" });
       expect(mine).toEqual(theirs);
+      expect(mine.allEnded).toBe(true);
       const request = mine.spans.find((s: Mod) => s.name === "pi.ai.request")!;
       expect(request.child).toBe(true);
       expect(request.attributes).toMatchObject({ provider: "fake", api: "anthropic-messages", model: "fake-model", reasoning: "high", stop: "toolUse", "usage.input": 12, "usage.output": 7 });
@@ -121,10 +125,11 @@ describe("pi-ai request telemetry", () => {
     }
   });
 
-  (REF ? test : test.skip)("an HTTP error, a setup failure and a reasoning object: the reference's status, stop and attributes", async () => {
+  (REF ? test : test.skip)("an HTTP error, a broken stream, a setup failure and a reasoning object: the reference's status, stop and attributes", async () => {
     const ref = await refAi();
     const failing: FakeReply = { kind: "http_error", status: 400, message: "bad request body" };
-    const cases = [{ reply: failing }, { keyed: false }, { reply, reasoning: { effort: "high" } }];
+    const broken: FakeReply = { kind: "stream_error", afterBlocks: [{ type: "text", text: "partial answer" }], message: "overloaded now" };
+    const cases = [{ reply: failing }, { reply: broken }, { keyed: false }, { reply, reasoning: { effort: "high" } }];
     for (const c of cases) {
       const mine = await run(pion(), "streamSimple", c);
       expect(mine).toEqual(await run(ref, "streamSimple", c));
@@ -133,6 +138,34 @@ describe("pi-ai request telemetry", () => {
     const error = (await run(pion(), "streamSimple", { keyed: false })).spans[1];
     expect(error.status).toEqual({ status: "error", name: "provider_error", hasMessage: true });
     expect(error.events.map((e: Mod) => e.name)).toEqual(["pi.ai.first_chunk"]);
+  });
+
+  (REF ? test : test.skip)("a deferred poll is pi.ai.poll; a pending or deferred poll adds no tokens or cost, a final one does", async () => {
+    const { InMemoryTelemetryContext } = await refTelemetry();
+    const usage = { input: 5, output: 3, cacheRead: 1, cacheWrite: 0, totalTokens: 9, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0.25 } };
+    const message = (stopReason: string) => ({ role: "assistant", content: [], api: model.api, provider: "fake", model: model.id, usage, stopReason, responseId: "r1", timestamp: Date.now() });
+    const poll = (stopReason: string) => ({
+      async *[Symbol.asyncIterator]() {
+        yield { type: "done", reason: stopReason, message: message(stopReason) };
+      },
+      result: async () => message(stopReason),
+    });
+    const runPoll = async (ai: Mod, stopReason: string) => {
+      const t = new InMemoryTelemetryContext();
+      const models = ai.createModels();
+      const api = { ...ai.anthropicMessagesApi(), fetchDeferred: () => poll(stopReason) };
+      models.setProvider(ai.createProvider({ id: "fake", auth: { apiKey: { resolve: async () => ({ auth: { apiKey: "k" } }) } }, models: [model], api }));
+      await t.startSpan({ name: "app.poll" }, (span: Mod) => models.fetchDeferred(model, { id: "h" }, { telemetry: span }));
+      return recorded(t);
+    };
+    for (const stop of ["deferred", "stop"]) {
+      const mine = await runPoll(pion(), stop);
+      const theirs = await runPoll(await refAi(), stop);
+      expect({ ...mine, allEnded: true }).toEqual({ ...theirs, allEnded: true });
+      expect(mine.allEnded).toBe(true);
+      expect(mine.spans[1]).toMatchObject({ name: "pi.ai.poll", attributes: { stop, "usage.input": 5, "cost.total": 0.25 } });
+      expect(mine.metrics.map((m: Mod) => m.name)).toEqual(stop === "deferred" ? ["pi.ai.first_chunk.duration", "pi.ai.request.duration"] : ["pi.ai.first_chunk.duration", "pi.ai.request.duration", "pi.ai.tokens", "pi.ai.tokens", "pi.ai.tokens", "pi.ai.tokens", "pi.ai.cost"]);
+    }
   });
 
   test("no content reaches telemetry, and an error message is cut to 500 characters", async () => {
@@ -152,5 +185,25 @@ describe("pi-ai request telemetry", () => {
     o.onResult({ role: "assistant", content: [], api: "x", provider: "fake", model: "fake-model", usage, stopReason: "error", errorMessage: "e".repeat(900), timestamp: 1 } as never);
     expect(JSON.stringify(spans)).not.toContain("secret");
     expect(spans[0]!.status).toEqual({ status: "error", error: { name: "provider_error", message: "e".repeat(500) } });
+  });
+
+  test("an adapter that hands over its span late gets the events before it, in order, and the span ends after the result", async () => {
+    const seen: string[] = [];
+    let ended = false;
+    const parent = {
+      startSpan: async (_o: Mod, cb: (s: Mod) => Promise<unknown>) => {
+        await Bun.sleep(5);
+        await cb({ addEvent: (n: string, a?: Mod) => seen.push(`${n}:${a?.type ?? ""}`), setAttributes: (a: Mod) => seen.push(`stop=${a.stop}`), setStatus: () => seen.push("status") });
+        ended = true;
+      },
+    };
+    const o = observeModelRequest(model, { telemetry: parent }, false)!;
+    o.onEvent({ type: "thinking_end", contentIndex: 0, content: "x" });
+    const usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
+    o.onResult({ role: "assistant", content: [], api: "x", provider: "fake", model: "fake-model", usage, stopReason: "stop", timestamp: 1 } as never);
+    expect(seen).toEqual([]);
+    await Bun.sleep(20);
+    expect(seen).toEqual(["pi.ai.first_chunk:", "pi.ai.block:thinking", "stop=stop"]);
+    expect(ended).toBe(true);
   });
 });
