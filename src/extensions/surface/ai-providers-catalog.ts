@@ -5,10 +5,14 @@
  * (`type: "chat"`, price tiers with `inputTokensAbove`) and keeps pion's fields, so it can be
  * passed back to `stream`. `findEnvKeys` / `getEnvApiKey` read the variables pion reads a
  * provider's key from. The reference's provider ids are accepted where pion's differ.
+ * `getImageModel` / `getImageModels` / `getImageProviders` read the image-model catalog (the
+ * models.dev models that output images, for the image APIs pion implements), read on first use.
  */
 import { pionHome } from "../../config.ts";
 import { AMBIENT_KEY, ambientSource } from "../../providers/ambient.ts";
 import { Catalog } from "../../providers/catalog/load.ts";
+import { imageCatalog } from "../../providers/catalog/images.ts";
+import type { ImageModel } from "../../providers/catalog/images-convert.ts";
 import { BEARER_ENV, pionProviderId } from "../../providers/env-names.ts";
 import { keyEnvNames } from "../../providers/keys.ts";
 import { loadModels, type ModelRegistry } from "../../providers/models.ts";
@@ -37,6 +41,12 @@ export function getModel(provider: string, id: string): (Model & { type: "chat" 
 export const getModels = (provider: string): (Model & { type: "chat" })[] => catalogModels().models(pionProviderId(provider)).map(referenceShape);
 
 export const getProviders = (): string[] => catalogModels().providers();
+
+export const getImageModel = (provider: string, id: string): ImageModel | undefined => imageCatalog().get(pionProviderId(provider))?.get(id);
+
+export const getImageModels = (provider: string): ImageModel[] => [...(imageCatalog().get(pionProviderId(provider))?.values() ?? [])];
+
+export const getImageProviders = (): string[] => [...imageCatalog().keys()];
 
 /** As the reference reads a variable: the given environment's value, else the process's; empty counts as unset. */
 const valueOf = (name: string, env?: Env): string | undefined => env?.[name] || process.env[name] || undefined;

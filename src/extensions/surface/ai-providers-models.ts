@@ -6,11 +6,13 @@
  * Requests never reject: setup failures (unknown provider, no auth) end the stream with an error.
  * Dynamic providers' model lists refresh through the models store, each publication checked
  * against the provider's latest refresh so a superseded one changes nothing.
- * The reference's request telemetry (`options.telemetry`) is not reported.
+ * A parent span in `options.telemetry` gets each request's `pi.ai.request` span (a deferred
+ * poll's `pi.ai.poll`) and metrics, as ai-telemetry.ts describes.
  */
 import { InMemoryCredentialStore, InMemoryModelsStore, ModelsError, defaultProviderAuthContext, untilAborted } from "./ai-providers-auth.ts";
 import { getOpenCodeSessionHeaders, mergeClientIdentity, type ClientIdentity } from "./ai-providers-identity.ts";
 import { lazyStream, transcriptOf, type ReferenceStream } from "./ai-providers-streams.ts";
+import { observeModelRequest } from "./ai-telemetry.ts";
 import type { Model } from "../../providers/types.ts";
 
 type AnyModel = Model & { type?: string };
@@ -416,7 +418,7 @@ class Models {
       const p = this.provider(model, "chat");
       const [m, o] = await this.applyAuth(model, options);
       return (p[method] as unknown as (m: AnyModel, c: unknown, o: RequestOptions) => ReferenceStream)(m, transcript, o);
-    }, undefined, options?.signal);
+    }, observeModelRequest(model, options, false), options?.signal);
   }
 
   stream = (model: AnyModel, context: Record<string, never>, options?: RequestOptions) => this.request("stream", model, context, options);
@@ -430,7 +432,7 @@ class Models {
       if (!p.fetchDeferred) throw new ModelsError("provider", `Provider ${model.provider} does not support deferred responses`);
       const [m, o] = await this.applyAuth(model, options);
       return (p.fetchDeferred as unknown as (m: AnyModel, h: unknown, o: RequestOptions) => ReferenceStream)(m, handle, o);
-    }, undefined, options?.signal);
+    }, observeModelRequest(model, options, true), options?.signal);
   }
   fetchDeferred = async (model: AnyModel, handle: unknown, options?: RequestOptions) => this.streamDeferred(model, handle, options).result();
 

@@ -1,8 +1,8 @@
 /**
  * pi-ai's provider layer for extensions, on pion's providers: `Models` collections and provider
- * objects, client identity, auth building blocks and the faux test provider in every pi-ai
- * module; the API registry, the per-API stream functions, image generation and the static
- * catalog reads only in pi-ai/compat, as the reference splits them.
+ * objects, client identity, auth building blocks, the request telemetry's schema and the faux
+ * test provider in every pi-ai module; the API registry, the per-API stream functions, image
+ * generation and the static catalog reads only in pi-ai/compat, as the reference splits them.
  */
 import { InMemoryCredentialStore, InMemoryModelsStore, ModelsError, defaultProviderAuthContext, envApiKeyAuth, lazyOAuth } from "./ai-providers-auth.ts";
 import * as catalog from "./ai-providers-catalog.ts";
@@ -13,6 +13,7 @@ import * as images from "./ai-providers-images.ts";
 import { createModels } from "./ai-providers-models.ts";
 import * as registry from "./ai-providers-registry.ts";
 import { apiStreamExports, lazyApi, lazyStream } from "./ai-providers-streams.ts";
+import { AI_TELEMETRY_SCHEMA } from "./ai-telemetry.ts";
 
 export const aiProviderExports: Record<string, unknown> = {
   InMemoryCredentialStore,
@@ -25,6 +26,7 @@ export const aiProviderExports: Record<string, unknown> = {
   lazyApi,
   lazyStream,
   createModels,
+  AI_TELEMETRY_SCHEMA,
   createProvider,
   fauxProvider,
   createFauxCore: faux.createFauxCore,

@@ -10,7 +10,7 @@ type ChatApi = Exclude<Api, "scripted" | "pi-virtual">;
  * Base URLs models.dev leaves out: the first-party APIs, and providers it describes by their own
  * AI-SDK package that also serve an OpenAI-compatible endpoint (chat completions).
  */
-const KNOWN_ENDPOINTS: Record<string, { api: ChatApi; baseUrl: string }> = {
+export const KNOWN_ENDPOINTS: Record<string, { api: ChatApi; baseUrl: string }> = {
   anthropic: { api: "anthropic-messages", baseUrl: "https://api.anthropic.com" },
   openai: { api: "openai-responses", baseUrl: "https://api.openai.com/v1" },
   groq: { api: "openai-completions", baseUrl: "https://api.groq.com/openai/v1" },
@@ -56,7 +56,7 @@ function apiOfPackage(npm: string | undefined, shape?: string): ChatApi | undefi
 }
 
 /** A URL with a `${VAR}` placeholder needs per-user values the catalog cannot hold. */
-const usableUrl = (url: string | undefined): url is string => !!url && /^https?:\/\//.test(url) && !url.includes("${");
+export const usableUrl = (url: string | undefined): url is string => !!url && /^https?:\/\//.test(url) && !url.includes("${");
 
 const LEVELS: ThinkingLevel[] = ["xhigh", "max"];
 

@@ -1,6 +1,7 @@
 /**
  * `bun run catalog [models.dev api.json] [output folder]`: turn a models.dev snapshot (default
- * ../shared/models.dev/api.json) into the catalog pion embeds (builtin.jsonl, and its index builtin-index.json).
+ * ../shared/models.dev/api.json) into the catalog pion embeds (builtin.jsonl, and its index builtin-index.json)
+ * and the image-model catalog (builtin-images.jsonl).
  * Regenerate, and commit the result on its own, whenever the snapshot changes.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -9,6 +10,7 @@ import * as v from "valibot";
 import { describeIssues } from "../../util/issues.ts";
 import { convertCatalog } from "./convert.ts";
 import { encodeCatalog } from "./file-format.ts";
+import { convertImageCatalog, encodeImageCatalog } from "./images-convert.ts";
 import { ModelsDevSchema } from "./models-dev.ts";
 
 const root = resolve(import.meta.dir, "../../..");
@@ -27,5 +29,7 @@ writeFileSync(join(outDir, "builtin.jsonl"), encodeCatalog(catalog));
 // models.json provider is not a catalog one, reads none of the model data.
 const index = { date: catalog.date, env: Object.fromEntries(catalog.providers.map((p) => [p.id, p.env])) };
 writeFileSync(join(outDir, "builtin-index.json"), `${JSON.stringify(index)}\n`);
+const images = convertImageCatalog(parsed.output);
+writeFileSync(join(outDir, "builtin-images.jsonl"), encodeImageCatalog(images));
 const models = catalog.providers.reduce((n, p) => n + p.models.length, 0);
-console.error(`gen-catalog: ${catalog.providers.length} providers, ${models} models (data as of ${catalog.date})`);
+console.error(`gen-catalog: ${catalog.providers.length} providers, ${models} models (data as of ${catalog.date}), ${images.length} image models`);

@@ -31,7 +31,7 @@ describe("pi-ai provider surface: which names pion implements", () => {
       expect([name, behaviourOf(compat()[name])]).toEqual([name, "pion"]);
     }
     for (const name of ["createFauxCore", "fauxAssistantMessage", "formatUserAgent", "InMemoryCredentialStore", "ModelsError", "lazyStream", "PI_ATTRIBUTION"]) expect([name, behaviourOf(ai()[name])]).toEqual([name, "pion"]);
-    for (const name of ["streamOpenAICodexResponses", "openAICodexResponsesApi", "piMessagesApi", "getImageModel"]) expect([name, behaviourOf(compat()[name])]).toEqual([name, "unavailable"]);
+    for (const name of ["streamOpenAICodexResponses", "openAICodexResponsesApi", "piMessagesApi"]) expect([name, behaviourOf(compat()[name])]).toEqual([name, "unavailable"]);
     // The registry and the catalog reads are pi-ai/compat's only, as in the reference.
     expect("registerApiProvider" in ai() || "getModel" in ai()).toBe(false);
   });
