@@ -2,10 +2,10 @@ import type { StreamFn } from "./types.ts";
 
 /**
  * The wire APIs pion has an adapter for (index.ts maps each to its adapter). A models.json
- * provider or model on any other API (mistral-conversations, openai-codex-responses, …) is
+ * provider or model on any other API (mistral-conversations, pi-messages, …) is
  * skipped with a warning; adding an adapter means adding its name here.
  */
-export const IMPLEMENTED_APIS = ["anthropic-messages", "openai-completions", "openai-responses", "google-generative-ai", "bedrock-converse-stream", "azure-openai-responses", "google-vertex", "anthropic-vertex"] as const;
+export const IMPLEMENTED_APIS = ["anthropic-messages", "openai-completions", "openai-responses", "google-generative-ai", "bedrock-converse-stream", "azure-openai-responses", "google-vertex", "anthropic-vertex", "openai-codex-responses"] as const;
 
 export type ImplementedApi = (typeof IMPLEMENTED_APIS)[number];
 

@@ -193,6 +193,7 @@ export const BUILT_IN_APIS = {
   "azure-openai-responses": () => builtInStreams("azure-openai-responses"),
   "google-generative-ai": () => builtInStreams("google-generative-ai"),
   "google-vertex": () => builtInStreams("google-vertex"),
+  "openai-codex-responses": () => builtInStreams("openai-codex-responses"),
   "bedrock-converse-stream": bedrockStreams,
 } as const;
 
@@ -206,6 +207,7 @@ export function apiStreamExports(): Record<string, unknown> {
     ["azureOpenAIResponsesApi", "azure-openai-responses", "AzureOpenAIResponses"],
     ["googleGenerativeAIApi", "google-generative-ai", "Google"],
     ["googleVertexApi", "google-vertex", "GoogleVertex"],
+    ["openAICodexResponsesApi", "openai-codex-responses", "OpenAICodexResponses"],
   ];
   for (const [factory, api, suffix] of aliases) {
     out[factory] = BUILT_IN_APIS[api];

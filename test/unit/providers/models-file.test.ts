@@ -68,8 +68,8 @@ describe("the reference's own models.json examples load unchanged", () => {
     const { reg, warnings } = fixture("unimplemented-apis.json");
     expect(warnings.map((w) => w.replace(/^.*models-json\/unimplemented-apis\.json: /, ""))).toEqual([
       'provider "mistral-direct" uses API "mistral-conversations", which pion does not implement: skipped',
-      'provider "codex-x" uses API "openai-codex-responses", which pion does not implement: skipped',
-      'provider "mixed" uses API "openai-codex-responses", which pion does not implement: its models on it are skipped',
+      'provider "future-x" uses API "some-future-api", which pion does not implement: skipped',
+      'provider "mixed" uses API "some-future-api", which pion does not implement: its models on it are skipped',
     ]);
     expect(reg.models("gem").map((m) => m.id)).toEqual(["gemini-x"]);
     expect(reg.models("bedrock-x").map((m) => m.id)).toEqual(["b1"]);
