@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { referenceModules } from "../../../src/extensions/virtual-modules.ts";
+import { thinkingLevelsFor } from "../../../src/providers/thinking.ts";
 import { codexEffort, codexErrorMessage, codexUrl, streamOpenAICodex } from "../../../src/providers/openai-codex.ts";
 import type { AssistantMessage, Message, Model } from "../../../src/providers/types.ts";
 import { startFakeProvider, type FakeProvider } from "../../support/fake-provider.ts";
@@ -245,4 +246,30 @@ describe("the reference's streamSimpleOpenAICodexResponses on the same input", (
       expect(shape(ours)).toEqual(shape(theirs));
     });
   }
+});
+
+describe("the openai-codex models", () => {
+  (REF ? test : test.skip)("the reference's ids, limits, prices and efforts; its levels but minimal, which clamps to the same effort", async () => {
+    const ref: Mod = await import(join(REF!, "..", "pi-ai", "dist", "compat.js"));
+    const refModels: Mod = await import(join(REF!, "..", "pi-ai", "dist", "models.js"));
+    const pion = referenceModules()["pi-ai/compat"] as Mod;
+    const fields = (m: Mod) => ({
+      id: m.id, name: m.name, api: m.api, provider: m.provider, baseUrl: m.baseUrl, reasoning: m.reasoning, input: m.input, contextWindow: m.contextWindow, maxTokens: m.maxTokens,
+      cost: { input: m.cost.input, output: m.cost.output, cacheRead: m.cost.cacheRead, cacheWrite: m.cost.cacheWrite, tiers: m.cost.tiers.map((t: Mod) => [t.inputTokensAbove, t.input, t.output, t.cacheRead, t.cacheWrite]) },
+    });
+    const theirs: Mod[] = ref.getModels("openai-codex");
+    const ours: Mod[] = pion.getModels("openai-codex");
+    expect(theirs.length).toBeGreaterThan(0);
+    expect(ours.map(fields)).toEqual(theirs.map(fields));
+    for (const m of theirs) {
+      const own = ours.find((o) => o.id === m.id)!;
+      const levels: string[] = refModels.getSupportedThinkingLevels(m);
+      expect([m.id, thinkingLevelsFor(own as Model)]).toEqual([m.id, levels.filter((l) => l !== "minimal")]);
+      for (const level of levels) {
+        if (level === "off") continue;
+        const sent = codexEffort(own as Model, thinkingLevelsFor(own as Model).includes(level as never) ? (level as never) : "low");
+        expect([m.id, level, sent]).toEqual([m.id, level, m.thinkingLevelMap?.[level] ?? level]);
+      }
+    }
+  });
 });
