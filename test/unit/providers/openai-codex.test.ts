@@ -5,7 +5,7 @@ import { thinkingLevelsFor } from "../../../src/providers/thinking.ts";
 import { codexEffort, codexErrorMessage, codexUrl, streamOpenAICodex } from "../../../src/providers/openai-codex.ts";
 import type { AssistantMessage, Message, Model } from "../../../src/providers/types.ts";
 import { startFakeProvider, type FakeProvider } from "../../support/fake-provider.ts";
-import { request, run, testModel } from "./helpers.ts";
+import { abortAfterFirstDelta, request, run, testModel } from "./helpers.ts";
 
 const REF = process.env.PION_REFERENCE_PKG;
 // biome-ignore lint/suspicious/noExplicitAny: the reference's module and pion's virtual one are untyped here
@@ -197,6 +197,13 @@ describe("openai-codex-responses replies", () => {
     const broken = (await run(streamOpenAICodex(request(codexModel(fake), { apiKey: token() }), signal()))).message;
     expect(broken.errorMessage).toBe("500 upstream broke");
     expect(isRetryableAssistantError(broken)).toBe(true);
+  });
+
+  test.concurrent("an abort mid-stream ends the message as aborted", async () => {
+    await using fake = startFakeProvider({ replies: [{ blocks: [{ type: "text", text: ["one ", "two ", "three"] }], stallAfterChunks: 6 }] });
+    const { message } = await abortAfterFirstDelta(streamOpenAICodex, request(codexModel(fake), { apiKey: token() }));
+    expect(message.stopReason).toBe("aborted");
+    expect((message.content[0] as { text: string }).text).toStartWith("one ");
   });
 
   test("error messages: a usage-limit code without 429, a body that is not JSON", () => {
