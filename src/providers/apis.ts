@@ -2,10 +2,10 @@ import type { StreamFn } from "./types.ts";
 
 /**
  * The wire APIs pion has an adapter for (index.ts maps each to its adapter). A models.json
- * provider or model on any other API (openai-codex-responses, pi-messages, …) is
- * skipped with a warning; adding an adapter means adding its name here.
+ * provider or model on any other API is skipped with a warning; adding an adapter means adding
+ * its name here.
  */
-export const IMPLEMENTED_APIS = ["anthropic-messages", "openai-completions", "openai-responses", "google-generative-ai", "bedrock-converse-stream", "azure-openai-responses", "google-vertex", "anthropic-vertex", "mistral-conversations"] as const;
+export const IMPLEMENTED_APIS = ["anthropic-messages", "openai-completions", "openai-responses", "google-generative-ai", "bedrock-converse-stream", "azure-openai-responses", "google-vertex", "anthropic-vertex", "mistral-conversations", "openai-codex-responses"] as const;
 
 export type ImplementedApi = (typeof IMPLEMENTED_APIS)[number];
 

@@ -14,6 +14,7 @@ const adapters = {
   "google-vertex": () => import("./google-vertex.ts").then((m) => m.streamVertex),
   "anthropic-vertex": () => import("./anthropic-vertex.ts").then((m) => m.streamAnthropicVertex),
   "mistral-conversations": () => import("./mistral.ts").then((m) => m.streamMistral),
+  "openai-codex-responses": () => import("./openai-codex.ts").then((m) => m.streamOpenAICodex),
   // Not an API name: Chat Completions on the azure provider (adapterOf).
   "azure-openai-completions": () => import("./azure.ts").then((m) => m.streamAzureCompletions),
 } satisfies Record<ImplementedApi | "azure-openai-completions", () => Promise<StreamFn>>;

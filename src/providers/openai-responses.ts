@@ -43,7 +43,8 @@ const ReasoningSignature = v.object({
   summary: v.optional(v.array(v.object({ type: v.literal("summary_text"), text: v.string() })), []),
 });
 
-class EventState {
+/** Applies one Responses stream's events to the message being built (shared with the Codex adapter). */
+export class EventState {
   /** output_index -> index in msg.content */
   private index = new Map<number, number>();
   private json = new Map<number, string>();
@@ -197,21 +198,20 @@ function toParams(req: LlmRequest): ResponseCreateParamsStreaming {
     ...responsesReasoning(model, req.thinkingLevel),
   };
   if (req.systemPrompt) params.instructions = req.systemPrompt;
-  if (req.tools.length > 0) {
-    params.tools = req.tools.map((t) => ({
-      type: "function",
-      name: t.name,
-      description: t.description,
-      parameters: t.parameters,
-      ...(compat.supportsStrictMode === false ? {} : { strict: false }),
-    })) as ResponseCreateParamsStreaming["tools"];
-  }
+  if (req.tools.length > 0) params.tools = responsesTools(req);
   if (req.sessionId && compat.promptCacheKeyMode !== "disabled") params.prompt_cache_key = req.sessionId;
   Object.assign(params, samplingParams(model, clampThinkingLevel(model, req.thinkingLevel)));
   return params;
 }
 
-function toInput(req: LlmRequest): ResponseInputItem[] {
+/** The request's tools as Responses function tools, `strict` as given unless models.json says the endpoint lacks it. */
+export function responsesTools(req: LlmRequest, strictValue: false | null = false): NonNullable<ResponseCreateParamsStreaming["tools"]> {
+  const strict = req.model.compat?.supportsStrictMode === false ? {} : { strict: strictValue };
+  return req.tools.map((t) => ({ type: "function", name: t.name, description: t.description, parameters: t.parameters, ...strict })) as NonNullable<ResponseCreateParamsStreaming["tools"]>;
+}
+
+/** The conversation as Responses input items (the system prompt is not among them). */
+export function toInput(req: LlmRequest): ResponseInputItem[] {
   const { model } = req;
   const images = model.input.includes("image");
   const input: ResponseInputItem[] = [];

@@ -25,9 +25,7 @@ export function runOpenAIStream(
   makeClient?: (sdk: typeof import("openai"), headers: Record<string, string>) => OpenAI,
 ): AssistantStream {
   return runProviderStream(req, signal, async (ctx) => {
-    // The usage of an OpenAI reply counts reasoning tokens apart, in the reference's key order.
-    const { input, output, cacheRead, cacheWrite, ...rest } = ctx.msg.usage;
-    ctx.msg.usage = { input, output, cacheRead, cacheWrite, reasoning: 0, ...rest };
+    countReasoningApart(ctx.msg);
     // Loaded on first use: the SDK costs start-up time that sessions on other APIs never need.
     const sdk = await import("openai");
     ctx.touch();
@@ -47,6 +45,12 @@ export function runOpenAIStream(
     });
     await consume({ ...ctx, client });
   });
+}
+
+/** The usage of an OpenAI reply counts reasoning tokens apart, in the reference's key order. */
+export function countReasoningApart(msg: AssistantMessage): void {
+  const { input, output, cacheRead, cacheWrite, ...rest } = msg.usage;
+  msg.usage = { input, output, cacheRead, cacheWrite, reasoning: 0, ...rest };
 }
 
 /** The base URL as configured, except that a bare origin ("http://localhost:11434") gets "/v1". */

@@ -72,7 +72,7 @@ function anthropicControl(model: Model, o: Options): ThinkingControl {
  * take one map an effort name to it. The Responses API takes only an effort.
  */
 function openaiControl(model: Model, o: Options): ThinkingControl {
-  const responses = model.api === "openai-responses" || model.api === "azure-openai-responses";
+  const responses = model.api === "openai-responses" || model.api === "azure-openai-responses" || model.api === "openai-codex-responses";
   const efforts = o.effort ? effortLevels(o.effort.values, undefined) : [];
   const offIsNone = o.effort?.values.includes("none") ?? false;
   if (efforts.length > 0 || offIsNone) return { kind: "effort", levels: withOff(offIsNone || (o.toggle && !responses), efforts), offIsNone };

@@ -114,7 +114,7 @@ describe("models.json end to end", () => {
     expect(out.stdout.trim()).toBe("fine");
     const warnings = out.stderr.split("\n").filter((l) => l.includes("which pion does not implement"));
     expect(warnings.length).toBe(3);
-    expect(warnings[0]).toContain('provider "pi-direct" uses API "pi-messages"');
+    expect(warnings[0]).toContain('provider "older-x" uses API "another-future-api"');
   });
 
   test.concurrent("thinkingLevelMap: a null level is not offered, a mapped xhigh is", async () => {

@@ -18,7 +18,7 @@ import { bedrockErrorResponse, encodeBedrock } from "./fake-provider/bedrock.ts"
 import { encodeGoogle } from "./fake-provider/google.ts";
 import { encodeMistral, mistralErrorResponse } from "./fake-provider/mistral.ts";
 
-export type FakeApi = "anthropic-messages" | "openai-completions" | "openai-responses" | "google-generative-ai" | "bedrock-converse-stream" | "mistral-conversations";
+export type FakeApi = "anthropic-messages" | "openai-completions" | "openai-responses" | "openai-codex-responses" | "google-generative-ai" | "bedrock-converse-stream" | "mistral-conversations";
 
 export type FakeBlock =
   | { type: "text"; /** An array gives the individual deltas. */ text: string | string[] }
@@ -130,6 +130,8 @@ const encoders: Record<FakeApi, (plan: StreamPlan) => Frame[]> = {
   "anthropic-messages": encodeAnthropic,
   "openai-completions": encodeCompletions,
   "openai-responses": encodeResponses,
+  // The ChatGPT backend (`/codex/responses`): the Responses stream, ended by `response.done`.
+  "openai-codex-responses": (plan) => encodeResponses(plan, "response.done"),
   "google-generative-ai": encodeGoogle,
   "bedrock-converse-stream": encodeBedrock,
   "mistral-conversations": encodeMistral,
@@ -165,7 +167,7 @@ export function startFakeProvider(opts: FakeProviderOptions = {}): FakeProvider 
     async fetch(httpReq) {
       const path = new URL(httpReq.url).pathname;
       const api = httpReq.method === "POST" ? apiForPath(path) : undefined;
-      const text = await httpReq.text();
+      const text = await bodyText(httpReq);
       const req: FakeRequest = {
         api,
         path,
@@ -229,6 +231,7 @@ function apiForPath(path: string): FakeApi | undefined {
   if (p.endsWith("/messages") || p.endsWith(":streamRawPredict")) return "anthropic-messages";
   // Mistral's path is OpenAI's: the fake serves Mistral's format under /mistral/.
   if (p.endsWith("/chat/completions")) return p.startsWith("/mistral/") ? "mistral-conversations" : "openai-completions";
+  if (p.endsWith("/codex/responses")) return "openai-codex-responses";
   if (p.endsWith("/responses")) return "openai-responses";
   if (p.endsWith(":streamGenerateContent")) return "google-generative-ai";
   if (/^\/model\/[^/]+\/converse-stream$/.test(p)) return "bedrock-converse-stream";
@@ -360,6 +363,12 @@ function errorResponse(
   const code = status === 429 ? "rate_limit_exceeded" : status === 401 ? "invalid_api_key" : null;
   const body = o.body ?? { error: { message, type, param: null, code } };
   return Response.json(body, { status, headers: { "x-request-id": requestId, ...o.headers } });
+}
+
+/** The request body as text; a zstd-encoded one (as the Codex adapter sends it) decoded first. */
+async function bodyText(req: Request): Promise<string> {
+  if (req.headers.get("content-encoding") !== "zstd") return req.text();
+  return new TextDecoder().decode(Bun.zstdDecompressSync(new Uint8Array(await req.arrayBuffer())));
 }
 
 function parseJsonOrText(text: string): unknown {

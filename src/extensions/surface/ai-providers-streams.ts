@@ -194,6 +194,7 @@ export const BUILT_IN_APIS = {
   "google-generative-ai": () => builtInStreams("google-generative-ai"),
   "google-vertex": () => builtInStreams("google-vertex"),
   "mistral-conversations": () => builtInStreams("mistral-conversations"),
+  "openai-codex-responses": () => builtInStreams("openai-codex-responses"),
   "bedrock-converse-stream": bedrockStreams,
 } as const;
 
@@ -208,6 +209,7 @@ export function apiStreamExports(): Record<string, unknown> {
     ["googleGenerativeAIApi", "google-generative-ai", "Google"],
     ["googleVertexApi", "google-vertex", "GoogleVertex"],
     ["mistralConversationsApi", "mistral-conversations", "Mistral"],
+    ["openAICodexResponsesApi", "openai-codex-responses", "OpenAICodexResponses"],
   ];
   for (const [factory, api, suffix] of aliases) {
     out[factory] = BUILT_IN_APIS[api];

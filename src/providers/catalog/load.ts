@@ -7,6 +7,7 @@ import BUILTIN_PATH from "./builtin.jsonl" with { type: "file" };
 import type { CatalogProvider, ModelDef } from "./data.ts";
 import { CatalogFile } from "./file-format.ts";
 import INDEX_JSON from "./builtin-index.json" with { type: "json" };
+import { OPENAI_CODEX_ID, OPENAI_CODEX_PROVIDER } from "./openai-codex.ts";
 
 const INDEX: { date: string; env: Record<string, string[]> } = INDEX_JSON;
 
@@ -53,23 +54,24 @@ export class Catalog {
   }
 
   ids(): string[] {
-    return [...new Set([...Object.keys(INDEX.env), ...(this.refreshedFile()?.ids() ?? [])])];
+    return [...new Set([...Object.keys(INDEX.env), ...(this.refreshedFile()?.ids() ?? []), OPENAI_CODEX_ID])];
   }
 
   has(id: string): boolean {
-    return Object.hasOwn(INDEX.env, id) || Object.hasOwn(this.refreshedFile()?.header.providers ?? {}, id);
+    return Object.hasOwn(INDEX.env, id) || Object.hasOwn(this.refreshedFile()?.header.providers ?? {}, id) || id === OPENAI_CODEX_ID;
   }
 
   /** The variables that may hold a catalog provider's key (without reading model data). */
   env(id: string): string[] | undefined {
     const r = this.refreshedFile()?.header.env;
-    return r && Object.hasOwn(r, id) ? r[id] : Object.hasOwn(INDEX.env, id) ? INDEX.env[id] : undefined;
+    return r && Object.hasOwn(r, id) ? r[id] : Object.hasOwn(INDEX.env, id) ? INDEX.env[id] : id === OPENAI_CODEX_ID ? [] : undefined;
   }
 
   provider(id: string): SourcedProvider | undefined {
     if (this.merged.has(id)) return this.merged.get(id);
     const refreshed = this.refreshedFile();
-    const builtin = Object.hasOwn(INDEX.env, id) ? this.builtinFile().provider(id) : undefined;
+    // The one provider models.dev lacks is pion's own data (openai-codex.ts), unless a refresh brought it.
+    const builtin = Object.hasOwn(INDEX.env, id) ? this.builtinFile().provider(id) : id === OPENAI_CODEX_ID ? OPENAI_CODEX_PROVIDER : undefined;
     const merged = mergeProvider(builtin, refreshed?.provider(id), (refreshed?.header.date ?? "") >= INDEX.date);
     this.merged.set(id, merged);
     return merged;

@@ -159,7 +159,8 @@ export function encodeCompletions(plan: StreamPlan): Frame[] {
 }
 
 /** Ends with `response.completed`, `response.incomplete` (stopReason "length") or `response.failed`. */
-export function encodeResponses(plan: StreamPlan): Frame[] {
+/** `completedType`: the terminal event's name (the ChatGPT backend may send `response.done`). */
+export function encodeResponses(plan: StreamPlan, completedType = "response.completed"): Frame[] {
   const frames: Frame[] = [];
   let sequence_number = 0;
   const ev = (type: string, fields: Record<string, unknown>) =>
@@ -251,7 +252,7 @@ export function encodeResponses(plan: StreamPlan): Frame[] {
     const incomplete_details = { reason: "max_output_tokens" };
     ev("response.incomplete", { response: response("incomplete", output, { incomplete_details, usage }) });
   } else {
-    ev("response.completed", { response: response("completed", output, { usage }) });
+    ev(completedType, { response: response("completed", output, { usage }) });
   }
   return frames;
 }

@@ -67,9 +67,9 @@ describe("the reference's own models.json examples load unchanged", () => {
   test("providers and models on APIs pion lacks are skipped with one warning each, the rest works", () => {
     const { reg, warnings } = fixture("unimplemented-apis.json");
     expect(warnings.map((w) => w.replace(/^.*models-json\/unimplemented-apis\.json: /, ""))).toEqual([
-      'provider "pi-direct" uses API "pi-messages", which pion does not implement: skipped',
-      'provider "codex-x" uses API "openai-codex-responses", which pion does not implement: skipped',
-      'provider "mixed" uses API "openai-codex-responses", which pion does not implement: its models on it are skipped',
+      'provider "older-x" uses API "another-future-api", which pion does not implement: skipped',
+      'provider "future-x" uses API "some-future-api", which pion does not implement: skipped',
+      'provider "mixed" uses API "some-future-api", which pion does not implement: its models on it are skipped',
     ]);
     expect(reg.models("gem").map((m) => m.id)).toEqual(["gemini-x"]);
     expect(reg.models("bedrock-x").map((m) => m.id)).toEqual(["b1"]);
