@@ -13,6 +13,7 @@ const adapters = {
   "azure-openai-responses": () => import("./azure.ts").then((m) => m.streamAzureResponses),
   "google-vertex": () => import("./google-vertex.ts").then((m) => m.streamVertex),
   "anthropic-vertex": () => import("./anthropic-vertex.ts").then((m) => m.streamAnthropicVertex),
+  "pi-messages": () => import("./pi-messages.ts").then((m) => m.streamPiMessages),
   // Not an API name: Chat Completions on the azure provider (adapterOf).
   "azure-openai-completions": () => import("./azure.ts").then((m) => m.streamAzureCompletions),
 } satisfies Record<ImplementedApi | "azure-openai-completions", () => Promise<StreamFn>>;

@@ -9,6 +9,7 @@ import { streamModel, type CallContext, type CallOptions } from "../model-calls.
 import { streamBuiltIn } from "../../providers/index.ts";
 import { emptyAssistant, PushStream } from "../../providers/event-stream.ts";
 import type { Api, AssistantMessage, LlmRequest, Message, Model, StreamFn, ToolCall } from "../../providers/types.ts";
+import { transcriptOf, type SystemMessage, type Transcript } from "../../providers/transcript.ts";
 import { errorMessage } from "../../util/errors.ts";
 
 /** One of the reference's stream events: the deltas pion streams, plus `start`, `done` and `error`. */
@@ -132,19 +133,6 @@ export function lazyApi(
 
 /** pion's adapter for `api`, whatever the model says (the reference's `streamAnthropic` is Anthropic's code for any model). */
 const onApi = (api: Api): StreamFn => (req, signal) => streamBuiltIn({ ...req, model: { ...req.model, api } }, signal);
-
-type SystemMessage = { role: "system"; content: string | { type: string; text?: string }[]; sections?: Record<string, string | null>; toolsAdded?: CallContext["tools"]; timestamp: number };
-type Transcript = { messages: (Message | SystemMessage)[] };
-
-/**
- * The reference hands API implementations a transcript: the system prompt and tools as a leading
- * `system` message. pion's request (or a pi-ai Context) as one: what an extension's stream function is given.
- */
-export function transcriptOf(req: Pick<LlmRequest, "systemPrompt" | "tools" | "messages">): Transcript {
-  const tools = req.tools.length > 0 ? { toolsAdded: req.tools } : {};
-  const lead: SystemMessage[] = req.systemPrompt || req.tools.length > 0 ? [{ role: "system", content: req.systemPrompt, ...tools, timestamp: 0 }] : [];
-  return { messages: [...lead, ...req.messages] };
-}
 
 /**
  * What pion's adapters take, from a transcript or a plain context: a leading system message
