@@ -40,7 +40,8 @@ export interface PiMessagesCall {
   debug?: boolean;
   /** Where `PI_CACHE_RETENTION` is read first (then the process environment). */
   env?: Record<string, string | undefined>;
-  userAgent?: string;
+  /** The lowest headers (a pi-ai identity's User-Agent and attribution); default pion's User-Agent. */
+  identityHeaders?: Record<string, string>;
   /** May replace the payload before it is sent. */
   onPayload?: (payload: PiMessagesPayload, model: Model) => unknown;
   onResponse?: (response: { status: number; headers: Record<string, string> }, model: Model) => unknown;
@@ -68,14 +69,14 @@ export function piMessagesPayload(req: LlmRequest, call: PiMessagesCall = {}): P
 }
 
 /**
- * Lowest first: the client's User-Agent, the key and content headers, the model's headers, then
+ * Lowest first: the client's identity (User-Agent), the key and content headers, the model's headers, then
  * the request's own (auth headers, a caller's); names match case-insensitively and a null value
  * (from a pi-ai caller) removes the header.
  */
 export function piMessagesHeaders(req: LlmRequest, call: PiMessagesCall = {}): Headers {
   const out = new Headers();
   const layers: (Record<string, string | null> | undefined)[] = [
-    { "User-Agent": call.userAgent ?? detailedUserAgent() },
+    call.identityHeaders ?? { "User-Agent": detailedUserAgent() },
     { authorization: `Bearer ${req.apiKey}`, accept: "text/event-stream", "content-type": "application/json" },
     requestHeaders(req),
     req.authHeaders,

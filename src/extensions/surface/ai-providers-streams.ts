@@ -7,10 +7,12 @@
  */
 import { streamModel, type CallContext, type CallOptions } from "../model-calls.ts";
 import { streamBuiltIn } from "../../providers/index.ts";
-import { emptyAssistant, PushStream } from "../../providers/event-stream.ts";
+import { emptyAssistant, laterStream, PushStream } from "../../providers/event-stream.ts";
+import type { PiMessagesCall } from "../../providers/pi-messages.ts";
 import type { Api, AssistantMessage, LlmRequest, Message, Model, StreamFn, ToolCall } from "../../providers/types.ts";
 import { transcriptOf, type SystemMessage, type Transcript } from "../../providers/transcript.ts";
 import { errorMessage } from "../../util/errors.ts";
+import { getIdentityHeaders, type ClientIdentity } from "./ai-providers-identity.ts";
 
 /** One of the reference's stream events: the deltas pion streams, plus `start`, `done` and `error`. */
 export type ReferenceEvent = Record<string, unknown> & { type: string };
@@ -173,6 +175,32 @@ function bedrockStreams(): ReferenceStreams {
   };
 }
 
+type PiMessagesOptions = CallOptions & NonNullable<PiMessagesCall["options"]> & Pick<PiMessagesCall, "debug" | "env" | "onPayload" | "onResponse"> & { identity?: ClientIdentity };
+
+/**
+ * pi-ai's `piMessagesApi()`: the context goes to the server as given (a transcript, or a raw
+ * Context as the reference's own sends it), with the call's sampling options, `debug`, identity
+ * and payload/response hooks; the adapter loads with the first call.
+ */
+function piMessagesStreams(): ReferenceStreams {
+  const call: ReferenceStreamFn = (model, context, options = {}) => {
+    const o = options as PiMessagesOptions;
+    const extra: PiMessagesCall = {
+      context,
+      options: { temperature: o.temperature, maxTokens: o.maxTokens, cacheRetention: o.cacheRetention, toolChoice: o.toolChoice },
+      identityHeaders: getIdentityHeaders(model, o.identity),
+      ...(o.debug !== undefined ? { debug: o.debug } : {}),
+      ...(o.env ? { env: o.env } : {}),
+      ...(o.onPayload ? { onPayload: o.onPayload } : {}),
+      ...(o.onResponse ? { onResponse: o.onResponse } : {}),
+    };
+    const via: StreamFn = (req, signal) =>
+      laterStream(req, import("../../providers/pi-messages.ts").then((m) => m.runPiMessages(req, signal, extra)), (err) => `The pi-messages adapter did not load: ${errorMessage(err)}`);
+    return streamModel(model, plainContext(context), options, via);
+  };
+  return { stream: call, streamSimple: call };
+}
+
 /** The reference's factory names for the APIs pion implements. */
 export const BUILT_IN_APIS = {
   "anthropic-messages": () => builtInStreams("anthropic-messages"),
@@ -182,11 +210,12 @@ export const BUILT_IN_APIS = {
   "google-generative-ai": () => builtInStreams("google-generative-ai"),
   "google-vertex": () => builtInStreams("google-vertex"),
   "bedrock-converse-stream": bedrockStreams,
+  "pi-messages": piMessagesStreams,
 } as const;
 
 /** `anthropicMessagesApi`, `streamAnthropic`, `streamSimpleAnthropic`, … for pion's APIs. */
 export function apiStreamExports(): Record<string, unknown> {
-  const out: Record<string, unknown> = { setBedrockProviderModule, bedrockConverseStreamApi: BUILT_IN_APIS["bedrock-converse-stream"] };
+  const out: Record<string, unknown> = { setBedrockProviderModule, bedrockConverseStreamApi: BUILT_IN_APIS["bedrock-converse-stream"], piMessagesApi: BUILT_IN_APIS["pi-messages"] };
   const aliases: [string, keyof typeof BUILT_IN_APIS, string][] = [
     ["anthropicMessagesApi", "anthropic-messages", "Anthropic"],
     ["openAICompletionsApi", "openai-completions", "OpenAICompletions"],

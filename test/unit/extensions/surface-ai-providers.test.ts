@@ -27,11 +27,11 @@ const request = (model: Model, over: Partial<LlmRequest> = {}): LlmRequest => ({
 
 describe("pi-ai provider surface: which names pion implements", () => {
   test("the registry, catalog, faux and identity names are pion's own; the APIs pion lacks stay unavailable", () => {
-    for (const name of ["registerApiProvider", "getModel", "findEnvKeys", "streamAnthropic", "streamSimpleGoogleVertex", "bedrockConverseStreamApi", "registerFauxProvider", "setBedrockProviderModule"]) {
+    for (const name of ["registerApiProvider", "getModel", "findEnvKeys", "streamAnthropic", "streamSimpleGoogleVertex", "bedrockConverseStreamApi", "piMessagesApi", "registerFauxProvider", "setBedrockProviderModule"]) {
       expect([name, behaviourOf(compat()[name])]).toEqual([name, "pion"]);
     }
     for (const name of ["createFauxCore", "fauxAssistantMessage", "formatUserAgent", "InMemoryCredentialStore", "ModelsError", "lazyStream", "PI_ATTRIBUTION"]) expect([name, behaviourOf(ai()[name])]).toEqual([name, "pion"]);
-    for (const name of ["streamMistral", "mistralConversationsApi", "openAICodexResponsesApi", "piMessagesApi", "getImageModel"]) expect([name, behaviourOf(compat()[name])]).toEqual([name, "unavailable"]);
+    for (const name of ["streamMistral", "mistralConversationsApi", "openAICodexResponsesApi", "getImageModel"]) expect([name, behaviourOf(compat()[name])]).toEqual([name, "unavailable"]);
     // The registry and the catalog reads are pi-ai/compat's only, as in the reference.
     expect("registerApiProvider" in ai() || "getModel" in ai()).toBe(false);
   });

@@ -58,9 +58,9 @@ describe("pi-messages request", () => {
     const req = request(model, { apiKey: "k1", authHeaders: { "X-Team": "t2", Accept: "application/x-ndjson" } });
     const h = piMessagesHeaders(req);
     expect(Object.fromEntries(h)).toEqual({ accept: "application/x-ndjson", authorization: "Bearer k1", "content-type": "application/json", "user-agent": expect.stringMatching(/^pi\//), "x-team": "t2" });
-    const removed = piMessagesHeaders(request(model, { authHeaders: { "user-agent": null } as unknown as Record<string, string> }), { userAgent: "custom" });
+    const removed = piMessagesHeaders(request(model, { authHeaders: { "user-agent": null } as unknown as Record<string, string> }), { identityHeaders: { "User-Agent": "custom" } });
     expect(removed.has("user-agent")).toBe(false);
-    expect(piMessagesHeaders(request(model), { userAgent: "custom" }).get("user-agent")).toBe("custom");
+    expect(piMessagesHeaders(request(model), { identityHeaders: { "User-Agent": "custom" } }).get("user-agent")).toBe("custom");
   });
 
   test("POSTs to <baseUrl>/messages (one slash), ?debug=1 when asked; onPayload may replace the body", async () => {
