@@ -129,3 +129,19 @@ describe("pi-messages: a models.json provider on the reference's wire API", () =
     await fake.stop();
   });
 });
+
+test.concurrent("an extension's provider on pi-ai/compat's piMessagesApi: the session's transcript goes to the server as given", async () => {
+  await using fake = startFakeProvider({ replies: [{ blocks: [{ type: "text", text: "hi from the gateway" }] }] });
+  const dirs = tempDirs();
+  const ext = join(import.meta.dir, "../fixtures/extensions/pi-messages-api.ts");
+  const r = await runPion(["-p", "hello there", "--model", "extgw/ext-model", "-e", ext, "--no-session"], { ...dirs, env: { PIM_BASE_URL: `${fake.url}/pi` } });
+  expect(r.stdout.trim()).toBe("hi from the gateway");
+  expect(r.code).toBe(0);
+  const req = fake.requests[0]!;
+  expect([req.path, req.headers.authorization]).toEqual(["/pi/messages", "Bearer ext-key"]);
+  const body = bodyOf(req);
+  expect(body.model).toBe("ext-model");
+  expect(body.options.temperature).toBe(0.5);
+  expect(body.context.messages.map((m) => m.role)).toEqual(["system", "user"]);
+  expect(body.context.messages[1]).toMatchObject({ content: [{ type: "text", text: "hello there" }] });
+});
