@@ -47,9 +47,14 @@ export interface PiMessagesCall {
   onResponse?: (response: { status: number; headers: Record<string, string> }, model: Model) => unknown;
 }
 
-/** Only the legacy opt-in is mapped: with no retention given, the server's default applies. */
-function cacheRetention(call: PiMessagesCall): PiMessagesOptions["cacheRetention"] {
+/**
+ * The caller's retention; "none" for a request no later one extends (a compaction summary, which
+ * the reference sends with "none" too); else only the legacy opt-in is mapped, and with no
+ * retention given the server's default applies.
+ */
+function cacheRetention(req: LlmRequest, call: PiMessagesCall): PiMessagesOptions["cacheRetention"] {
   if (call.options?.cacheRetention) return call.options.cacheRetention;
+  if (req.cacheConversation === false) return "none";
   return (call.env?.PI_CACHE_RETENTION ?? process.env.PI_CACHE_RETENTION) === "long" ? "long" : undefined;
 }
 
@@ -61,7 +66,7 @@ export function piMessagesPayload(req: LlmRequest, call: PiMessagesCall = {}): P
       temperature: call.options?.temperature,
       maxTokens: call.options?.maxTokens,
       reasoning: req.thinkingLevel === "off" ? undefined : req.thinkingLevel,
-      cacheRetention: cacheRetention(call),
+      cacheRetention: cacheRetention(req, call),
       sessionId: req.sessionId,
       toolChoice: call.options?.toolChoice,
     },

@@ -48,7 +48,8 @@ describe("pi-messages request", () => {
     expect(call.options).toMatchObject({ temperature: 0.2, maxTokens: 99, toolChoice: "auto" });
   });
 
-  test("cacheRetention: the caller's, else long only from PI_CACHE_RETENTION=long, else unset", () => {
+  test("cacheRetention: the caller's, else none for a compaction summary, else long only from PI_CACHE_RETENTION=long, else unset", () => {
+    expect(piMessagesPayload(request(model, { cacheConversation: false }), { env: { PI_CACHE_RETENTION: "long" } }).options.cacheRetention).toBe("none");
     expect(piMessagesPayload(request(model), { env: { PI_CACHE_RETENTION: "long" } }).options.cacheRetention).toBe("long");
     expect(piMessagesPayload(request(model), { env: { PI_CACHE_RETENTION: "short" } }).options.cacheRetention).toBeUndefined();
     expect(piMessagesPayload(request(model), { options: { cacheRetention: "none" }, env: { PI_CACHE_RETENTION: "long" } }).options.cacheRetention).toBe("none");
