@@ -45,6 +45,10 @@ export interface PiMessagesCall {
   /** May replace the payload before it is sent. */
   onPayload?: (payload: PiMessagesPayload, model: Model) => unknown;
   onResponse?: (response: { status: number; headers: Record<string, string> }, model: Model) => unknown;
+  /** Sees each server event as received, before it is applied. */
+  onProviderStreamEvent?: (event: unknown, model: Model) => unknown;
+  /** The HTTP client, over the request's. */
+  fetch?: typeof fetch;
 }
 
 /**
@@ -121,7 +125,7 @@ export function runPiMessages(req: LlmRequest, signal: AbortSignal, call: PiMess
     const replaced = await call.onPayload?.(payload, model);
     if (replaced !== undefined) payload = replaced as PiMessagesPayload;
     touch();
-    const res = await (req.fetch ?? fetch)(url, { method: "POST", headers: piMessagesHeaders(req, call), body: JSON.stringify(payload), signal: sig });
+    const res = await (call.fetch ?? req.fetch ?? fetch)(url, { method: "POST", headers: piMessagesHeaders(req, call), body: JSON.stringify(payload), signal: sig });
     touch();
     await call.onResponse?.({ status: res.status, headers: Object.fromEntries(res.headers) }, model);
     if (!res.ok) throw await responseError(res);
@@ -130,7 +134,9 @@ export function runPiMessages(req: LlmRequest, signal: AbortSignal, call: PiMess
     for await (const batch of sseBatches(res.body, touch)) {
       for (const sse of batch) {
         if (!sse.data || sse.data === "[DONE]") continue;
-        if (state.apply(JSON.parse(sse.data) as unknown)) return;
+        const event = JSON.parse(sse.data) as unknown;
+        await call.onProviderStreamEvent?.(event, model);
+        if (state.apply(event)) return;
       }
       await out.backpressure();
       touch();

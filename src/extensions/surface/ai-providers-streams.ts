@@ -175,12 +175,12 @@ function bedrockStreams(): ReferenceStreams {
   };
 }
 
-type PiMessagesOptions = CallOptions & NonNullable<PiMessagesCall["options"]> & Pick<PiMessagesCall, "debug" | "env" | "onPayload" | "onResponse"> & { identity?: ClientIdentity };
+type PiMessagesOptions = CallOptions & NonNullable<PiMessagesCall["options"]> & Pick<PiMessagesCall, "debug" | "env" | "onPayload" | "onResponse" | "onProviderStreamEvent" | "fetch"> & { identity?: ClientIdentity };
 
 /**
  * pi-ai's `piMessagesApi()`: the context goes to the server as given (a transcript, or a raw
- * Context as the reference's own sends it), with the call's sampling options, `debug`, identity
- * and payload/response hooks; the adapter loads with the first call.
+ * Context as the reference's own sends it), with the call's sampling options, `debug`, identity,
+ * `fetch` and payload/response/event hooks; the adapter loads with the first call.
  */
 function piMessagesStreams(): ReferenceStreams {
   const call: ReferenceStreamFn = (model, context, options = {}) => {
@@ -193,6 +193,8 @@ function piMessagesStreams(): ReferenceStreams {
       ...(o.env ? { env: o.env } : {}),
       ...(o.onPayload ? { onPayload: o.onPayload } : {}),
       ...(o.onResponse ? { onResponse: o.onResponse } : {}),
+      ...(o.onProviderStreamEvent ? { onProviderStreamEvent: o.onProviderStreamEvent } : {}),
+      ...(o.fetch ? { fetch: o.fetch } : {}),
     };
     const via: StreamFn = (req, signal) =>
       laterStream(req, import("../../providers/pi-messages.ts").then((m) => m.runPiMessages(req, signal, extra)), (err) => `The pi-messages adapter did not load: ${errorMessage(err)}`);

@@ -81,8 +81,20 @@ describe("pi-messages against the reference's", () => {
     fake.enqueue({ blocks: [{ type: "text", text: "x" }] }, { blocks: [{ type: "text", text: "x" }] });
     const context = { systemPrompt: "raw prompt", tools, messages };
     const options = { apiKey: "k2", temperature: 0.3, maxTokens: 123, cacheRetention: "short", toolChoice: "auto", debug: true, reasoning: "low", sessionId: "s-2", headers: { "X-Call": "c" } };
-    for (const api of [(await refCompat()).piMessagesApi(), compat().piMessagesApi()]) await api.stream(model, context, options).result();
+    const seen: Mod[][] = [];
+    for (const api of [(await refCompat()).piMessagesApi(), compat().piMessagesApi()]) {
+      const calls: Mod[] = [];
+      seen.push(calls);
+      const hooks = {
+        onPayload: (payload: Mod) => void calls.push({ payload: Object.keys(payload) }),
+        onResponse: (r: Mod) => void calls.push({ status: r.status, type: r.headers["content-type"] }),
+        onProviderStreamEvent: (e: Mod) => void calls.push({ event: e.type }),
+      };
+      await api.stream(model, context, { ...options, ...hooks }).result();
+    }
     expect(sent(fake.requests[1]!)).toEqual(sent(fake.requests[0]!));
+    expect(seen[1]).toEqual(seen[0]!);
+    expect(seen[0]!.map((c) => Object.keys(c)[0])).toEqual(["payload", "status", "event", "event", "event", "event", "event"]);
     expect(sent(fake.requests[0]!).path).toBe("/pi/messages");
     expect(sent(fake.requests[0]!).body).toMatchObject({ context, options: { temperature: 0.3, maxTokens: 123, cacheRetention: "short", toolChoice: "auto" } });
   });
