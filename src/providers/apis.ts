@@ -5,7 +5,7 @@ import type { StreamFn } from "./types.ts";
  * provider or model on any other API is skipped with a warning; adding an adapter means adding
  * its name here.
  */
-export const IMPLEMENTED_APIS = ["anthropic-messages", "openai-completions", "openai-responses", "google-generative-ai", "bedrock-converse-stream", "azure-openai-responses", "google-vertex", "anthropic-vertex", "mistral-conversations", "openai-codex-responses"] as const;
+export const IMPLEMENTED_APIS = ["anthropic-messages", "openai-completions", "openai-responses", "google-generative-ai", "bedrock-converse-stream", "azure-openai-responses", "google-vertex", "anthropic-vertex", "mistral-conversations", "openai-codex-responses", "pi-messages"] as const;
 
 export type ImplementedApi = (typeof IMPLEMENTED_APIS)[number];
 

@@ -15,6 +15,7 @@ const adapters = {
   "anthropic-vertex": () => import("./anthropic-vertex.ts").then((m) => m.streamAnthropicVertex),
   "mistral-conversations": () => import("./mistral.ts").then((m) => m.streamMistral),
   "openai-codex-responses": () => import("./openai-codex.ts").then((m) => m.streamOpenAICodex),
+  "pi-messages": () => import("./pi-messages.ts").then((m) => m.streamPiMessages),
   // Not an API name: Chat Completions on the azure provider (adapterOf).
   "azure-openai-completions": () => import("./azure.ts").then((m) => m.streamAzureCompletions),
 } satisfies Record<ImplementedApi | "azure-openai-completions", () => Promise<StreamFn>>;

@@ -77,7 +77,7 @@ export type StopReason = "stop" | "length" | "toolUse" | "error" | "aborted";
  * The wire APIs, plus "pi-virtual": a virtual model, which the session routes to a physical
  * model for each request (it never reaches an adapter), spelled as the reference spells it.
  */
-export type Api = "anthropic-messages" | "openai-completions" | "openai-responses" | "google-generative-ai" | "bedrock-converse-stream" | "azure-openai-responses" | "google-vertex" | "anthropic-vertex" | "mistral-conversations" | "openai-codex-responses" | "scripted" | "pi-virtual";
+export type Api = "anthropic-messages" | "openai-completions" | "openai-responses" | "google-generative-ai" | "bedrock-converse-stream" | "azure-openai-responses" | "google-vertex" | "anthropic-vertex" | "mistral-conversations" | "openai-codex-responses" | "pi-messages" | "scripted" | "pi-virtual";
 
 export interface UserMessage {
   role: "user";

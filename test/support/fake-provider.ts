@@ -17,8 +17,10 @@ import {
 import { bedrockErrorResponse, encodeBedrock } from "./fake-provider/bedrock.ts";
 import { encodeGoogle } from "./fake-provider/google.ts";
 import { encodeMistral, mistralErrorResponse } from "./fake-provider/mistral.ts";
+import { encodePiMessages, piMessagesErrorBody } from "./fake-provider/pi-messages.ts";
 
-export type FakeApi = "anthropic-messages" | "openai-completions" | "openai-responses" | "openai-codex-responses" | "google-generative-ai" | "bedrock-converse-stream" | "mistral-conversations";
+/** pi-messages is served under `/pi` (a models.json `baseUrl` of `${url}/pi`): its `/messages` would be Anthropic's. */
+export type FakeApi = "anthropic-messages" | "openai-completions" | "openai-responses" | "openai-codex-responses" | "google-generative-ai" | "bedrock-converse-stream" | "mistral-conversations" | "pi-messages";
 
 export type FakeBlock =
   | { type: "text"; /** An array gives the individual deltas. */ text: string | string[] }
@@ -52,7 +54,7 @@ export interface FakeUsage {
   cacheWrite1h?: number;
   /** OpenAI APIs only: how many of `output` were reasoning tokens. Default 0. */
   reasoning?: number;
-  /** Chat Completions only: OpenRouter's billing fields (`cost`, `is_byok`, `cost_details`), added to the usage chunk. */
+  /** Chat Completions: OpenRouter's billing fields (`cost`, `is_byok`, `cost_details`), added to the usage chunk; pi-messages: `cost` is the usage's cost total. */
   billing?: Record<string, unknown>;
 }
 
@@ -135,6 +137,7 @@ const encoders: Record<FakeApi, (plan: StreamPlan) => Frame[]> = {
   "google-generative-ai": encodeGoogle,
   "bedrock-converse-stream": encodeBedrock,
   "mistral-conversations": encodeMistral,
+  "pi-messages": encodePiMessages,
 };
 
 /**
@@ -146,9 +149,9 @@ export const FAKE_ACCESS_TOKEN = "ya29.fake-access-token";
 const tokenResponse = () =>
   Response.json({ access_token: FAKE_ACCESS_TOKEN, issued_token_type: "urn:ietf:params:oauth:token-type:access_token", token_type: "Bearer", expires_in: 3600 });
 
-/** The APIs that name streaming in their path rather than with `stream: true` in the body. */
+/** The APIs that name streaming in their path rather than with `stream: true` in the body (pi-messages always streams). */
 const streamsByPath = (api: FakeApi, url: URL): boolean =>
-  api === "bedrock-converse-stream" || (api === "google-generative-ai" && url.searchParams.get("alt") === "sse");
+  api === "bedrock-converse-stream" || api === "pi-messages" || (api === "google-generative-ai" && url.searchParams.get("alt") === "sse");
 
 export function startFakeProvider(opts: FakeProviderOptions = {}): FakeProvider {
   const queue: FakeReply[] = [...(opts.replies ?? [])];
@@ -227,6 +230,7 @@ export function startFakeProvider(opts: FakeProviderOptions = {}): FakeProvider 
 
 function apiForPath(path: string): FakeApi | undefined {
   const p = path.replace(/\/+$/, "");
+  if (p.endsWith("/pi/messages")) return "pi-messages";
   // Claude on Vertex: the Messages body at the model's `:streamRawPredict`.
   if (p.endsWith("/messages") || p.endsWith(":streamRawPredict")) return "anthropic-messages";
   // Mistral's path is OpenAI's: the fake serves Mistral's format under /mistral/.
@@ -354,6 +358,7 @@ function errorResponse(
     return Response.json(body, { status, headers: { "request-id": requestId, ...o.headers } });
   }
   if (api === "mistral-conversations") return mistralErrorResponse(status, o);
+  if (api === "pi-messages") return Response.json(o.body ?? piMessagesErrorBody(message, o.errorType), { status, headers: o.headers });
   if (api === "bedrock-converse-stream") return bedrockErrorResponse(status, o.message ?? `fake provider: HTTP ${status}`, o.errorType, o.headers);
   if (api === "google-generative-ai") {
     const body = o.body ?? { error: { code: status, message, status: o.errorType ?? googleStatuses[status] ?? "INTERNAL" } };

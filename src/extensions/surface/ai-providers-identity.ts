@@ -5,6 +5,7 @@
  * Pure functions of their arguments (and of the runtime, for the detailed User-Agent).
  */
 import { VERSION } from "../../config.ts";
+import { detailedUserAgent } from "../../providers/user-agent.ts";
 
 export interface ClientIdentity {
   userAgent?: "detailed" | "short" | { custom: string };
@@ -36,8 +37,7 @@ export function formatUserAgent(identity?: ClientIdentity): string {
   const mode = identity?.userAgent ?? "detailed";
   if (typeof mode === "object") return mode.custom;
   if (mode === "short") return "pi";
-  const runtime = process.versions.bun ? `bun/${process.versions.bun}` : `node/${process.version}`;
-  return `pi/${getClientVersion(identity)} (${process.platform}; ${runtime}; ${process.arch})`;
+  return detailedUserAgent(getClientVersion(identity));
 }
 
 function hostIs(baseUrl: string, host: string): boolean {

@@ -11,7 +11,8 @@
  */
 import { InMemoryCredentialStore, InMemoryModelsStore, ModelsError, defaultProviderAuthContext, untilAborted } from "./ai-providers-auth.ts";
 import { getOpenCodeSessionHeaders, mergeClientIdentity, type ClientIdentity } from "./ai-providers-identity.ts";
-import { lazyStream, transcriptOf, type ReferenceStream } from "./ai-providers-streams.ts";
+import { transcriptOf } from "../../providers/transcript.ts";
+import { lazyStream, type ReferenceStream } from "./ai-providers-streams.ts";
 import { observeModelRequest } from "./ai-telemetry.ts";
 import type { Model } from "../../providers/types.ts";
 

@@ -7,9 +7,12 @@
  */
 import { streamModel, type CallContext, type CallOptions } from "../model-calls.ts";
 import { streamBuiltIn } from "../../providers/index.ts";
-import { emptyAssistant, PushStream } from "../../providers/event-stream.ts";
+import { emptyAssistant, laterStream, PushStream } from "../../providers/event-stream.ts";
+import type { PiMessagesCall } from "../../providers/pi-messages.ts";
 import type { Api, AssistantMessage, LlmRequest, Message, Model, StreamFn, ToolCall } from "../../providers/types.ts";
+import { transcriptOf, type SystemMessage, type Transcript } from "../../providers/transcript.ts";
 import { errorMessage } from "../../util/errors.ts";
+import { getIdentityHeaders, type ClientIdentity } from "./ai-providers-identity.ts";
 
 /** One of the reference's stream events: the deltas pion streams, plus `start`, `done` and `error`. */
 export type ReferenceEvent = Record<string, unknown> & { type: string };
@@ -133,19 +136,6 @@ export function lazyApi(
 /** pion's adapter for `api`, whatever the model says (the reference's `streamAnthropic` is Anthropic's code for any model). */
 const onApi = (api: Api): StreamFn => (req, signal) => streamBuiltIn({ ...req, model: { ...req.model, api } }, signal);
 
-type SystemMessage = { role: "system"; content: string | { type: string; text?: string }[]; sections?: Record<string, string | null>; toolsAdded?: CallContext["tools"]; timestamp: number };
-type Transcript = { messages: (Message | SystemMessage)[] };
-
-/**
- * The reference hands API implementations a transcript: the system prompt and tools as a leading
- * `system` message. pion's request (or a pi-ai Context) as one: what an extension's stream function is given.
- */
-export function transcriptOf(req: Pick<LlmRequest, "systemPrompt" | "tools" | "messages">): Transcript {
-  const tools = req.tools.length > 0 ? { toolsAdded: req.tools } : {};
-  const lead: SystemMessage[] = req.systemPrompt || req.tools.length > 0 ? [{ role: "system", content: req.systemPrompt, ...tools, timestamp: 0 }] : [];
-  return { messages: [...lead, ...req.messages] };
-}
-
 /**
  * What pion's adapters take, from a transcript or a plain context: a leading system message
  * becomes the system prompt (its sections after it) and tools. pion has no place for a system
@@ -185,6 +175,34 @@ function bedrockStreams(): ReferenceStreams {
   };
 }
 
+type PiMessagesOptions = CallOptions & NonNullable<PiMessagesCall["options"]> & Pick<PiMessagesCall, "debug" | "env" | "onPayload" | "onResponse" | "onProviderStreamEvent" | "fetch"> & { identity?: ClientIdentity };
+
+/**
+ * pi-ai's `piMessagesApi()`: the context goes to the server as given (a transcript, or a raw
+ * Context as the reference's own sends it), with the call's sampling options, `debug`, identity,
+ * `fetch` and payload/response/event hooks; the adapter loads with the first call.
+ */
+function piMessagesStreams(): ReferenceStreams {
+  const call: ReferenceStreamFn = (model, context, options = {}) => {
+    const o = options as PiMessagesOptions;
+    const extra: PiMessagesCall = {
+      context,
+      options: { temperature: o.temperature, maxTokens: o.maxTokens, cacheRetention: o.cacheRetention, toolChoice: o.toolChoice },
+      identityHeaders: getIdentityHeaders(model, o.identity),
+      ...(o.debug !== undefined ? { debug: o.debug } : {}),
+      ...(o.env ? { env: o.env } : {}),
+      ...(o.onPayload ? { onPayload: o.onPayload } : {}),
+      ...(o.onResponse ? { onResponse: o.onResponse } : {}),
+      ...(o.onProviderStreamEvent ? { onProviderStreamEvent: o.onProviderStreamEvent } : {}),
+      ...(o.fetch ? { fetch: o.fetch } : {}),
+    };
+    const via: StreamFn = (req, signal) =>
+      laterStream(req, import("../../providers/pi-messages.ts").then((m) => m.runPiMessages(req, signal, extra)), (err) => `The pi-messages adapter did not load: ${errorMessage(err)}`);
+    return streamModel(model, plainContext(context), options, via);
+  };
+  return { stream: call, streamSimple: call };
+}
+
 /** The reference's factory names for the APIs pion implements. */
 export const BUILT_IN_APIS = {
   "anthropic-messages": () => builtInStreams("anthropic-messages"),
@@ -196,11 +214,12 @@ export const BUILT_IN_APIS = {
   "mistral-conversations": () => builtInStreams("mistral-conversations"),
   "openai-codex-responses": () => builtInStreams("openai-codex-responses"),
   "bedrock-converse-stream": bedrockStreams,
+  "pi-messages": piMessagesStreams,
 } as const;
 
 /** `anthropicMessagesApi`, `streamAnthropic`, `streamSimpleAnthropic`, … for pion's APIs. */
 export function apiStreamExports(): Record<string, unknown> {
-  const out: Record<string, unknown> = { setBedrockProviderModule, bedrockConverseStreamApi: BUILT_IN_APIS["bedrock-converse-stream"] };
+  const out: Record<string, unknown> = { setBedrockProviderModule, bedrockConverseStreamApi: BUILT_IN_APIS["bedrock-converse-stream"], piMessagesApi: BUILT_IN_APIS["pi-messages"] };
   const aliases: [string, keyof typeof BUILT_IN_APIS, string][] = [
     ["anthropicMessagesApi", "anthropic-messages", "Anthropic"],
     ["openAICompletionsApi", "openai-completions", "OpenAICompletions"],

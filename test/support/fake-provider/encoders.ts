@@ -29,14 +29,14 @@ export function randomId(prefix: string, length: number): string {
   return prefix + Array.from(bytes, (b) => ALPHABET[b % ALPHABET.length]).join("");
 }
 
-const sse = (event: string, data: unknown): Frame => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+export const sse = (event: string, data: unknown): Frame => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 const dataOnly = (data: unknown): Frame => `data: ${JSON.stringify(data)}\n\n`;
-const deltasOf = (text: string | string[]): string[] => (typeof text === "string" ? [text] : text);
-const joined = (text: string | string[]): string => deltasOf(text).join("");
+export const deltasOf = (text: string | string[]): string[] => (typeof text === "string" ? [text] : text);
+export const joined = (text: string | string[]): string => deltasOf(text).join("");
 const argsText = (b: Extract<FakeBlock, { type: "toolCall" }>): string =>
   typeof b.arguments === "string" ? b.arguments : JSON.stringify(b.arguments);
 
-function fragmentsOf(b: Extract<FakeBlock, { type: "toolCall" }>): string[] {
+export function fragmentsOf(b: Extract<FakeBlock, { type: "toolCall" }>): string[] {
   const text = argsText(b);
   const n = Math.max(1, Math.min(b.fragments ?? 1, text.length));
   const size = Math.ceil(text.length / n);

@@ -26,8 +26,11 @@ async function drain(stream: AsyncIterable<Event> & { result(): Promise<unknown>
 const request = (model: Model, over: Partial<LlmRequest> = {}): LlmRequest => ({ model, systemPrompt: "sys", messages: [{ role: "user", content: "hi", timestamp: 1 }], tools: [], thinkingLevel: "off", ...over });
 
 describe("pi-ai provider surface: which names pion implements", () => {
-  test("the registry, catalog, faux and identity names are pion's own; the APIs pion lacks stay unavailable", () => {
-    for (const name of ["piMessagesApi"]) expect([name, behaviourOf(compat()[name])]).toEqual([name, "unavailable"]);
+  test("the registry, catalog, faux, identity and per-API names are pion's own", () => {
+    for (const name of ["registerApiProvider", "getModel", "findEnvKeys", "streamAnthropic", "streamSimpleGoogleVertex", "bedrockConverseStreamApi", "piMessagesApi", "registerFauxProvider", "setBedrockProviderModule", "streamMistral", "mistralConversationsApi", "openAICodexResponsesApi", "streamOpenAICodexResponses", "getImageModel"]) {
+      expect([name, behaviourOf(compat()[name])]).toEqual([name, "pion"]);
+    }
+    for (const name of ["createFauxCore", "fauxAssistantMessage", "formatUserAgent", "InMemoryCredentialStore", "ModelsError", "lazyStream", "PI_ATTRIBUTION"]) expect([name, behaviourOf(ai()[name])]).toEqual([name, "pion"]);
     // The registry and the catalog reads are pi-ai/compat's only, as in the reference.
     expect("registerApiProvider" in ai() || "getModel" in ai()).toBe(false);
   });

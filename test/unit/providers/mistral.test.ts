@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { transcriptOf } from "../../../src/extensions/surface/ai-providers-streams.ts";
+import { transcriptOf } from "../../../src/providers/transcript.ts";
 import { streamMistral, mistralUrl, parseChunk } from "../../../src/providers/mistral.ts";
 import { mistralIdMapper, mistralReasoning, toMistralBody } from "../../../src/providers/mistral-request.ts";
 import { isContextOverflow } from "../../../src/providers/overflow.ts";
