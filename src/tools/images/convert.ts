@@ -27,3 +27,19 @@ export async function imageBytesToPng(bytes: Uint8Array): Promise<Uint8Array | n
     return null; // not an image photon can decode
   }
 }
+
+/** The image types every provider takes inline. */
+const INLINE_TYPES: Record<string, string> = { "image/png": "image/png", "image/jpeg": "image/jpeg", "image/jpg": "image/jpeg", "image/gif": "image/gif", "image/webp": "image/webp" };
+
+/**
+ * An image a model can be sent: one of the inline types as it was (`image/jpg` named
+ * `image/jpeg`), anything else (BMP, TIFF, ...) re-encoded as PNG with `convertedFrom` set.
+ * Null when such an image cannot be decoded.
+ */
+export async function toInlineImage(bytes: Uint8Array, mimeType: string): Promise<{ bytes: Uint8Array; mimeType: string; convertedFrom?: string } | null> {
+  const base = mimeType.split(";")[0]!.trim().toLowerCase();
+  const inline = INLINE_TYPES[base];
+  if (inline) return { bytes, mimeType: inline };
+  const png = await imageBytesToPng(bytes);
+  return png ? { bytes: png, mimeType: "image/png", convertedFrom: base } : null;
+}
