@@ -8,7 +8,7 @@ const WASM_FILE = /[\\/]photon_rs_bg\.wasm$/;
 let loading: Promise<Photon | null> | undefined;
 
 /**
- * photon, loaded on the first image that needs decoding (about 30 ms: 1.9 MB of WebAssembly to
+ * photon, loaded on the first image that needs decoding (tens of ms: 1.9 MB of WebAssembly to
  * compile), never at start-up. Null when it cannot load, which callers treat as "cannot process".
  *
  * photon-node's entry reads its WebAssembly with `fs.readFileSync(__dirname + "/photon_rs_bg.wasm")`

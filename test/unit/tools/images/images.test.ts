@@ -108,6 +108,13 @@ describe("resizeImage and convertToPng against the reference's, on the same imag
   });
 });
 
+test("loading photon leaves fs.readFileSync as it was, and loads once", async () => {
+  const fs = (await import("node:fs")).default;
+  const before = fs.readFileSync;
+  expect(await loadPhoton()).toBe(photon);
+  expect(fs.readFileSync).toBe(before);
+});
+
 describe("exifOrientation", () => {
   test("reads IFD0's Orientation from JPEG APP1 and WebP EXIF chunks; 1 otherwise", () => {
     const jpeg = encode(4, 4, "jpeg");
