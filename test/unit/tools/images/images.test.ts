@@ -22,10 +22,10 @@ function pixels(w: number, h: number, noise = false): Uint8Array {
   }
   return px;
 }
-function encode(w: number, h: number, as: "png" | "jpeg", noise = false): Uint8Array {
+function encode(w: number, h: number, as: "png" | "jpeg" | "webp", noise = false): Uint8Array {
   const image = new photon.PhotonImage(pixels(w, h, noise), w, h);
   try {
-    return as === "png" ? image.get_bytes() : image.get_bytes_jpeg(90);
+    return as === "png" ? image.get_bytes() : as === "webp" ? image.get_bytes_webp() : image.get_bytes_jpeg(90);
   } finally {
     image.free();
   }
@@ -57,6 +57,9 @@ describe("resizeImage and convertToPng against the reference's, on the same imag
     ["a limit nothing fits under: null", () => encode(64, 64, "png", true), "image/png", { maxBytes: 10 }, null],
     ["an EXIF-rotated JPEG (6) within limits", () => withOrientation(encode(60, 20, "jpeg"), 6), "image/jpeg", undefined, ["image/jpeg", 20, 60, false]],
     ["an EXIF-rotated JPEG (8, little-endian) over maxWidth", () => withOrientation(encode(300, 100, "jpeg"), 8, true), "image/jpeg", { maxWidth: 50 }, ["image/jpeg", 50, 150, true]],
+    ["a WebP over maxWidth", () => encode(600, 90, "webp"), "image/webp", { maxWidth: 300 }, ["image/png", 300, 45, true]],
+    ["a WebP within limits keeps its type", () => encode(60, 90, "webp"), "image/webp", undefined, ["image/webp", 60, 90, false]],
+    ["a 1x1 GIF within limits keeps its type", () => Buffer.from("R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==", "base64"), "image/gif", undefined, ["image/gif", 1, 1, false]],
     ["bytes that are no image: null", () => new TextEncoder().encode("not an image at all"), "image/png", undefined, null],
     ["an empty MIME type on a small image", () => encode(8, 8, "png"), "", undefined, ["image/png", 8, 8, false]],
   ];
