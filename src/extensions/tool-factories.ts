@@ -143,7 +143,8 @@ export const execThrough =
     (await ops.exec(command, cwd, { onData: o.onData, signal: o.signal, env: o.env })).exitCode;
 
 const builders = {
-  read: (cwd: string, o: { operations?: ReadOperations } = {}) => tools.read().createReadTool({ cwd, operations: o.operations }),
+  read: (cwd: string, o: { operations?: ReadOperations; autoResizeImages?: boolean } = {}) =>
+    tools.read().createReadTool({ cwd, operations: o.operations, autoResizeImages: o.autoResizeImages }),
   write: (cwd: string, o: { operations?: WriteOperations } = {}) => tools.write().createWriteTool({ cwd, files: o.operations && writeFiles(o.operations) }),
   edit: (cwd: string, o: { operations?: EditOperations } = {}) => tools.edit().createEditTool({ cwd, files: o.operations && editFiles(o.operations) }),
   bash: (cwd: string, o: BashFactoryOptions = {}) =>

@@ -286,7 +286,8 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
       // A runner elsewhere cannot be sandboxed (the editor runs what it is given): with pion's
       // sandbox on, bash keeps pion's own sandboxed shell.
       const exec = sandbox ? undefined : hooks.shellExec;
-      const builtin = toolModule.createBuiltinTools({ images: true, guard, files: hooks.files, shell, ...(exec ? { exec } : {}), ...(sandbox ? { sandbox } : {}) });
+      const autoResizeImages = settings.images?.autoResize !== false;
+      const builtin = toolModule.createBuiltinTools({ images: true, autoResizeImages, guard, files: hooks.files, shell, ...(exec ? { exec } : {}), ...(sandbox ? { sandbox } : {}) });
       todoTool = createTodoTool({ get: () => session.todos, set: (phases) => void session.setTodos(phases) });
       builtin.set("todo", todoTool);
       selected = new Map(selectedNames.map((name) => [name, builtin.get(name)!]));

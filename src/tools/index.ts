@@ -17,6 +17,8 @@ export interface BuiltinToolOptions {
   cwd?: string;
   /** Whether the model accepts images (read returns a text note instead when false). */
   images: boolean;
+  /** Whether read scales large images down before sending them (settings `images.autoResize`, default true). */
+  autoResizeImages?: boolean;
   /** The bash tool's environment and output masking. */
   guard?: ShellGuard;
   /** Where read, write and edit take text from and put it (default: the disk). */
@@ -35,10 +37,10 @@ export interface LocalShell {
 }
 
 export function createBuiltinTools(options: BuiltinToolOptions): Map<string, Tool> {
-  const { cwd, images, guard, files, exec, sandbox, shell } = options;
+  const { cwd, images, autoResizeImages, guard, files, exec, sandbox, shell } = options;
   const boundary = sandbox;
   return new Map<string, Tool>([
-    ["read", createReadTool({ cwd, images, files, boundary })],
+    ["read", createReadTool({ cwd, images, autoResizeImages, files, boundary })],
     ["bash", createBashTool({ cwd, guard, exec, sandbox, shellPath: shell?.path, commandPrefix: shell?.commandPrefix })],
     ["edit", createEditTool({ cwd, files, boundary })],
     ["write", createWriteTool({ cwd, files, boundary })],

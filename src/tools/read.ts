@@ -1,6 +1,8 @@
 import { type FileHandle, open } from "node:fs/promises";
 import * as v from "valibot";
-import type { ImageContent, TextContent } from "../providers/types.ts";
+import type { ImageContent } from "../providers/types.ts";
+import { toInlineImage } from "./images/convert.ts";
+import { formatDimensionNote, resizeImage } from "./images/resize.ts";
 import DESCRIPTION from "./descriptions/read.md" with { type: "text" };
 import { SNIFF_BYTES, sniffFile } from "./file-kind.ts";
 import type { TextFileOps } from "./file-ops.ts";
@@ -23,6 +25,11 @@ export interface ReadToolOptions {
   cwd?: string;
   /** Whether the current model accepts images; when false, images come back as a text note. */
   images?: boolean;
+  /**
+   * Whether an image over 2000x2000 pixels or 4.5 MB of base64 is scaled down before it is sent
+   * (settings `images.autoResize`, default true), as the reference's `autoResizeImages`.
+   */
+  autoResizeImages?: boolean;
   /** Where text files are read from once the disk says they are text (default: the disk itself). */
   files?: TextFileOps;
   /** Reads everything elsewhere instead of the local disk (e.g. over ssh); `files` is then unused. */
@@ -48,6 +55,8 @@ export interface ReadDetails {
 
 /** Larger images are rejected by the providers' APIs anyway. */
 export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+/** The largest image file read to be scaled down: decoding keeps every pixel in memory (4 bytes each). */
+export const MAX_RESIZE_INPUT_BYTES = 100 * 1024 * 1024;
 const CHUNK_BYTES = 64 * 1024;
 
 async function readHead(file: FileHandle): Promise<Uint8Array> {
@@ -88,18 +97,41 @@ function textResult(path: string, offset: number, limit: number | undefined, r: 
   return { content: [{ type: "text", text }], details };
 }
 
-async function imageResult(bytes: () => Promise<Uint8Array>, path: string, mimeType: string, size: number, images: boolean): Promise<ToolResult> {
-  if (!images) {
+interface ImageRead {
+  path: string;
+  mimeType: string;
+  size: number;
+  bytes: () => Promise<Uint8Array>;
+}
+
+async function imageResult(file: ImageRead, options: ReadToolOptions): Promise<ToolResult> {
+  const { path, mimeType, size } = file;
+  const heading = `Read image ${path} (${mimeType}, ${formatSize(size)})`;
+  const notShown = (why: string): ToolResult => ({ content: [{ type: "text", text: `${heading}\n[The image is not shown: ${why}.]` }] });
+  if (options.images === false) {
     const text = `${path} is an image (${mimeType}, ${formatSize(size)}), but the current model does not support images, so it cannot be shown.`;
     return { content: [{ type: "text", text }] };
   }
-  if (size > MAX_IMAGE_BYTES) {
-    throw new Error(`${path} is an image of ${formatSize(size)}, over the ${formatSize(MAX_IMAGE_BYTES)} limit for images.`);
+  const resize = options.autoResizeImages !== false;
+  const limit = resize ? MAX_RESIZE_INPUT_BYTES : MAX_IMAGE_BYTES;
+  if (size > limit) {
+    throw new Error(`${path} is an image of ${formatSize(size)}, over the ${formatSize(limit)} limit for images${resize ? " pion scales down" : ""}.`);
   }
-  const data = Buffer.from(await bytes()).toString("base64");
-  const note: TextContent = { type: "text", text: `Read image ${path} (${mimeType}, ${formatSize(size)})` };
-  const image: ImageContent = { type: "image", data, mimeType };
-  return { content: [note, image] };
+  const inline = await toInlineImage(await file.bytes(), mimeType);
+  if (!inline) return notShown("it could not be decoded to be sent as PNG");
+  let image: ImageContent;
+  let dimensions: string | undefined;
+  if (resize) {
+    const resized = await resizeImage(inline.bytes, inline.mimeType);
+    if (!resized) return notShown("it could not be decoded, or not made small enough to send");
+    image = { type: "image", data: resized.data, mimeType: resized.mimeType };
+    dimensions = formatDimensionNote(resized);
+  } else {
+    image = { type: "image", data: Buffer.from(inline.bytes).toString("base64"), mimeType: inline.mimeType };
+  }
+  const converted = inline.convertedFrom && inline.convertedFrom !== image.mimeType ? `[Converted from ${inline.convertedFrom} to ${image.mimeType} to be sent.]` : undefined;
+  const text = [heading, converted, dimensions].filter((line) => line !== undefined).join("\n");
+  return { content: [{ type: "text", text }, image] };
 }
 
 export function createReadTool(options: ReadToolOptions = {}): Tool<ReadArgs> {
@@ -134,14 +166,14 @@ async function readOnce(args: ReadArgs, ctx: ToolContext, options: ReadToolOptio
     const why = options.boundary.refusesRead(resolveThroughLinks(joinToolPath(args.path, options.cwd ?? ctx.cwd)) ?? abs);
     if (why) throw new Error(why);
   }
-  if (options.operations) return withFsErrors(args.path, () => readElsewhere(options.operations!, abs, args, options.images ?? true, ctx.signal));
+  if (options.operations) return withFsErrors(args.path, () => readElsewhere(options.operations!, abs, args, options, ctx.signal));
   const file = await withFsErrors(args.path, () => open(abs, "r"));
   try {
     return await withFsErrors(args.path, async () => {
       const stat = await file.stat();
       if (stat.isDirectory()) throw new Error(`${args.path} is a directory, not a file. Use ls to list its contents.`);
       const kind = sniffFile(await readHead(file));
-      if (kind.kind === "image") return imageResult(() => file.readFile(), args.path, kind.mimeType, stat.size, options.images ?? true);
+      if (kind.kind === "image") return imageResult({ path: args.path, mimeType: kind.mimeType, size: stat.size, bytes: () => file.readFile() }, options);
       if (kind.kind === "binary") {
         throw new Error(binaryMessage(args.path));
       }
@@ -159,7 +191,7 @@ async function readOnce(args: ReadArgs, ctx: ToolContext, options: ReadToolOptio
 }
 
 /** The same reading, through operations: the first bytes (or detectImageMimeType) tell image, binary and text apart. */
-async function readElsewhere(ops: ReadOperations, abs: string, args: ReadArgs, images: boolean, signal: AbortSignal): Promise<ToolResult> {
+async function readElsewhere(ops: ReadOperations, abs: string, args: ReadArgs, options: ReadToolOptions, signal: AbortSignal): Promise<ToolResult> {
   await ops.access(abs);
   const declared = ops.detectImageMimeType ? await ops.detectImageMimeType(abs) : undefined;
   const offset = args.offset ?? 1;
@@ -173,7 +205,7 @@ async function readElsewhere(ops: ReadOperations, abs: string, args: ReadArgs, i
         first = false;
         const kind = sniffFile(chunk);
         // An image is read whole; a text file stays a window of lines.
-        if (kind.kind === "image") return wholeFile(ops, abs, args.path, kind.mimeType, images);
+        if (kind.kind === "image") return wholeFile(ops, abs, args.path, kind.mimeType, options);
         if (kind.kind === "binary") throw new Error(binaryMessage(args.path));
       }
       window.push(decoder.decode(chunk, { stream: true }));
@@ -183,15 +215,15 @@ async function readElsewhere(ops: ReadOperations, abs: string, args: ReadArgs, i
   }
   const bytes = await ops.readFile(abs);
   const kind = declared ? ({ kind: "image", mimeType: declared } as const) : sniffFile(bytes.subarray(0, SNIFF_BYTES));
-  if (kind.kind === "image") return imageResult(async () => bytes, args.path, kind.mimeType, bytes.length, images);
+  if (kind.kind === "image") return imageResult({ path: args.path, mimeType: kind.mimeType, size: bytes.length, bytes: async () => bytes }, options);
   if (kind.kind === "binary") throw new Error(binaryMessage(args.path));
   window.push(new TextDecoder().decode(bytes));
   return textResult(args.path, offset, args.limit, window.finish());
 }
 
-async function wholeFile(ops: ReadOperations, abs: string, path: string, mimeType: string, images: boolean): Promise<ToolResult> {
+async function wholeFile(ops: ReadOperations, abs: string, path: string, mimeType: string, options: ReadToolOptions): Promise<ToolResult> {
   const bytes = await ops.readFile(abs);
-  return imageResult(async () => bytes, path, mimeType, bytes.length, images);
+  return imageResult({ path, mimeType, size: bytes.length, bytes: async () => bytes }, options);
 }
 
 const binaryMessage = (path: string) => `${path} looks like a binary file (it contains NUL bytes), so it cannot be read as text.`;

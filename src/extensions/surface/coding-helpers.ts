@@ -1,15 +1,17 @@
 /**
  * pi-coding-agent's configuration, resource and tool helpers, each over pion's own mechanism:
  * settings (coding-settings.ts), models (coding-models.ts), trust and stored credentials (coding-trust.ts), skills and
- * context files (coding-resources.ts), diffs, images, shell, event bus and visual-line truncation
- * (coding-tools.ts), the command line (coding-cli.ts), a client of pion's RPC mode
- * (coding-rpc-client.ts), model resolution as `--model` / `--models` do it (coding-model-resolve.ts),
+ * context files (coding-resources.ts), diffs, image types, shell, event bus and visual-line truncation
+ * (coding-tools.ts), image resizing and conversion (the read tool's own, src/tools/images/), the command
+ * line (coding-cli.ts), a client of pion's RPC mode (coding-rpc-client.ts), model resolution as `--model` / `--models` do it (coding-model-resolve.ts),
  * the package manager (coding-packages.ts).
  */
 import { SettingsManager } from "./coding-settings.ts";
 import { CredentialSynchronizationError, hasTrustRequiringProjectResources, ProjectTrustStore, readStoredCredential } from "./coding-trust.ts";
 import { createSyntheticSourceInfo, formatSkillsForPrompt, loadProjectContextFiles, loadSkills, loadSkillsFromDir, parseSkillBlock } from "./coding-resources.ts";
 import * as tools from "./coding-tools.ts";
+import { convertToPng } from "../../tools/images/convert.ts";
+import { formatDimensionNote, resizeImage } from "../../tools/images/resize.ts";
 import { parseArgs } from "./coding-cli.ts";
 import { ModelRegistry } from "./coding-models.ts";
 import { RpcClient } from "./coding-rpc-client.ts";
@@ -32,7 +34,9 @@ export const codingHelperExports: Record<string, unknown> = {
   generateDiffString: tools.generateDiffString,
   generateUnifiedPatch: tools.generateUnifiedPatch,
   detectSupportedImageMimeTypeFromFile: tools.detectSupportedImageMimeTypeFromFile,
-  formatDimensionNote: tools.formatDimensionNote,
+  formatDimensionNote,
+  resizeImage,
+  convertToPng,
   getShellConfig: tools.getShellConfig,
   createEventBus: tools.createEventBus,
   wrapRegisteredTool: tools.wrapRegisteredTool,

@@ -76,13 +76,6 @@ export async function detectSupportedImageMimeTypeFromFile(filePath: string): Pr
   }
 }
 
-/** The note told to the model about a resized image's original size; undefined when it was not resized. */
-export function formatDimensionNote(r: { wasResized: boolean; originalWidth: number; originalHeight: number; width: number; height: number }): string | undefined {
-  if (!r.wasResized) return undefined;
-  const scale = (r.originalWidth / r.width).toFixed(2);
-  return `[Image: original ${r.originalWidth}x${r.originalHeight}, displayed at ${r.width}x${r.height}. Multiply coordinates by ${scale} to map to original image.]`;
-}
-
 /** The shell the bash tool runs commands with: `customShellPath` (settings `shellPath`), else bash from PATH. */
 export function getShellConfig(customShellPath?: string): { shell: string; args: string[] } {
   if (customShellPath) {

@@ -8,7 +8,8 @@ import { tmp } from "../tools/harness.ts";
 const f = toolFactoryExports() as Record<string, (cwd: string, options?: unknown) => FactoryTool> & {
   createLocalBashOperations: () => BashOperations;
 };
-const PNG = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]);
+// A 1x1 PNG (the read tool decodes images to check their size).
+const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");
 
 describe("tool factories", () => {
   test("every factory and its Definition form exists; definitions carry a prompt snippet", () => {

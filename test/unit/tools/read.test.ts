@@ -4,9 +4,11 @@ import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createReadTool, withReadOutput } from "../../../src/tools/read.ts";
 import { ToolArgumentError } from "../../../src/tools/tool.ts";
+import { formatSize } from "../../../src/tools/truncate.ts";
 import { context, run, textOf, tmp } from "./harness.ts";
 
-const PNG = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]);
+// A 1x1 PNG (images are decoded to check their size).
+const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");
 const CHILD = join(import.meta.dir, "read-child.ts");
 
 /**
@@ -129,6 +131,40 @@ describe("read", () => {
     // structuredContent: the image with its note; the note alone when it cannot be shown
     expect(r.structuredContent).toEqual({ type: "image", data: Buffer.from(PNG).toString("base64"), mimeType: "image/png", note: textOf(r) });
     expect(blind.structuredContent).toBe(textOf(blind));
+  });
+
+  test("an image over 2000 pixels is scaled down and the note says so; autoResizeImages: false sends it as it is", async () => {
+    const { loadPhoton } = await import("../../../src/tools/images/photon.ts");
+    const photon = (await loadPhoton())!;
+    const raw = new photon.PhotonImage(new Uint8Array(3000 * 20 * 4).fill(200), 3000, 20);
+    const wide = raw.get_bytes();
+    raw.free();
+    const dir = tmp();
+    writeFileSync(join(dir, "wide.png"), wide);
+    const r = await run(read, { path: "wide.png" }, context(dir));
+    expect(textOf(r)).toBe(`Read image wide.png (image/png, ${formatSize(wide.length)})\n[Image: original 3000x20, displayed at 2000x13. Multiply coordinates by 1.50 to map to original image.]`);
+    const sent = photon.PhotonImage.new_from_byteslice(Buffer.from((r.content[1] as { data: string }).data, "base64"));
+    expect([sent.get_width(), sent.get_height()]).toEqual([2000, 13]);
+    sent.free();
+    const asIs = await run(createReadTool({ autoResizeImages: false }), { path: "wide.png" }, context(dir));
+    expect(asIs.content).toEqual([{ type: "text", text: `Read image wide.png (image/png, ${formatSize(wide.length)})` }, { type: "image", mimeType: "image/png", data: Buffer.from(wide).toString("base64") }]);
+    // a small image is sent unchanged, with no note
+    writeFileSync(join(dir, "dot.png"), PNG);
+    expect((await run(read, { path: "dot.png" }, context(dir))).content).toEqual([{ type: "text", text: `Read image dot.png (image/png, ${formatSize(PNG.length)})` }, { type: "image", mimeType: "image/png", data: Buffer.from(PNG).toString("base64") }]);
+  });
+
+  test.concurrent("an image that does not decode is not sent; one of another type is sent as PNG", async () => {
+    const dir = tmp();
+    writeFileSync(join(dir, "broken.png"), PNG.subarray(0, 20));
+    const broken = await run(read, { path: "broken.png" }, context(dir));
+    expect(broken.content).toEqual([{ type: "text", text: "Read image broken.png (image/png, 20B)\n[The image is not shown: it could not be decoded, or not made small enough to send.]" }]);
+    // 2x1 24-bit BMP, declared by the operations' detectImageMimeType
+    const bmp = Uint8Array.from([0x42, 0x4d, 62, 0, 0, 0, 0, 0, 0, 0, 54, 0, 0, 0, 40, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 1, 0, 24, 0, 0, 0, 0, 0, 8, 0, 0, 0, 0x13, 0x0b, 0, 0, 0x13, 0x0b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 255, 0, 0, 0, 0, 255, 0, 0]);
+    const ops = { access: async () => {}, readFile: async () => bmp, detectImageMimeType: async () => "image/bmp" };
+    const r = await run(createReadTool({ operations: ops }), { path: "pic.bmp" }, context(dir));
+    expect(textOf(r)).toBe("Read image pic.bmp (image/bmp, 62B)\n[Converted from image/bmp to image/png to be sent.]");
+    expect(r.content[1]).toMatchObject({ type: "image", mimeType: "image/png" });
+    expect(Buffer.from((r.content[1] as { data: string }).data, "base64").subarray(1, 4).toString()).toBe("PNG");
   });
 
   test("structuredContent is the text shown; the first text and image blocks decide it", async () => {

@@ -1,0 +1,86 @@
+import { describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { loadPhoton, type Photon } from "../../src/tools/images/photon.ts";
+import { startFakeProvider } from "../support/fake-provider.ts";
+import { runPion, tempDirs, writeFakeModels, writeSettings, type Rec } from "../support/pion.ts";
+
+const RESIZE_EXTENSION = resolve(import.meta.dir, "../fixtures/extensions/resize-image.ts");
+const photon = (await loadPhoton()) as Photon;
+
+/** A w x h PNG (a gradient, so it compresses well and stays a PNG when scaled). */
+function png(w: number, h: number): Uint8Array {
+  const px = new Uint8Array(w * h * 4);
+  for (let i = 0; i < w * h; i++) px.set([(i % w) % 256, Math.floor(i / w) % 256, 90, 255], i * 4);
+  const image = new photon.PhotonImage(px, w, h);
+  try {
+    return image.get_bytes();
+  } finally {
+    image.free();
+  }
+}
+const size = (b64: string) => {
+  const image = photon.PhotonImage.new_from_byteslice(Buffer.from(b64, "base64"));
+  try {
+    return [image.get_width(), image.get_height()];
+  } finally {
+    image.free();
+  }
+};
+
+type Block = { type: string; text?: string; content?: Block[]; source?: { media_type: string; data: string } };
+/** The read call's tool_result as the model received it (Anthropic Messages shape). */
+function toolResult(body: unknown): Block[] {
+  const messages = (body as { messages: { role: string; content: Block[] }[] }).messages;
+  const result = messages.at(-1)!.content.find((b) => b.type === "tool_result");
+  return result!.content!;
+}
+
+async function readThroughModel(settings: Record<string, unknown> | undefined, image: Uint8Array) {
+  await using fake = startFakeProvider();
+  const dirs = tempDirs();
+  writeFakeModels(dirs.home, fake.url);
+  if (settings) writeSettings(dirs.home, settings);
+  writeFileSync(join(dirs.cwd, "shot.png"), image);
+  fake.enqueue({ blocks: [{ type: "toolCall", id: "r1", name: "read", arguments: { path: "shot.png" } }] }, { blocks: [{ type: "text", text: "seen" }] });
+  const r = await runPion(["--mode", "json", "--model", "fake/fake-model", "look at shot.png"], dirs);
+  expect(r.code).toBe(0);
+  const events = r.stdout.trim().split("\n").map((line) => JSON.parse(line) as Rec);
+  const end = events.find((e) => e.type === "tool_execution_end")!;
+  return { sent: toolResult(fake.requests[1]!.body), end };
+}
+
+describe("read scales large images down (settings images.autoResize)", () => {
+  const big = png(2600, 1200);
+
+  test.concurrent("a PNG over 2000 pixels wide reaches the model at 2000 wide, with a note of the original size", async () => {
+    const { sent, end } = await readThroughModel(undefined, big);
+    const [text, image] = sent;
+    expect(text!.text).toContain("Read image shot.png (image/png");
+    expect(text!.text).toContain("[Image: original 2600x1200, displayed at 2000x923. Multiply coordinates by 1.30 to map to original image.]");
+    expect(image!.type).toBe("image");
+    expect(image!.source!.media_type).toBe("image/png");
+    expect(size(image!.source!.data)).toEqual([2000, 923]);
+    expect(image!.source!.data.length).toBeLessThan(4.5 * 1024 * 1024);
+    // the event the host sees carries the same result
+    expect(JSON.stringify(end.result)).toContain("displayed at 2000x923");
+  });
+
+  test.concurrent("images.autoResize: false sends the file as it is", async () => {
+    const { sent } = await readThroughModel({ images: { autoResize: false } }, big);
+    expect(sent[0]!.text).not.toContain("[Image: original");
+    expect(sent[1]!.source!.data).toBe(Buffer.from(big).toString("base64"));
+  });
+
+  test.concurrent("an extension's resizeImage and convertToPng from @earendil-works/pi-coding-agent", async () => {
+    await using fake = startFakeProvider();
+    const dirs = tempDirs();
+    writeFakeModels(dirs.home, fake.url);
+    writeFileSync(join(dirs.cwd, "pic.png"), png(400, 200));
+    fake.enqueue({ blocks: [{ type: "toolCall", id: "s1", name: "shrink", arguments: { path: "pic.png" } }] }, { blocks: [{ type: "text", text: "ok" }] });
+    const r = await runPion(["--mode", "json", "--model", "fake/fake-model", "-e", RESIZE_EXTENSION, "shrink pic.png"], dirs);
+    expect(r.code).toBe(0);
+    const text = toolResult(fake.requests[1]!.body)[0]!.text!;
+    expect(JSON.parse(text)).toEqual({ mimeType: "image/png", width: 100, height: 50, originalWidth: 400, wasResized: true, png: "image/png" });
+  });
+});
