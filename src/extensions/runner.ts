@@ -86,6 +86,11 @@ export class Runner implements ExtensionRunner {
     return this.records.map((r) => ({ path: r.path }));
   }
 
+  /** The loaded extensions' registrations, live, in load order (the reference's `Extension` objects are views of them). */
+  extensionRecords(): readonly ExtensionRecord[] {
+    return this.records;
+  }
+
   /** Every extension whose code ran, loaded or not: its timers and promises may still fail later. */
   private readonly started = new Set<string>();
 
