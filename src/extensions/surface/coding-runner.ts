@@ -103,8 +103,8 @@ export async function discoverAndLoadExtensions(configuredPaths: readonly string
   return { extensions, errors, warnings: [] as unknown[], runtime };
 }
 
-const notInPion = (method: string): never => {
-  throw new Error(`ExtensionRunner.${method} is not available in pion`);
+const notInPion = (method: string, why: string): never => {
+  throw new Error(`ExtensionRunner.${method} is not available in pion: ${why}`);
 };
 
 const ACTIONS = ["sendMessage", "sendUserMessage", "appendEntry", "setSessionName", "getSessionName", "setLabel", "getActiveTools", "getAllTools", "getSettings", "setActiveTools", "refreshTools", "getCommands", "setModel", "getThinkingLevel", "setThinkingLevel"];
@@ -122,8 +122,8 @@ export class ExtensionRunner {
     readonly extensions: Rec[],
     readonly runtime: Rec,
     readonly cwd: string,
-    readonly sessionManager: Rec,
-    readonly modelRegistry: Rec,
+    readonly sessionManager: object,
+    readonly modelRegistry: object,
   ) {
     const loaded = loads.get(runtime) ?? emptyLoad(runtime, cwd);
     this.#runner = loaded.runner;
@@ -132,7 +132,7 @@ export class ExtensionRunner {
     // Only the extensions given run (a host may leave some of a load out).
     const given = new Set(extensions);
     for (const r of [...this.#runner.extensionRecords()]) if (!given.has(this.#views.get(r) as Rec)) this.#runner.remove(r);
-    Object.assign(this.#binding, { sessionManager, modelRegistry, report: (e: RunnerError) => this.emitError(e) });
+    Object.assign(this.#binding, { sessionManager: sessionManager as Rec, modelRegistry: modelRegistry as Rec, report: (e: RunnerError) => this.emitError(e) });
   }
 
   bindCore(actions: Rec, contextActions: ContextActions, providerActions?: Rec): void {
@@ -146,12 +146,13 @@ export class ExtensionRunner {
         this.emitError({ extensionPath, event, error: err instanceof Error ? err.message : String(err) });
       }
     };
-    for (const p of this.#runner.providers()) {
-      register("register_provider", p.extensionPath, () => ((providerActions?.registerProvider ?? this.modelRegistry.registerProvider) as (n: string, c: unknown) => void).call(providerActions?.registerProvider ? providerActions : this.modelRegistry, p.name, p.config));
-    }
-    for (const d of this.#runner.virtualModels()) {
-      register("register_virtual_model", "<unknown>", () => ((providerActions?.registerVirtualModel ?? this.modelRegistry.registerVirtualModel) as (d: unknown) => void).call(providerActions?.registerVirtualModel ? providerActions : this.modelRegistry, d));
-    }
+    // Registrations made while loading reach the host's provider actions, else its model registry.
+    const target = (name: string) => {
+      const owner = (typeof providerActions?.[name] === "function" ? providerActions : this.modelRegistry) as Record<string, (...a: unknown[]) => unknown>;
+      return (...a: unknown[]) => owner[name]!(...a);
+    };
+    for (const p of this.#runner.providers()) register("register_provider", p.extensionPath, () => target("registerProvider")(p.name, p.config));
+    for (const d of this.#runner.virtualModels()) register("register_virtual_model", "<unknown>", () => target("registerVirtualModel")(d));
   }
 
   bindCommandContext(actions?: CommandActions): void {
@@ -258,7 +259,7 @@ export class ExtensionRunner {
   getCommand(name: string): Rec | undefined {
     return this.resolveRegisteredCommands().find((c) => c.invocationName === name);
   }
-  getModelRegistry(): Rec {
+  getModelRegistry(): object {
     return this.modelRegistry;
   }
   shutdown(): void {
@@ -313,7 +314,7 @@ export class ExtensionRunner {
     return undefined;
   }
 
-  async emitToolCall(event: { toolCallId: string; toolName: string; input: Rec }): Promise<{ block: true; reason: string } | undefined> {
+  async emitToolCall(event: { type?: string; toolCallId: string; toolName: string; input: Rec }): Promise<{ block: true; reason: string } | undefined> {
     if (!this.#runner.handles("tool_call")) return undefined;
     const decision = await this.#runner.onToolCall({ toolCallId: event.toolCallId, toolName: event.toolName, input: event.input });
     if (decision.block) return { block: true, reason: decision.reason };
@@ -382,25 +383,25 @@ export class ExtensionRunner {
   }
 
   emitBoundary(): never {
-    return notInPion("emitBoundary (pion's session runs turn boundaries itself)");
+    return notInPion("emitBoundary", "pion's session runs turn boundaries itself");
   }
   emitMessageEnd(): never {
-    return notInPion("emitMessageEnd (pion does not let message_end handlers replace a message)");
+    return notInPion("emitMessageEnd", "pion does not let message_end handlers replace a message");
   }
   emitCacheWarmingDecision(): never {
-    return notInPion("emitCacheWarmingDecision (pion does not warm provider caches)");
+    return notInPion("emitCacheWarmingDecision", "pion does not warm provider caches");
   }
   reportUnhandledMcpServers(): never {
-    return notInPion("reportUnhandledMcpServers (pion's MCP servers are its own, not extensions')");
+    return notInPion("reportUnhandledMcpServers", "pion's MCP servers are its own, not extensions'");
   }
   wrapUIPromptContext(): never {
-    return notInPion("wrapUIPromptContext (pion has no terminal UI)");
+    return notInPion("wrapUIPromptContext", "pion has no terminal UI");
   }
   withUIPrompt(): never {
-    return notInPion("withUIPrompt (pion has no terminal UI)");
+    return notInPion("withUIPrompt", "pion has no terminal UI");
   }
   emitUIPromptEvent(): never {
-    return notInPion("emitUIPromptEvent (pion has no terminal UI)");
+    return notInPion("emitUIPromptEvent", "pion has no terminal UI");
   }
 }
 
