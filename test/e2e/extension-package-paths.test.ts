@@ -35,6 +35,10 @@ describe("an extension pion runs", () => {
     for (const name of r.examples as string[]) expect(readFileSync(join(paths.examples, name))).toEqual(readFileSync(join(ROOT, "docs/examples", name)));
   });
 
+  test.concurrent("is told PowerShell is only available on Windows, and still gets its tool definition", async () => {
+    expect((await report()).powershell).toEqual({ tool: "powershell", config: "The powershell tool is only available on Windows." });
+  });
+
   test.concurrent("PI_PACKAGE_DIR names the package folder instead", async () => {
     const pkg = tempDirs().cwd;
     for (const dir of ["docs", "examples"]) mkdirSync(join(pkg, dir));
