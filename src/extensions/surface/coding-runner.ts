@@ -19,7 +19,7 @@ import { loadUserSettings, pionHome } from "../../config.ts";
 import { decideProjectTrust } from "../../trust/project-trust.ts";
 import { expandHome } from "../../util/home-path.ts";
 import type { ExtensionRecord } from "../api.ts";
-import { discoverExtensions, scanLevel, type DiscoveredExtension } from "../discover.ts";
+import { discoverExtensions, scanLevel } from "../discover.ts";
 import { packageResources } from "../packages.ts";
 import { Runner } from "../runner.ts";
 import type { ShellExec } from "../../tools/shell.ts";
@@ -68,18 +68,17 @@ function newBinding(runtime: Rec, report: RunnerBinding["report"]): RunnerBindin
 function pathsToLoad(configuredPaths: readonly string[], cwd: string, agentDir: string): string[] {
   const home = pionHome();
   const trusted = decideProjectTrust({ home, cwd, defaultProjectTrust: loadUserSettings(home).defaultProjectTrust }).trusted;
-  const found: DiscoveredExtension[] = discoverExtensions({ home: agentDir, userDirs: [agentDir], cwd, extra: [], noDiscovery: false, project: trusted });
+  const paths = discoverExtensions({ home: agentDir, userDirs: [agentDir], cwd, extra: [], noDiscovery: false, project: trusted }).map((e) => e.path);
   for (const p of configuredPaths) {
     const path = resolve(cwd, expandHome(p));
-    if (!existsSync(path) || !statSync(path).isDirectory()) found.push({ path, found: { source: "local", scope: "temporary", origin: "top-level" } });
+    if (!existsSync(path) || !statSync(path).isDirectory()) paths.push(path); // a missing one is the loader's to report
     else {
       // A package (its manifest or index) loads as one; any other folder, each extension in it.
       const entries = packageResources(path).extensions;
-      found.push(...(entries.length > 0 ? entries.map((e) => ({ path: e, found: { source: "local", scope: "temporary" as const, origin: "top-level" as const } })) : scanLevel([path], "user")));
+      paths.push(...(entries.length > 0 ? entries : scanLevel([path], "user").map((e) => e.path)));
     }
   }
-  const seen = new Set<string>();
-  return found.map((f) => f.path).filter((p) => !seen.has(p) && seen.add(p));
+  return [...new Set(paths)];
 }
 
 export async function discoverAndLoadExtensions(configuredPaths: readonly string[], cwd: string, agentDir: string = pionHome(), _eventBus?: unknown) {
@@ -358,14 +357,17 @@ export class ExtensionRunner {
   }
 
   /**
-   * `before_agent_start` with pion's event (`prompt`, `systemPrompt`): the messages handlers return, and
-   * the options with `forceSystemPrompt` set when a handler replaced the prompt.
+   * `before_agent_start`: handlers get the trigger's fields, pion's `systemPrompt` (the options'
+   * `forceSystemPrompt`, else the bound `getSystemPrompt()`) and `systemPromptOptions`, which they
+   * may edit in place (a section of their own); a returned `systemPrompt` becomes `forceSystemPrompt`.
    */
-  async emitBeforeAgentStart(trigger: { prompt?: string } | undefined, systemPromptOptions: Rec = {}): Promise<{ messages: unknown[]; systemPromptOptions: Rec }> {
-    const current = typeof systemPromptOptions.forceSystemPrompt === "string" ? systemPromptOptions.forceSystemPrompt : this.#binding.context.getSystemPrompt();
-    const out = await this.#runner.onBeforeAgentStart(trigger?.prompt ?? "", current);
-    const options = { ...systemPromptOptions, ...(out.systemPrompt !== undefined ? { forceSystemPrompt: out.systemPrompt } : {}) };
-    return { messages: (out.messages ?? []).map((m) => ({ ...m })), systemPromptOptions: options };
+  async emitBeforeAgentStart(trigger: Rec | undefined, systemPromptOptions: Rec = {}): Promise<{ messages: unknown[]; systemPromptOptions: Rec }> {
+    const options = promptOptions(systemPromptOptions);
+    const current = typeof options.forceSystemPrompt === "string" ? options.forceSystemPrompt : this.#binding.context.getSystemPrompt();
+    const prompt = typeof trigger?.prompt === "string" ? trigger.prompt : "";
+    const out = await this.#runner.onBeforeAgentStart(prompt, current, { ...trigger, systemPromptOptions: options });
+    if (out.systemPrompt !== undefined) options.forceSystemPrompt = out.systemPrompt;
+    return { messages: out.messages ?? [], systemPromptOptions: options };
   }
 
   /** The skill and prompt paths handlers return (pion's runner keeps no note of which extension gave each). */
@@ -403,6 +405,27 @@ export class ExtensionRunner {
   emitUIPromptEvent(): never {
     return notInPion("emitUIPromptEvent", "pion has no terminal UI");
   }
+}
+
+const list = (v: unknown): unknown[] => (Array.isArray(v) ? [...v] : []);
+const record = (v: unknown): Rec => (v && typeof v === "object" ? { ...(v as Rec) } : {});
+
+/** The system prompt options as the reference's runner hands them to handlers: every field present, a copy of each list and map. */
+function promptOptions(o: Rec): Rec {
+  return {
+    customPrompt: o.customPrompt,
+    forceSystemPrompt: o.forceSystemPrompt,
+    selectedTools: Array.isArray(o.selectedTools) ? [...o.selectedTools] : ["read", "bash", "edit", "write"],
+    hiddenTools: list(o.hiddenTools),
+    toolSnippets: record(o.toolSnippets),
+    toolGuidelines: Object.fromEntries(Object.entries(record(o.toolGuidelines)).map(([name, g]) => [name, list(g)])),
+    promptGuidelines: list(o.promptGuidelines),
+    appendSystemPrompt: o.appendSystemPrompt ?? "",
+    sections: record(o.sections),
+    cwd: o.cwd,
+    contextFiles: list(o.contextFiles).map(record),
+    skills: list(o.skills).map(record),
+  };
 }
 
 /** A runner over extensions this module did not load (none, or a runtime from createExtensionRuntime): it runs none. */

@@ -63,6 +63,10 @@ async function drive(m: Record<string, any>, cwd = tmp("runner-cwd-")) {
     before: await runner.emit({ type: "session_before_switch", reason: "new" }),
     agentStart: await runner.emit({ type: "agent_start" }),
     flagValues: [...runner.getFlagValues()],
+    beforeAgentStart: [
+      await runner.emitBeforeAgentStart({ prompt: "?" }, { cwd, selectedTools: ["read", "hello"], sections: { other: "<other/>" } }),
+      await runner.emitBeforeAgentStart({ prompt: "replace" }, { cwd, selectedTools: ["read"] }),
+    ],
   };
   runner.setFlagValue("loud", true);
   out.flagValuesAfter = [...runner.getFlagValues()];
