@@ -112,15 +112,15 @@ function lazyWorkerPlugin(files: Record<string, string>): Bun.BunPlugin {
 }
 
 /**
- * `pion-docs:files`: the README and docs the reference ships in its package (src/extensions/surface/package-files.ts),
- * each embedded as a file, by repository-relative path; written out only when an extension asks for them.
+ * The README and docs the reference ships in its package (src/extensions/surface/package-files.ts), each
+ * embedded as a file: src/extensions/surface/package-docs.ts, which maps them to the repository's own
+ * files from source, becomes a map to the embedded ones; they are written out only when an extension asks.
  */
 function packageDocsPlugin(): Bun.BunPlugin {
   return {
     name: "pion-package-docs",
     setup(b) {
-      b.onResolve({ filter: /^pion-docs:files$/ }, () => ({ path: "files", namespace: "pion-docs" }));
-      b.onLoad({ filter: /.*/, namespace: "pion-docs" }, async () => {
+      b.onLoad({ filter: /[\\/]src[\\/]extensions[\\/]surface[\\/]package-docs\.ts$/ }, async () => {
         const { listPackageFiles } = await import("./src/extensions/surface/package-files.ts");
         const root = import.meta.dir;
         const files = listPackageFiles(root);

@@ -14,15 +14,11 @@ import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { envSetting, pionHome, VERSION } from "../../config.ts";
-import { isCompiledBinary } from "../disk-modules.ts";
-import { listPackageFiles, sourceRepoRoot } from "./package-files.ts";
 
 /** Repository-relative path → where its bytes are: the embedded file in the binary, the repository's own from source. */
 function shippedFiles(): Record<string, string> {
-  // Loaded only now: the embedded list is in a chunk of its own that start-up never reads.
-  if (isCompiledBinary()) return (require("pion-docs:files") as { default: Record<string, string> }).default;
-  const root = sourceRepoRoot();
-  return Object.fromEntries(listPackageFiles(root).map((rel) => [rel, join(root, rel)]));
+  // Loaded only now, never at start-up (build.ts swaps the module for the binary's embedded files).
+  return (require("./package-docs.ts") as { default: Record<string, string> }).default;
 }
 
 /** The reference's reading of a path from the environment: `~` expanded, a `file://` URL as its path. */
