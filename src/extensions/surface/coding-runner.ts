@@ -20,7 +20,7 @@ import { decideProjectTrust } from "../../trust/project-trust.ts";
 import { expandHome } from "../../util/home-path.ts";
 import type { ExtensionRecord } from "../api.ts";
 import { discoverExtensions, scanLevel } from "../discover.ts";
-import { packageResources } from "../packages.ts";
+import { packageResources } from "../package-resources.ts";
 import { Runner } from "../runner.ts";
 import type { ShellExec } from "../../tools/shell.ts";
 import { createExtensionRuntime } from "./agent-session.ts";
