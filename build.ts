@@ -85,7 +85,7 @@ export async function compilePion(embeds: Embeds, outfile: string, target?: stri
       PION_WORKERS: JSON.stringify(embeds.workers),
       PION_DB_TEMPLATE: JSON.stringify(embeds.dbTemplate),
     },
-    plugins: [lazyWorkerPlugin(embeds.lazyWorkers)],
+    plugins: [lazyWorkerPlugin(embeds.lazyWorkers), packageDocsPlugin()],
     minify: true,
     bytecode: true,
     // Chunks per dynamic import: the SDKs, extensions and exports are loaded only when used.
@@ -106,6 +106,27 @@ function lazyWorkerPlugin(files: Record<string, string>): Bun.BunPlugin {
         const file = files[a.path];
         if (file === undefined) throw new Error(`no lazy worker named ${a.path}`);
         return { contents: `import path from ${JSON.stringify(file)} with { type: "file" };\nexport default path;`, loader: "js" };
+      });
+    },
+  };
+}
+
+/**
+ * The README and docs the reference ships in its package (src/extensions/surface/package-files.ts), each
+ * embedded as a file: src/extensions/surface/package-docs.ts, which maps them to the repository's own
+ * files from source, becomes a map to the embedded ones; they are written out only when an extension asks.
+ */
+function packageDocsPlugin(): Bun.BunPlugin {
+  return {
+    name: "pion-package-docs",
+    setup(b) {
+      b.onLoad({ filter: /[\\/]src[\\/]extensions[\\/]surface[\\/]package-docs\.ts$/ }, async () => {
+        const { listPackageFiles } = await import("./src/extensions/surface/package-files.ts");
+        const root = import.meta.dir;
+        const files = listPackageFiles(root);
+        const imports = files.map((rel, i) => `import f${i} from ${JSON.stringify(`${root}/${rel}`)} with { type: "file" };`);
+        const map = files.map((rel, i) => `${JSON.stringify(rel)}: f${i}`).join(", ");
+        return { contents: `${imports.join("\n")}\nexport default { ${map} };`, loader: "js" };
       });
     },
   };

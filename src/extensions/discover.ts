@@ -66,7 +66,7 @@ export function discoverExtensions(opts: DiscoverOptions): DiscoveredExtension[]
  * first: an extension (a file or folder name) in a later folder replaces the earlier one's, so
  * pion's folder wins over the reference's.
  */
-function scanLevel(dirs: readonly string[], scope: "user" | "project"): DiscoveredExtension[] {
+export function scanLevel(dirs: readonly string[], scope: "user" | "project"): DiscoveredExtension[] {
   const byName = new Map<string, DiscoveredExtension[]>();
   for (const dir of dirs) {
     if (!isDir(dir)) continue;

@@ -86,6 +86,11 @@ export class Runner implements ExtensionRunner {
     return this.records.map((r) => ({ path: r.path }));
   }
 
+  /** The loaded extensions' registrations, live, in load order (the reference's `Extension` objects are views of them). */
+  extensionRecords(): readonly ExtensionRecord[] {
+    return this.records;
+  }
+
   /** Every extension whose code ran, loaded or not: its timers and promises may still fail later. */
   private readonly started = new Set<string>();
 
@@ -184,11 +189,12 @@ export class Runner implements ExtensionRunner {
     return images ? { action: "continue", text, images } : { action: "continue", text };
   }
 
-  async onBeforeAgentStart(prompt: string, systemPrompt: string): Promise<BeforeAgentStartOutcome> {
+  /** `fields` go on the event too (the surface's ExtensionRunner passes the host's `systemPromptOptions`). */
+  async onBeforeAgentStart(prompt: string, systemPrompt: string, fields: Record<string, unknown> = {}): Promise<BeforeAgentStartOutcome> {
     let current = systemPrompt;
     const messages: ExtensionMessage[] = [];
     for (const { record, handler } of this.handlersFor("before_agent_start")) {
-      const r = await this.call(record, handler, { type: "before_agent_start", prompt, systemPrompt: current, messageType: "user" });
+      const r = await this.call(record, handler, { ...fields, type: "before_agent_start", prompt, systemPrompt: current, messageType: "user" });
       if (r.failed || !isObject(r.value)) continue;
       if (typeof r.value.systemPrompt === "string") current = r.value.systemPrompt;
       const m = r.value.message;

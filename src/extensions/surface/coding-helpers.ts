@@ -3,8 +3,10 @@
  * settings (coding-settings.ts), models (coding-models.ts), trust and stored credentials (coding-trust.ts), skills and
  * context files (coding-resources.ts), diffs, image types, shell, event bus and visual-line truncation
  * (coding-tools.ts), image resizing and conversion (the read tool's own, src/tools/images/), the command
- * line (coding-cli.ts), a client of pion's RPC mode (coding-rpc-client.ts), model resolution as `--model` / `--models` do it (coding-model-resolve.ts),
- * the package manager (coding-packages.ts).
+ * line (coding-cli.ts), a client of pion's RPC mode (coding-rpc-client.ts), model resolution as
+ * `--model` / `--models` do it (coding-model-resolve.ts), the package manager (coding-packages.ts),
+ * the PowerShell tool as it is off Windows (coding-powershell.ts), the paths of the shipped README
+ * and docs (coding-config-paths.ts), extensions loaded and run outside a session (coding-runner.ts).
  */
 import { SettingsManager } from "./coding-settings.ts";
 import { CredentialSynchronizationError, hasTrustRequiringProjectResources, ProjectTrustStore, readStoredCredential } from "./coding-trust.ts";
@@ -17,6 +19,9 @@ import { ModelRegistry } from "./coding-models.ts";
 import { RpcClient } from "./coding-rpc-client.ts";
 import { modelResolveExports } from "./coding-model-resolve.ts";
 import { codingPackages } from "./coding-packages.ts";
+import { powerShellExports } from "./coding-powershell.ts";
+import { configPathExports } from "./coding-config-paths.ts";
+import { codingRunnerExports } from "./coding-runner.ts";
 
 export const codingHelperExports: Record<string, unknown> = {
   SettingsManager,
@@ -46,4 +51,7 @@ export const codingHelperExports: Record<string, unknown> = {
   RpcClient,
   ...modelResolveExports,
   ...codingPackages,
+  ...powerShellExports,
+  ...configPathExports,
+  ...codingRunnerExports,
 };
