@@ -7,13 +7,21 @@
  * message into an error result for the model.
  */
 import type { ImageContent, TextContent } from "../providers/types.ts";
-import { ToolArgumentError, type ToolAnnotations, type ToolResult } from "../tools/tool.ts";
+import { ToolArgumentError, type Tool, type ToolAnnotations, type ToolResult } from "../tools/tool.ts";
 import { compileJsonSchema, describeSchemaIssues } from "../util/json-schema.ts";
 import type { ExtensionContext, ToolDefinition } from "./api.ts";
 import { toJsonSchema } from "./type-builder.ts";
 import type { ExtensionTool } from "./types.ts";
 
+/**
+ * A definition carrying a pion Tool under this key (pion's own factories, surface/coding-builtin-extensions.ts)
+ * registers that tool itself: it gets the whole ToolContext (nested calls through the loop's pipeline).
+ */
+export const NATIVE_TOOL: unique symbol = Symbol.for("pion.extensions.nativeTool");
+
 export function adaptTool(def: ToolDefinition, extensionPath: string, context: () => ExtensionContext): ExtensionTool {
+  const native = (def as { [NATIVE_TOOL]?: Tool })[NATIVE_TOOL];
+  if (native) return { ...(native as Tool<Record<string, unknown>>), extensionPath, promptSnippet: def.promptSnippet, promptGuidelines: def.promptGuidelines };
   const parameters = toJsonSchema(def.parameters);
   const schema = compileJsonSchema(parameters);
   return {

@@ -10,6 +10,8 @@ import type { DialogHost } from "./ui-bridge.ts";
 import type { VirtualModelDefinition } from "./api.ts";
 import type { Tool } from "../tools/tool.ts";
 import type { BashSandbox } from "../tools/bash.ts";
+import type { McpServerConfig } from "../mcp/config.ts";
+import type { McpServerStatus } from "../mcp/connection.ts";
 
 export type ExtensionMode = "rpc" | "json" | "print" | "acp";
 
@@ -68,7 +70,29 @@ export interface ExtensionSessionPort {
   models?(): ModelLookup | undefined;
   /** Optional: the session behind `ctx.sessionManager`, `ctx.compact`, `pi.setModel`... (context-members.ts); undefined before it exists. */
   control?(): SessionControl | undefined;
+  /** Optional: the session's MCP servers, for the reference's built-in extension factories (surface/coding-builtin-extensions.ts). */
+  mcp?(): ExtensionMcpHost | undefined;
 }
+
+/**
+ * pion's one MCP machinery as the reference's `createMcpExtension` / `createToolSearchExtension`
+ * reach it: servers an extension gives join the configured ones (same tools, exposure, permission
+ * gate, credential guard and status frames), never a second client.
+ */
+export interface ExtensionMcpHost {
+  home: string;
+  env: Record<string, string | undefined>;
+  /** `--no-mcp`: no server connects, the extension's neither. */
+  disabled: boolean;
+  /** Adds servers (each replaces a configured or earlier one of the same name) and starts them. */
+  add(servers: McpServerConfig[]): Promise<void>;
+  status(): McpServerStatus[];
+  /** The MCP tool set's `tool_search`, once a run prepared it. */
+  toolSearch(): Tool | undefined;
+}
+
+/** Where `pi` keeps the MCP host for pion's own factories (not an ExtensionAPI member). */
+export const MCP_HOST: unique symbol = Symbol.for("pion.extensions.mcpHost");
 
 /** The session state and controls extensions reach (the session's composition implements it). */
 export interface SessionControl {

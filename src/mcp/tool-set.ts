@@ -81,6 +81,8 @@ export function createMcpToolSet(manager: McpManager, o: { maskDeep: <T>(v: T) =
   /** The codemode tool's object, loaded before the first model call that declares it. */
   let codemodeLoaded: Tool | undefined;
   return {
+    /** `tool_search` over the servers' undeclared tools (declared while a server has `deferred` tools). */
+    search,
     /** Loads what the next model call may declare (codemode's module), off the hot path. */
     async prepare(): Promise<void> {
       const codemodeServers = manager.connections().filter((c) => has(c.config, "codemode"));

@@ -295,7 +295,10 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
   };
   const hostTools = new HostTools((frame) => void session.publish(frame));
   // Extensions load before the session exists; what they write meanwhile waits in `early`.
-  const ref: SessionRef = { early: [] };
+  const ref: SessionRef = {
+    early: [],
+    mcp: { home: o.home, env: o.env, disabled: o.noMcp === true, add: (servers) => mcp.add(servers), status: () => mcp.manager?.status() ?? [], toolSearch: () => mcp.toolSet?.search },
+  };
   const shutdown = new AbortController();
   const extensionPaths = extensionsToLoad(o, projectTrust.trusted, settings);
   // The loader (and its virtual modules) is only imported when there is something to load;

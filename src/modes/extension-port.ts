@@ -5,7 +5,7 @@
  */
 import type { SourceInfo } from "../resources/source-info.ts";
 import type { CredentialGuard } from "../credentials/guard.ts";
-import type { ExtensionSessionPort, ModelLookup, SessionControl } from "../extensions/types.ts";
+import type { ExtensionMcpHost, ExtensionSessionPort, ModelLookup, SessionControl } from "../extensions/types.ts";
 import type { Tool } from "../tools/tool.ts";
 import { sessionControl, type ControlDeps } from "./session-control.ts";
 import type { DialogHost } from "../extensions/ui-bridge.ts";
@@ -27,6 +27,8 @@ export interface SessionRef {
   /** The session's tools now (before any model call too): refreshes `allTools`. */
   currentTools?: () => unknown;
   activeTools?: ReadonlySet<string>;
+  /** The session's MCP servers, for the reference's MCP extension factory. */
+  mcp?: ExtensionMcpHost;
 }
 
 export function extensionPort(
@@ -74,6 +76,7 @@ export function extensionPort(
     ...(sandbox ? { shellSandbox: sandbox } : {}),
     models: () => ref.models,
     control: () => ref.control,
+    mcp: () => ref.mcp,
     writeFrame: (frame) => {
       const f = frame as unknown as ExtensionFrame;
       if (ref.session) void ref.session.publish(f);

@@ -4,7 +4,8 @@
  * context files (coding-resources.ts), diffs, images, shell, event bus and visual-line truncation
  * (coding-tools.ts), the command line (coding-cli.ts), a client of pion's RPC mode
  * (coding-rpc-client.ts), model resolution as `--model` / `--models` do it (coding-model-resolve.ts),
- * the package manager (coding-packages.ts).
+ * the package manager (coding-packages.ts), the built-in MCP / codemode / tool-search extension
+ * factories (coding-builtin-extensions.ts).
  */
 import { SettingsManager } from "./coding-settings.ts";
 import { CredentialSynchronizationError, hasTrustRequiringProjectResources, ProjectTrustStore, readStoredCredential } from "./coding-trust.ts";
@@ -15,6 +16,7 @@ import { ModelRegistry } from "./coding-models.ts";
 import { RpcClient } from "./coding-rpc-client.ts";
 import { modelResolveExports } from "./coding-model-resolve.ts";
 import { codingPackages } from "./coding-packages.ts";
+import { builtinExtensionExports } from "./coding-builtin-extensions.ts";
 
 export const codingHelperExports: Record<string, unknown> = {
   SettingsManager,
@@ -42,4 +44,5 @@ export const codingHelperExports: Record<string, unknown> = {
   RpcClient,
   ...modelResolveExports,
   ...codingPackages,
+  ...builtinExtensionExports,
 };
