@@ -147,3 +147,22 @@ describe("createCodemodeExtension and createToolSearchExtension", () => {
     expect(endOf(p, "e")).toMatchObject({ isError: false, result: { content: [{ type: "text", text: "Echo: found" }] } });
   });
 });
+
+describe("the whole-program entry points", () => {
+  test.concurrent("an extension that calls main, runRpcMode or runPrintMode gets an error saying why; pion keeps serving", async () => {
+    const body = `import { main, runPrintMode, runRpcMode } from "@earendil-works/pi-coding-agent";
+export default (pi) => pi.registerCommand("entry", { handler: async (_args, ctx) => {
+  const out = [];
+  for (const call of [() => main(["--version"]), () => runRpcMode({}), () => runPrintMode({}, { mode: "text" })]) {
+    try { await call(); out.push("returned"); } catch (err) { out.push(err.message); }
+  }
+  ctx.ui.notify(out.join("\\n"), "info");
+} });`;
+    const { p } = setup(body);
+    await p.request({ type: "prompt", message: "/entry" });
+    const note = await p.waitFor((r) => r.type === "extension_ui_request" && r.method === "notify");
+    const lines = String(note.message).split("\n");
+    expect(lines.map((l) => l.split(":")[0])).toEqual(["main is not available in pion extensions", "runRpcMode is not available in pion extensions", "runPrintMode is not available in pion extensions"]);
+    expect(((await p.request({ type: "get_state" })) as Rec).success).toBe(true);
+  });
+});

@@ -5,7 +5,8 @@
  * (coding-tools.ts), the command line (coding-cli.ts), a client of pion's RPC mode
  * (coding-rpc-client.ts), model resolution as `--model` / `--models` do it (coding-model-resolve.ts),
  * the package manager (coding-packages.ts), the built-in MCP / codemode / tool-search extension
- * factories (coding-builtin-extensions.ts).
+ * factories (coding-builtin-extensions.ts), and the whole-program entry points as the errors they
+ * are inside pion (coding-entry.ts).
  */
 import { SettingsManager } from "./coding-settings.ts";
 import { CredentialSynchronizationError, hasTrustRequiringProjectResources, ProjectTrustStore, readStoredCredential } from "./coding-trust.ts";
@@ -17,6 +18,7 @@ import { RpcClient } from "./coding-rpc-client.ts";
 import { modelResolveExports } from "./coding-model-resolve.ts";
 import { codingPackages } from "./coding-packages.ts";
 import { builtinExtensionExports } from "./coding-builtin-extensions.ts";
+import { entryExports } from "./coding-entry.ts";
 
 export const codingHelperExports: Record<string, unknown> = {
   SettingsManager,
@@ -45,4 +47,5 @@ export const codingHelperExports: Record<string, unknown> = {
   ...modelResolveExports,
   ...codingPackages,
   ...builtinExtensionExports,
+  ...entryExports,
 };

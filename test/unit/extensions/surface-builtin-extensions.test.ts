@@ -90,3 +90,13 @@ describe("the factories register what the reference's do", () => {
     expect(r.content).toEqual([{ type: "text", text: "No matching tools found." }]);
   });
 });
+
+describe("the whole-program entry points", () => {
+  test("main, runRpcMode and runPrintMode stay unavailable and say why and what to use", async () => {
+    const { behaviourOf } = await import("../../../src/extensions/surface/export-surface.ts");
+    for (const name of ["main", "runRpcMode", "runPrintMode"]) expect(behaviourOf(pion[name])).toBe("unavailable");
+    expect(() => pion.main!(["--version"])).toThrow(/^main is not available in pion extensions: it is the reference CLI's whole program.*RpcClient/);
+    expect(() => pion.runRpcMode!({})).toThrow(/runRpcMode is not available in pion extensions: .*stdin and stdout.*pion --mode rpc/);
+    expect(() => pion.runPrintMode!({}, { mode: "text" })).toThrow(/runPrintMode is not available in pion extensions: .*runtime\.session\.prompt/);
+  });
+});
