@@ -87,8 +87,9 @@ export interface ExtensionMcpHost {
   /** Adds servers (each replaces a configured or earlier one of the same name) and starts them. */
   add(servers: McpServerConfig[]): Promise<void>;
   status(): McpServerStatus[];
-  /** The MCP tool set's `tool_search`, once a run prepared it. */
+  /** The MCP tool set's `tool_search` and `codemode`, once a run prepared it. */
   toolSearch(): Tool | undefined;
+  codemode(): Promise<Tool> | undefined;
 }
 
 /** Where `pi` keeps the MCP host for pion's own factories (not an ExtensionAPI member). */

@@ -131,6 +131,19 @@ describe("createCodemodeExtension and createToolSearchExtension", () => {
     expect(text(nested[1])).toContain("denied");
   });
 
+  test.concurrent("codemode with MCP servers: scripts reach tools the model is not given (deferred ones)", async () => {
+    const { fake, p } = setup("export default createCodemodeExtension();", [], (d) => writeFileSync(join(d.home, "mcp.json"), JSON.stringify({ mcpServers: { everything: server({ exposure: "deferred" }) } })));
+    await connected(p, "everything");
+    fake.enqueue({ blocks: [{ type: "toolCall", id: "c2", name: "codemode", arguments: { code: `const r = await tools.mcp__everything__echo({ message: "deferred" }); return r.content[0].text;` } }] });
+    fake.enqueue({ blocks: [{ type: "text", text: "done" }] });
+    await p.request({ type: "prompt", message: "script it" });
+    await p.waitFor("agent_settled");
+    const first = declared(fake.requests[0]!.body);
+    expect(first).toContain("codemode");
+    expect(first).not.toContain("mcp__everything__echo");
+    expect(text(endOf(p, "c2"))).toContain("Echo: deferred");
+  });
+
   test.concurrent("tool_search loads the undeclared tools of pion's MCP servers for the next call", async () => {
     const { fake, p } = setup("export default createToolSearchExtension();", [], (d) => writeFileSync(join(d.home, "mcp.json"), JSON.stringify({ mcpServers: { everything: server() }, autoEnableCodemode: false })));
     await connected(p, "everything");

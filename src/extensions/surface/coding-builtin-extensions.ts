@@ -7,9 +7,10 @@
  *   pion's MCP tools (`mcp__<server>__<tool>`, exposure, codemode, tool_search, the permission
  *   gate, the credential guard, `mcp_status` frames); `/mcp` reports their state. `--no-mcp` keeps
  *   them off too.
- * - codemode / tool_search: pion's tools of those names, registered through `pi`. While MCP
- *   servers need them, pion's MCP tool set offers the same tools itself (its own wins by name);
- *   without MCP, codemode scripts call the declared tools and tool_search finds nothing to load.
+ * - codemode / tool_search: pion's tools of those names, registered through `pi`; with MCP servers
+ *   they are the MCP tool set's (scripts reach the servers' undeclared tools, searches load them),
+ *   which also offers them itself while servers need them (by name, one tool). Without MCP,
+ *   codemode scripts call the declared tools and tool_search finds nothing to load.
  *
  * The tools are pion Tools (tool-adapter.ts NATIVE_TOOL), so a script's nested calls go through
  * the loop's pipeline (arguments, permission gate, hooks) like the model's own calls. The tools'
@@ -168,7 +169,7 @@ export function createCodemodeExtension(_options: CodemodeExtensionOptions = {})
       if (view) branch = () => view.getBranch() as Entry[];
     });
     const { createCodemodeTool } = require("../../codemode/tool.ts") as typeof import("../../codemode/tool.ts");
-    const tool = createCodemodeTool({
+    const standalone = createCodemodeTool({
       servers: [],
       callable: () => [],
       search: () => [],
@@ -179,7 +180,12 @@ export function createCodemodeExtension(_options: CodemodeExtensionOptions = {})
       // Its output is masked with every tool's result (compose.ts toolMasker).
       mask: (s) => s,
     });
-    pi.registerTool(nativeDefinition(tool as unknown as Tool, { promptSnippet: "Run JavaScript that calls other tools" }));
+    // With MCP servers, pion's MCP codemode: scripts reach their undeclared tools too.
+    const tool: Tool = {
+      ...(standalone as unknown as Tool),
+      execute: async (args, ctx) => ((await pi[MCP_HOST]?.()?.codemode()) ?? (standalone as unknown as Tool)).execute(args, ctx),
+    };
+    pi.registerTool(nativeDefinition(tool, { promptSnippet: "Run JavaScript that calls other tools" }));
   };
 }
 

@@ -13,7 +13,7 @@ const parse = (name: string, raw: unknown, source: string) => toServerConfig(nam
 function withFactory(factory: (pi: unknown) => void, o: { disabled?: boolean } = {}) {
   const fake = fakePort();
   const added: McpServerConfig[][] = [];
-  const host: ExtensionMcpHost = { home: "/nonexistent-home", env: {}, disabled: o.disabled ?? false, add: async (s) => void added.push(s), status: () => [], toolSearch: () => undefined };
+  const host: ExtensionMcpHost = { home: "/nonexistent-home", env: {}, disabled: o.disabled ?? false, add: async (s) => void added.push(s), status: () => [], toolSearch: () => undefined, codemode: () => undefined };
   const runner = new Runner({ ...fake.port, mcp: () => host });
   const { api } = runner.add("/ext/builtin.ts");
   factory(api);
