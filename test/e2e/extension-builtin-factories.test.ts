@@ -37,6 +37,15 @@ function setup(body: string, args: string[] = [], prepare?: (d: { home: string; 
   return { fake, p, dirs };
 }
 
+type Call = { id: string; name: string; arguments: Record<string, unknown> };
+/** One prompt whose model replies are these tool calls, one per reply, then "done". */
+async function turn(fake: ReturnType<typeof startFakeProvider>, p: Pion, calls: Call[]): Promise<void> {
+  for (const c of calls) fake.enqueue({ blocks: [{ type: "toolCall", ...c }] });
+  fake.enqueue({ blocks: [{ type: "text", text: "done" }] });
+  await p.request({ type: "prompt", message: "go" });
+  await p.waitFor("agent_settled");
+}
+
 const declared = (body: unknown) => ((body as { tools?: { name: string }[] }).tools ?? []).map((t) => t.name);
 const endOf = (p: Pion, id: string) => p.records.find((r) => r.type === "tool_execution_end" && r.toolCallId === id);
 const text = (r: Rec | undefined) => ((r?.result as { content?: { text?: string }[] } | undefined)?.content ?? []).map((c) => c.text ?? "").join("\n");
@@ -51,10 +60,7 @@ describe("createMcpExtension", () => {
     expect((await connected(p, "ext")).state).toBe("connected");
     const status = (await p.request({ type: "get_mcp_status" })).data as { servers: Rec[] };
     expect(status.servers.map((s) => s.name)).toEqual(["ext"]);
-    fake.enqueue({ blocks: [{ type: "toolCall", id: "t1", name: "mcp__ext__echo", arguments: { message: "from an extension" } }] });
-    fake.enqueue({ blocks: [{ type: "text", text: "done" }] });
-    await p.request({ type: "prompt", message: "echo" });
-    await p.waitFor("agent_settled");
+    await turn(fake, p, [{ id: "t1", name: "mcp__ext__echo", arguments: { message: "from an extension" } }]);
     expect(declared(fake.requests[0]!.body)).toContain("mcp__ext__echo");
     expect(endOf(p, "t1")).toMatchObject({ isError: false, result: { content: [{ type: "text", text: "Echo: from an extension" }] } });
     // The bad entry is reported, the others are not held up by it.
@@ -68,10 +74,7 @@ describe("createMcpExtension", () => {
   test.concurrent("its servers' tools meet the permission rules as any MCP tool", async () => {
     const { fake, p } = setup(withLoadConfig({ ext: server({ exposure: "direct" }) }), ["--deny", "mcp__ext__echo"]);
     await connected(p, "ext");
-    fake.enqueue({ blocks: [{ type: "toolCall", id: "d1", name: "mcp__ext__echo", arguments: { message: "blocked" } }] });
-    fake.enqueue({ blocks: [{ type: "text", text: "done" }] });
-    await p.request({ type: "prompt", message: "echo" });
-    await p.waitFor("agent_settled");
+    await turn(fake, p, [{ id: "d1", name: "mcp__ext__echo", arguments: { message: "blocked" } }]);
     const end = endOf(p, "d1");
     expect(end?.isError).toBe(true);
     expect(text(end)).toContain("denied");
@@ -81,10 +84,7 @@ describe("createMcpExtension", () => {
   test.concurrent("a server with the default exposure is reached from pion's codemode, named in the system prompt", async () => {
     const { fake, p } = setup(withLoadConfig({ ext: server({ description: "the test server" }) }));
     await connected(p, "ext");
-    fake.enqueue({ blocks: [{ type: "toolCall", id: "c1", name: "codemode", arguments: { code: `const r = await tools.mcp__ext__echo({ message: "scripted" }); return r.content[0].text;` } }] });
-    fake.enqueue({ blocks: [{ type: "text", text: "done" }] });
-    await p.request({ type: "prompt", message: "script it" });
-    await p.waitFor("agent_settled");
+    await turn(fake, p, [{ id: "c1", name: "codemode", arguments: { code: `const r = await tools.mcp__ext__echo({ message: "scripted" }); return r.content[0].text;` } }]);
     const first = declared(fake.requests[0]!.body);
     expect(first).toContain("codemode");
     expect(first.filter((n) => n.startsWith("mcp__"))).toEqual([]);
@@ -115,10 +115,7 @@ describe("createMcpExtension", () => {
 describe("createCodemodeExtension and createToolSearchExtension", () => {
   test.concurrent("codemode without MCP: scripts call the declared tools through the gate, as nested calls", async () => {
     const { fake, p } = setup("export default createCodemodeExtension();", ["--deny", "bash(*)"], (d) => writeFileSync(join(d.cwd, "a.txt"), "alpha\n"));
-    fake.enqueue({ blocks: [{ type: "toolCall", id: "c0", name: "codemode", arguments: { code: `const t = await tools.read({ path: "a.txt" }); let e = "none"; try { await tools.bash({ command: "echo hi" }); } catch (err) { e = "refused"; } return t.trim() + " " + e;` } }] });
-    fake.enqueue({ blocks: [{ type: "text", text: "done" }] });
-    await p.request({ type: "prompt", message: "run a script" });
-    await p.waitFor("agent_settled");
+    await turn(fake, p, [{ id: "c0", name: "codemode", arguments: { code: `const t = await tools.read({ path: "a.txt" }); let e = "none"; try { await tools.bash({ command: "echo hi" }); } catch (err) { e = "refused"; } return t.trim() + " " + e;` } }]);
     expect(declared(fake.requests[0]!.body)).toContain("codemode");
     const end = endOf(p, "c0");
     expect(end?.isError).toBe(false);
@@ -134,10 +131,7 @@ describe("createCodemodeExtension and createToolSearchExtension", () => {
   test.concurrent("codemode with MCP servers: scripts reach tools the model is not given (deferred ones)", async () => {
     const { fake, p } = setup("export default createCodemodeExtension();", [], (d) => writeFileSync(join(d.home, "mcp.json"), JSON.stringify({ mcpServers: { everything: server({ exposure: "deferred" }) } })));
     await connected(p, "everything");
-    fake.enqueue({ blocks: [{ type: "toolCall", id: "c2", name: "codemode", arguments: { code: `const r = await tools.mcp__everything__echo({ message: "deferred" }); return r.content[0].text;` } }] });
-    fake.enqueue({ blocks: [{ type: "text", text: "done" }] });
-    await p.request({ type: "prompt", message: "script it" });
-    await p.waitFor("agent_settled");
+    await turn(fake, p, [{ id: "c2", name: "codemode", arguments: { code: `const r = await tools.mcp__everything__echo({ message: "deferred" }); return r.content[0].text;` } }]);
     const first = declared(fake.requests[0]!.body);
     expect(first).toContain("codemode");
     expect(first).not.toContain("mcp__everything__echo");
@@ -147,11 +141,7 @@ describe("createCodemodeExtension and createToolSearchExtension", () => {
   test.concurrent("tool_search loads the undeclared tools of pion's MCP servers for the next call", async () => {
     const { fake, p } = setup("export default createToolSearchExtension();", [], (d) => writeFileSync(join(d.home, "mcp.json"), JSON.stringify({ mcpServers: { everything: server() }, autoEnableCodemode: false })));
     await connected(p, "everything");
-    fake.enqueue({ blocks: [{ type: "toolCall", id: "s", name: "tool_search", arguments: { query: "echo back the message", limit: 1 } }] });
-    fake.enqueue({ blocks: [{ type: "toolCall", id: "e", name: "mcp__everything__echo", arguments: { message: "found" } }] });
-    fake.enqueue({ blocks: [{ type: "text", text: "done" }] });
-    await p.request({ type: "prompt", message: "find echo" });
-    await p.waitFor("agent_settled");
+    await turn(fake, p, [{ id: "s", name: "tool_search", arguments: { query: "echo back the message", limit: 1 } }, { id: "e", name: "mcp__everything__echo", arguments: { message: "found" } }]);
     const first = declared(fake.requests[0]!.body);
     expect(first).toContain("tool_search");
     expect(first).not.toContain("mcp__everything__echo");
