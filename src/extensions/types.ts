@@ -10,7 +10,7 @@ import type { DialogHost } from "./ui-bridge.ts";
 import type { VirtualModelDefinition } from "./api.ts";
 import type { Tool } from "../tools/tool.ts";
 import type { BashSandbox } from "../tools/bash.ts";
-import type { McpServerConfig } from "../mcp/config.ts";
+import type { McpConfig } from "../mcp/config.ts";
 import type { McpServerStatus } from "../mcp/connection.ts";
 
 export type ExtensionMode = "rpc" | "json" | "print" | "acp";
@@ -75,17 +75,17 @@ export interface ExtensionSessionPort {
 }
 
 /**
- * pion's one MCP machinery as the reference's `createMcpExtension` / `createToolSearchExtension`
- * reach it: servers an extension gives join the configured ones (same tools, exposure, permission
- * gate, credential guard and status frames), never a second client.
+ * pion's one MCP machinery as the reference's built-in extension factories reach it: the servers
+ * an extension's `createMcpExtension` gives take the place of mcp.json's (same tools, exposure,
+ * permission gate, credential guard and status frames), never a second client.
  */
 export interface ExtensionMcpHost {
   home: string;
   env: Record<string, string | undefined>;
   /** `--no-mcp`: no server connects, the extension's neither. */
   disabled: boolean;
-  /** Adds servers (each replaces a configured or earlier one of the same name) and starts them. */
-  add(servers: McpServerConfig[]): Promise<void>;
+  /** Uses these servers (and errors, shown in status) in place of mcp.json's and starts them; run-time (ACP) servers stay. */
+  configure(config: McpConfig): Promise<void>;
   status(): McpServerStatus[];
   /** The MCP tool set's `tool_search` and `codemode`, once a run prepared it. */
   toolSearch(): Tool | undefined;

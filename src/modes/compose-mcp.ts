@@ -105,6 +105,18 @@ export async function startMcp(o: CliOptions, projectTrusted: boolean, guard: Cr
       const all = withRuntimeServers(state.config, runtime);
       await state.manager!.setServers(all.servers, all.errors);
     },
+    /**
+     * An extension's MCP configuration (the reference's `createMcpExtension`) in place of
+     * mcp.json's, as the reference's built-in MCP gives way to it; run-time servers stay. Starts them now.
+     */
+    async configure(next: McpConfig) {
+      const { withRuntimeServers } = await import("../mcp/config.ts");
+      state.config = next;
+      await state.ensure();
+      state.started = true;
+      const all = withRuntimeServers(next, runtime);
+      await state.manager!.setServers(all.servers, all.errors);
+    },
     /** Called once the session exists to report on the servers. */
     ready() {
       if (state.config) setTimeout(() => state.start(), MCP_START_DELAY_MS).unref();

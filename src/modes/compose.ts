@@ -297,7 +297,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
   // Extensions load before the session exists; what they write meanwhile waits in `early`.
   const ref: SessionRef = {
     early: [],
-    mcp: { home: o.home, env: o.env, disabled: o.noMcp === true, add: (servers) => mcp.add(servers), status: () => mcp.manager?.status() ?? [], toolSearch: () => mcp.toolSet?.search, codemode: () => mcp.toolSet?.codemode() },
+    mcp: { home: o.home, env: o.env, disabled: o.noMcp === true, configure: (config) => mcp.configure(config), status: () => mcp.manager?.status() ?? [], toolSearch: () => mcp.toolSet?.search, codemode: () => mcp.toolSet?.codemode() },
   };
   const shutdown = new AbortController();
   const extensionPaths = extensionsToLoad(o, projectTrust.trusted, settings);

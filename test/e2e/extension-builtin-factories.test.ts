@@ -1,7 +1,8 @@
 /**
  * The reference's built-in extension factories as a user's extension calls them
  * (`export default createMcpExtension({...})` in a file loaded with -e): over pion's own MCP
- * client, codemode and tool_search, with the permission gate and project trust applying.
+ * client, codemode and tool_search, with the permission gate and project trust applying; and
+ * the whole-program entry points, which stay errors inside pion.
  */
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -56,12 +57,19 @@ const withLoadConfig = (servers: Record<string, unknown>) =>
 
 describe("createMcpExtension", () => {
   test.concurrent("loadConfig's servers connect through pion's MCP; the model calls their tools; /mcp reports them", async () => {
-    const { fake, p } = setup(withLoadConfig({ ext: server({ exposure: "direct" }), broken: { url: "ftp://nowhere" } }));
+    const { fake, p } = setup(withLoadConfig({ ext: server({ exposure: "direct" }), broken: { url: "ftp://nowhere" } }), [], (d) =>
+      writeFileSync(join(d.home, "mcp.json"), JSON.stringify({ mcpServers: { configured: server({ exposure: "direct" }) } })),
+    );
     expect((await connected(p, "ext")).state).toBe("connected");
+    // The extension's servers take the place of mcp.json's, as the reference's built-in MCP gives way to it.
     const status = (await p.request({ type: "get_mcp_status" })).data as { servers: Rec[] };
-    expect(status.servers.map((s) => s.name)).toEqual(["ext"]);
+    expect(status.servers.map((s) => [s.name, s.state])).toEqual([
+      ["ext", "connected"],
+      ["broken", "failed"],
+    ]);
     await turn(fake, p, [{ id: "t1", name: "mcp__ext__echo", arguments: { message: "from an extension" } }]);
     expect(declared(fake.requests[0]!.body)).toContain("mcp__ext__echo");
+    expect(declared(fake.requests[0]!.body).some((n) => n.startsWith("mcp__configured__"))).toBe(false);
     expect(endOf(p, "t1")).toMatchObject({ isError: false, result: { content: [{ type: "text", text: "Echo: from an extension" }] } });
     // The bad entry is reported, the others are not held up by it.
     expect(p.records.some((r) => r.type === "extension_ui_request" && r.method === "notify" && String(r.message).includes("url must be http or https"))).toBe(true);
@@ -69,6 +77,7 @@ describe("createMcpExtension", () => {
     await p.request({ type: "prompt", message: "/mcp" });
     const note = await p.waitFor((r) => r.type === "extension_ui_request" && r.method === "notify" && String(r.message).startsWith("MCP servers:"), from);
     expect(String(note.message)).toMatch(/^ext \(stdio\): connected · \d+ tools$/m);
+    expect(String(note.message)).toContain("broken (http): failed: ");
   });
 
   test.concurrent("its servers' tools meet the permission rules as any MCP tool", async () => {

@@ -2,8 +2,9 @@
  * pi-coding-agent's built-in extension factories (`createMcpExtension`, `createCodemodeExtension`,
  * `createToolSearchExtension`), each an ExtensionFactory `(pi) => void` over pion's own machinery:
  *
- * - MCP: the servers the factory's `loadConfig(ctx)` returns (by default mcp.json as pion reads it,
- *   a project's only when trusted) join pion's MCP servers on `session_start`. Their tools are
+ * - MCP: on `session_start` the servers the factory's `loadConfig(ctx)` returns (by default mcp.json
+ *   as pion reads it, a project's only when trusted) take the place of mcp.json's, as the
+ *   reference's built-in MCP gives way to an extension's; run-time (ACP) servers stay. Their tools are
  *   pion's MCP tools (`mcp__<server>__<tool>`, exposure, codemode, tool_search, the permission
  *   gate, the credential guard, `mcp_status` frames); `/mcp` reports their state. `--no-mcp` keeps
  *   them off too.
@@ -21,7 +22,7 @@ import { NATIVE_TOOL } from "../tool-adapter.ts";
 import { MCP_HOST, type ExtensionMcpHost } from "../types.ts";
 import type { Tool } from "../../tools/tool.ts";
 import type { Entry } from "../../store/entries.ts";
-import type { McpServerConfig } from "../../mcp/config.ts";
+import type { McpConfig, McpConfigError, McpServerConfig } from "../../mcp/config.ts";
 import type { McpServerStatus } from "../../mcp/connection.ts";
 
 type Pi = ExtensionApi & { [MCP_HOST]?: () => ExtensionMcpHost | undefined; appendEntry(customType: string, data?: unknown): void };
@@ -76,30 +77,29 @@ function nativeDefinition(tool: Tool, extra: { promptSnippet?: string; promptGui
 }
 
 /**
- * The servers a `loadConfig` result names, in pion's form: each entry's `config` is read as an
- * `mcpServers` entry of mcp.json (`${VAR}` expanded from pion's environment), a bad one is an
- * error for that server only; the last entry of a name wins.
+ * A `loadConfig` result in pion's form: each entry's `config` is read as an `mcpServers` entry of
+ * mcp.json (`${VAR}` expanded from pion's environment); a bad one is an error for that server
+ * only, the loader's own errors are errors of no server (`*`); the last entry of a name wins.
  */
-export function serversOf(
+export function configOf(
   loaded: LoadedMcpConfigLike,
-  toServer: (name: string, raw: unknown, source: string) => McpServerConfig | { error: string; name: string },
+  toServer: (name: string, raw: unknown, source: string) => McpServerConfig | McpConfigError,
   source: string,
-): { servers: McpServerConfig[]; errors: string[] } {
-  if (!loaded || typeof loaded !== "object" || !Array.isArray(loaded.servers)) {
-    return { servers: [], errors: ["loadConfig must return { servers: [...], errors: [...] }"] };
-  }
-  const errors = Array.isArray(loaded.errors) ? loaded.errors.filter((e) => typeof e === "string") : [];
+): McpConfig {
+  const general = (error: string): McpConfigError => ({ name: "*", source, transport: "unknown", error });
+  if (!loaded || typeof loaded !== "object" || !Array.isArray(loaded.servers)) return { servers: [], errors: [general("loadConfig must return { servers: [...], errors: [...] }")] };
+  const errors = (Array.isArray(loaded.errors) ? loaded.errors : []).filter((e) => typeof e === "string").map(general);
   const byName = new Map<string, McpServerConfig>();
   for (const entry of loaded.servers) {
     if (!entry || typeof entry !== "object" || typeof entry.name !== "string") {
-      errors.push("a server entry needs a name and a config");
+      errors.push(general("a server entry needs a name and a config"));
       continue;
     }
     const r = toServer(entry.name, entry.config, typeof entry.source === "string" && entry.source ? entry.source : source);
-    if ("error" in r) errors.push(r.error);
+    if ("error" in r) errors.push(r);
     else byName.set(r.name, r);
   }
-  return { servers: [...byName.values()], errors };
+  return { servers: [...byName.values()], errors, ...(typeof loaded.autoEnableCodemode === "boolean" ? { autoEnableCodemode: loaded.autoEnableCodemode } : {}) };
 }
 
 /** `/mcp` without arguments: one line per server. */
@@ -124,23 +124,15 @@ export function createMcpExtension(options: McpExtensionOptions = {}): Factory {
     pi.on("session_start", async (_event, ctx) => {
       const host = hostOf(pi, "createMcpExtension");
       const { loadMcpConfig, toServerConfig } = await import("../../mcp/config.ts");
-      const trusted = ctx.isProjectTrusted();
-      let servers: McpServerConfig[];
-      let errors: string[];
-      if (options.loadConfig) {
-        ({ servers, errors } = serversOf(options.loadConfig(ctx), (name, raw, source) => toServerConfig(name, raw, source, host.env, ctx.cwd), "extension"));
-      } else {
-        const config = loadMcpConfig({ home: host.home, cwd: ctx.cwd, env: host.env, projectTrusted: trusted });
-        servers = config.servers;
-        errors = config.errors.map((e) => (e.name === "*" ? `${e.source}: ${e.error}` : `server "${e.name}": ${e.error}`));
-      }
-      for (const e of errors) ctx.ui.notify(`MCP: ${e}`, "warning");
-      if (servers.length === 0) return;
+      const config = options.loadConfig
+        ? configOf(options.loadConfig(ctx), (name, raw, source) => toServerConfig(name, raw, source, host.env, ctx.cwd), "extension")
+        : loadMcpConfig({ home: host.home, cwd: ctx.cwd, env: host.env, projectTrusted: ctx.isProjectTrusted() });
+      for (const e of config.errors) ctx.ui.notify(`MCP: ${e.name === "*" ? `${e.source}: ` : `server "${e.name}": `}${e.error}`, "warning");
       if (host.disabled) {
-        ctx.ui.notify(`MCP is off for this run (--no-mcp): ${servers.map((s) => s.name).join(", ")} not started`, "info");
+        if (config.servers.length > 0) ctx.ui.notify(`MCP is off for this run (--no-mcp): ${config.servers.map((s) => s.name).join(", ")} not started`, "info");
         return;
       }
-      await host.add(servers);
+      await host.configure(config);
     });
     pi.registerCommand("mcp", {
       description: "Show the MCP servers and their state",

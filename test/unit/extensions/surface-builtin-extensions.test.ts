@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { Runner } from "../../../src/extensions/runner.ts";
-import { formatMcpStatus, serversOf } from "../../../src/extensions/surface/coding-builtin-extensions.ts";
+import { configOf, formatMcpStatus } from "../../../src/extensions/surface/coding-builtin-extensions.ts";
 import { referenceModules } from "../../../src/extensions/virtual-modules.ts";
-import { toServerConfig, type McpServerConfig } from "../../../src/mcp/config.ts";
+import { toServerConfig, type McpConfig } from "../../../src/mcp/config.ts";
 import type { ExtensionMcpHost } from "../../../src/extensions/types.ts";
 import { fakePort } from "./fake-port.ts";
 
@@ -12,17 +12,17 @@ const parse = (name: string, raw: unknown, source: string) => toServerConfig(nam
 /** A runner whose one extension is `factory`, with an MCP host that records what it is given. */
 function withFactory(factory: (pi: unknown) => void, o: { disabled?: boolean } = {}) {
   const fake = fakePort();
-  const added: McpServerConfig[][] = [];
-  const host: ExtensionMcpHost = { home: "/nonexistent-home", env: {}, disabled: o.disabled ?? false, add: async (s) => void added.push(s), status: () => [], toolSearch: () => undefined, codemode: () => undefined };
+  const added: McpConfig[] = [];
+  const host: ExtensionMcpHost = { home: "/nonexistent-home", env: {}, disabled: o.disabled ?? false, configure: async (c) => void added.push(c), status: () => [], toolSearch: () => undefined, codemode: () => undefined };
   const runner = new Runner({ ...fake.port, mcp: () => host });
   const { api } = runner.add("/ext/builtin.ts");
   factory(api);
   return { ...fake, runner, added };
 }
 
-describe("serversOf", () => {
+describe("configOf", () => {
   test("each entry's config is read as an mcp.json entry; bad ones become errors, the last of a name wins", () => {
-    const r = serversOf(
+    const r = configOf(
       {
         servers: [
           { name: "a", config: { command: "srv", args: ["${TOKEN}"] } },
@@ -31,18 +31,29 @@ describe("serversOf", () => {
           { name: "bad name", config: { command: "x" } },
         ],
         errors: ["from the loader"],
+        autoEnableCodemode: false,
       },
       parse,
       "extension",
     );
     expect(r.servers.map((s) => [s.name, s.transport, s.exposure, s.source])).toEqual([["a", "http", "direct", "extension"]]);
-    expect(r.errors[0]).toBe("from the loader");
-    expect(r.errors.slice(1).join("\n")).toContain("url must be http or https");
-    expect(r.errors.slice(1).join("\n")).toContain('Invalid server name "bad name"');
+    expect(r.errors.map((e) => [e.name, e.source])).toEqual([
+      ["*", "extension"],
+      ["b", "/cfg.json"],
+      ["bad name", "extension"],
+    ]);
+    expect(r.errors[0]!.error).toBe("from the loader");
+    expect(r.errors[1]!.error).toContain("url must be http or https");
+    expect(r.autoEnableCodemode).toBe(false);
+  });
+
+  test("${VAR} in an entry reads pion's environment", () => {
+    const [s] = configOf({ servers: [{ name: "a", config: { command: "srv", args: ["--token=${TOKEN}"] } }] }, parse, "x").servers;
+    expect(s).toMatchObject({ transport: "stdio", args: ["--token=t0k"], credentialVars: [] });
   });
 
   test("a result that is not a config is one error", () => {
-    expect(serversOf(undefined as never, parse, "x")).toEqual({ servers: [], errors: ["loadConfig must return { servers: [...], errors: [...] }"] });
+    expect(configOf(undefined as never, parse, "x")).toEqual({ servers: [], errors: [{ name: "*", source: "x", transport: "unknown", error: "loadConfig must return { servers: [...], errors: [...] }" }] });
   });
 });
 
@@ -63,7 +74,7 @@ describe("the factories register what the reference's do", () => {
     expect(runner.tools()).toEqual([]);
     await runner.notify("session_start", { reason: "startup" });
     expect(errors()).toEqual([]);
-    expect(added.map((list) => list.map((s) => [s.name, s.transport]))).toEqual([[["s", "stdio"]]]);
+    expect(added.map((c) => c.servers.map((s) => [s.name, s.transport]))).toEqual([[["s", "stdio"]]]);
   });
 
   test("createMcpExtension: --no-mcp starts nothing; a custom transport is refused", async () => {
