@@ -20,8 +20,9 @@ import type { ExtensionTool } from "./types.ts";
 export const NATIVE_TOOL: unique symbol = Symbol.for("pion.extensions.nativeTool");
 
 export function adaptTool(def: ToolDefinition, extensionPath: string, context: () => ExtensionContext): ExtensionTool {
+  const inactive = def.defaultActive === false ? { defaultActive: false as const } : {};
   const native = (def as { [NATIVE_TOOL]?: Tool })[NATIVE_TOOL];
-  if (native) return { ...(native as Tool<Record<string, unknown>>), extensionPath, promptSnippet: def.promptSnippet, promptGuidelines: def.promptGuidelines };
+  if (native) return { ...(native as Tool<Record<string, unknown>>), extensionPath, promptSnippet: def.promptSnippet, promptGuidelines: def.promptGuidelines, ...inactive };
   const parameters = toJsonSchema(def.parameters);
   const schema = compileJsonSchema(parameters);
   return {
@@ -33,6 +34,7 @@ export function adaptTool(def: ToolDefinition, extensionPath: string, context: (
     extensionPath,
     promptSnippet: def.promptSnippet,
     promptGuidelines: def.promptGuidelines,
+    ...inactive,
     async parse(args) {
       const prepared: unknown = def.prepareArguments ? def.prepareArguments(args) : args;
       // Coerced as the reference coerces an extension tool's arguments ("42" for a number, ...);

@@ -87,9 +87,10 @@ export interface ExtensionMcpHost {
   /** Uses these servers (and errors, shown in status) in place of mcp.json's and starts them; run-time (ACP) servers stay. */
   configure(config: McpConfig): Promise<void>;
   status(): McpServerStatus[];
-  /** The MCP tool set's `tool_search` and `codemode`, once a run prepared it. */
+  /** The MCP tool set's `tool_search`, once a run prepared it. */
   toolSearch(): Tool | undefined;
-  codemode(): Promise<Tool> | undefined;
+  /** pion's codemode: the MCP tool set's while servers run, else one over the declared tools. */
+  codemode(): Promise<Tool>;
 }
 
 /** Where `pi` keeps the MCP host for pion's own factories (not an ExtensionAPI member). */
@@ -170,6 +171,8 @@ export interface ExtensionTool extends Tool<Record<string, unknown>> {
   sourceInfo?: SourceInfo;
   promptSnippet?: string;
   promptGuidelines?: string[];
+  /** `defaultActive: false`: declared only once `--tools` / `defaultTools` name it or `pi.setActiveTools` activates it. */
+  defaultActive?: false;
 }
 
 /** A flag an extension declared with `pi.registerFlag`. */

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { startFakeProvider } from "../support/fake-provider.ts";
-import { Pion, tempDirs, writeFakeModels, type Rec } from "../support/pion.ts";
+import { Pion, tempDirs, writeFakeModels, writeSettings, type Rec } from "../support/pion.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
 const EVERYTHING = join(ROOT, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
@@ -123,8 +123,8 @@ describe("createMcpExtension", () => {
 
 describe("createCodemodeExtension and createToolSearchExtension", () => {
   test.concurrent("codemode without MCP: scripts call the declared tools through the gate, as nested calls", async () => {
-    const { fake, p } = setup("export default createCodemodeExtension();", ["--deny", "bash(*)"], (d) => writeFileSync(join(d.cwd, "a.txt"), "alpha\n"));
-    await turn(fake, p, [{ id: "c0", name: "codemode", arguments: { code: `const t = await tools.read({ path: "a.txt" }); let e = "none"; try { await tools.bash({ command: "echo hi" }); } catch (err) { e = "refused"; } return t.trim() + " " + e;` } }]);
+    const { fake, p } = setup("export default createCodemodeExtension();", ["--tools", "+codemode", "--deny", "bash(*)"], (d) => writeFileSync(join(d.cwd, "a.txt"), "alpha\n"));
+    await turn(fake, p, [{ id: "c0", name: "codemode", arguments: { code: `const t = await tools.read({ path: "a.txt" }); let e = "none"; try { await tools.bash({ command: "echo hi" }); } catch (err) { e = "refused"; } return t.trim() + " " + e;` } }, { id: "s1", name: "codemode", arguments: { code: `store("n", 41); return "kept";` } }, { id: "s2", name: "codemode", arguments: { code: `return load("n") + 1;` } }]);
     expect(declared(fake.requests[0]!.body)).toContain("codemode");
     const end = endOf(p, "c0");
     expect(end?.isError).toBe(false);
@@ -135,10 +135,34 @@ describe("createCodemodeExtension and createToolSearchExtension", () => {
       ["bash", true],
     ]);
     expect(text(nested[1])).toContain("denied");
+    // store() / load() keep values across scripts on the branch.
+    expect(text(endOf(p, "s2"))).toMatch(/\b42$/);
+  });
+
+  test.concurrent("both register inactive, as the reference's: declared once --tools names them or pi.setActiveTools activates them", async () => {
+    const body = `export default (pi) => {
+  createCodemodeExtension()(pi);
+  createToolSearchExtension()(pi);
+  pi.registerCommand("activate", { handler: async () => pi.setActiveTools([...pi.getActiveTools(), "tool_search"]) });
+};`;
+    const { fake, p } = setup(body);
+    await turn(fake, p, []);
+    const before = declared(fake.requests[0]!.body);
+    expect(before).toContain("read");
+    expect(before.filter((n) => n === "codemode" || n === "tool_search")).toEqual([]);
+    await p.request({ type: "prompt", message: "/activate" });
+    await turn(fake, p, []);
+    const after = declared(fake.requests[1]!.body);
+    expect(after).toContain("tool_search");
+    expect(after).toContain("read");
+    expect(after).not.toContain("codemode");
   });
 
   test.concurrent("codemode with MCP servers: scripts reach tools the model is not given (deferred ones)", async () => {
-    const { fake, p } = setup("export default createCodemodeExtension();", [], (d) => writeFileSync(join(d.home, "mcp.json"), JSON.stringify({ mcpServers: { everything: server({ exposure: "deferred" }) } })));
+    const { fake, p } = setup("export default createCodemodeExtension();", [], (d) => {
+      writeFileSync(join(d.home, "mcp.json"), JSON.stringify({ mcpServers: { everything: server({ exposure: "deferred" }) } }));
+      writeSettings(d.home, { defaultTools: ["+codemode"] });
+    });
     await connected(p, "everything");
     await turn(fake, p, [{ id: "c2", name: "codemode", arguments: { code: `const r = await tools.mcp__everything__echo({ message: "deferred" }); return r.content[0].text;` } }]);
     const first = declared(fake.requests[0]!.body);
@@ -148,7 +172,7 @@ describe("createCodemodeExtension and createToolSearchExtension", () => {
   });
 
   test.concurrent("tool_search loads the undeclared tools of pion's MCP servers for the next call", async () => {
-    const { fake, p } = setup("export default createToolSearchExtension();", [], (d) => writeFileSync(join(d.home, "mcp.json"), JSON.stringify({ mcpServers: { everything: server() }, autoEnableCodemode: false })));
+    const { fake, p } = setup("export default createToolSearchExtension();", ["--tools", "+tool_search"], (d) => writeFileSync(join(d.home, "mcp.json"), JSON.stringify({ mcpServers: { everything: server() }, autoEnableCodemode: false })));
     await connected(p, "everything");
     await turn(fake, p, [{ id: "s", name: "tool_search", arguments: { query: "echo back the message", limit: 1 } }, { id: "e", name: "mcp__everything__echo", arguments: { message: "found" } }]);
     const first = declared(fake.requests[0]!.body);

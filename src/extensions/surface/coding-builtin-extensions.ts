@@ -8,7 +8,8 @@
  *   pion's MCP tools (`mcp__<server>__<tool>`, exposure, codemode, tool_search, the permission
  *   gate, the credential guard, `mcp_status` frames); `/mcp` reports their state. `--no-mcp` keeps
  *   them off too.
- * - codemode / tool_search: pion's tools of those names, registered through `pi`; with MCP servers
+ * - codemode / tool_search: pion's tools of those names, registered through `pi` inactive as the
+ *   reference's (`--tools`, `defaultTools` or `pi.setActiveTools` activates them); with MCP servers
  *   they are the MCP tool set's (scripts reach the servers' undeclared tools, searches load them),
  *   which also offers them itself while servers need them (by name, one tool). Without MCP,
  *   codemode scripts call the declared tools and tool_search finds nothing to load.
@@ -20,8 +21,7 @@
 import type { ExtensionApi, ExtensionContext, ToolDefinition } from "../api.ts";
 import { NATIVE_TOOL } from "../tool-adapter.ts";
 import { MCP_HOST, type ExtensionMcpHost } from "../types.ts";
-import type { Tool } from "../../tools/tool.ts";
-import type { Entry } from "../../store/entries.ts";
+import { READ_ONLY, type Tool } from "../../tools/tool.ts";
 import type { McpConfig, McpConfigError, McpServerConfig } from "../../mcp/config.ts";
 import type { McpServerStatus } from "../../mcp/connection.ts";
 
@@ -62,7 +62,7 @@ const hostOf = (pi: ExtensionApi, factory: string): ExtensionMcpHost => {
 };
 
 /** The definition `pi.registerTool` takes for a pion Tool. */
-function nativeDefinition(tool: Tool, extra: { promptSnippet?: string; promptGuidelines?: string[] } = {}): ToolDefinition {
+function nativeDefinition(tool: Tool, extra: { promptSnippet?: string; promptGuidelines?: string[]; defaultActive?: boolean } = {}): ToolDefinition {
   return {
     name: tool.name,
     label: tool.label ?? tool.name,
@@ -154,30 +154,18 @@ export interface CodemodeExtensionOptions {
 export function createCodemodeExtension(_options: CodemodeExtensionOptions = {}): Factory {
   return (api) => {
     const pi = api as Pi;
-    // `store()` / `load()` read the branch the script runs on.
-    let branch: () => readonly Entry[] = () => [];
-    pi.on("session_start", (_event, ctx) => {
-      const view = (ctx as { sessionManager?: { getBranch(): unknown[] } }).sessionManager;
-      if (view) branch = () => view.getBranch() as Entry[];
-    });
-    const { createCodemodeTool } = require("../../codemode/tool.ts") as typeof import("../../codemode/tool.ts");
-    const standalone = createCodemodeTool({
-      servers: [],
-      callable: () => [],
-      search: () => [],
-      namespace: () => undefined,
-      ready: async () => undefined,
-      branch: () => branch(),
-      saveWrites: (e) => pi.appendEntry(e.customType, e.data),
-      // Its output is masked with every tool's result (compose.ts toolMasker).
-      mask: (s) => s,
-    });
-    // With MCP servers, pion's MCP codemode: scripts reach their undeclared tools too.
+    const { CODEMODE_DESCRIPTION, CODEMODE_NAME, CODEMODE_PARAMETERS, parseCodemodeArgs } = require("../../codemode/definition.ts") as typeof import("../../codemode/definition.ts");
+    // Declared from the light definition; the script runner loads with the first call.
     const tool: Tool = {
-      ...(standalone as unknown as Tool),
-      execute: async (args, ctx) => ((await pi[MCP_HOST]?.()?.codemode()) ?? (standalone as unknown as Tool)).execute(args, ctx),
+      name: CODEMODE_NAME,
+      label: CODEMODE_NAME,
+      description: CODEMODE_DESCRIPTION,
+      annotations: READ_ONLY,
+      parameters: CODEMODE_PARAMETERS,
+      parse: parseCodemodeArgs,
+      execute: async (args, ctx) => (await hostOf(pi, "createCodemodeExtension").codemode()).execute(args, ctx),
     };
-    pi.registerTool(nativeDefinition(tool, { promptSnippet: "Run JavaScript that calls other tools" }));
+    pi.registerTool(nativeDefinition(tool, { promptSnippet: "Run JavaScript that calls other tools", defaultActive: false }));
   };
 }
 
@@ -194,7 +182,7 @@ export function createToolSearchExtension(): Factory {
         return search.execute(args, ctx);
       },
     };
-    pi.registerTool(nativeDefinition(tool, { promptSnippet: "Search for tools that are not loaded yet and load the matches" }));
+    pi.registerTool(nativeDefinition(tool, { promptSnippet: "Search for tools that are not loaded yet and load the matches", defaultActive: false }));
   };
 }
 

@@ -13,7 +13,7 @@ const parse = (name: string, raw: unknown, source: string) => toServerConfig(nam
 function withFactory(factory: (pi: unknown) => void, o: { disabled?: boolean } = {}) {
   const fake = fakePort();
   const added: McpConfig[] = [];
-  const host: ExtensionMcpHost = { home: "/nonexistent-home", env: {}, disabled: o.disabled ?? false, configure: async (c) => void added.push(c), status: () => [], toolSearch: () => undefined, codemode: () => undefined };
+  const host: ExtensionMcpHost = { home: "/nonexistent-home", env: {}, disabled: o.disabled ?? false, configure: async (c) => void added.push(c), status: () => [], toolSearch: () => undefined, codemode: () => Promise.reject(new Error("no codemode in this test")) };
   const runner = new Runner({ ...fake.port, mcp: () => host });
   const { api } = runner.add("/ext/builtin.ts");
   factory(api);
