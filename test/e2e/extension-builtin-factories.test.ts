@@ -43,8 +43,9 @@ type Call = { id: string; name: string; arguments: Record<string, unknown> };
 async function turn(fake: ReturnType<typeof startFakeProvider>, p: Pion, calls: Call[]): Promise<void> {
   for (const c of calls) fake.enqueue({ blocks: [{ type: "toolCall", ...c }] });
   fake.enqueue({ blocks: [{ type: "text", text: "done" }] });
+  const from = p.records.length;
   await p.request({ type: "prompt", message: "go" });
-  await p.waitFor("agent_settled");
+  await p.waitFor("agent_settled", from);
 }
 
 const declared = (body: unknown) => ((body as { tools?: { name: string }[] }).tools ?? []).map((t) => t.name);
@@ -143,7 +144,7 @@ describe("createCodemodeExtension and createToolSearchExtension", () => {
     const body = `export default (pi) => {
   createCodemodeExtension()(pi);
   createToolSearchExtension()(pi);
-  pi.registerCommand("activate", { handler: async () => pi.setActiveTools([...pi.getActiveTools(), "tool_search"]) });
+  pi.registerCommand("activate", { handler: async (_args, ctx) => { pi.setActiveTools([...pi.getActiveTools(), "tool_search"]); ctx.ui.notify("activated", "info"); } });
 };`;
     const { fake, p } = setup(body);
     await turn(fake, p, []);
@@ -151,6 +152,7 @@ describe("createCodemodeExtension and createToolSearchExtension", () => {
     expect(before).toContain("read");
     expect(before.filter((n) => n === "codemode" || n === "tool_search")).toEqual([]);
     await p.request({ type: "prompt", message: "/activate" });
+    await p.waitFor((r) => r.type === "extension_ui_request" && r.message === "activated");
     await turn(fake, p, []);
     const after = declared(fake.requests[1]!.body);
     expect(after).toContain("tool_search");
