@@ -25,7 +25,7 @@ import { READ_ONLY, type Tool } from "../../tools/tool.ts";
 import type { McpConfig, McpConfigError, McpServerConfig } from "../../mcp/config.ts";
 import type { McpServerStatus } from "../../mcp/connection.ts";
 
-type Pi = ExtensionApi & { [MCP_HOST]?: () => ExtensionMcpHost | undefined; appendEntry(customType: string, data?: unknown): void };
+type Pi = ExtensionApi & { [MCP_HOST]?: () => ExtensionMcpHost | undefined };
 type Factory = (pi: ExtensionApi) => void;
 
 /** The reference's `McpServerEntry` as a `loadConfig` returns it. */
@@ -178,7 +178,7 @@ export function createToolSearchExtension(): Factory {
     const tool: Tool = {
       ...(none as unknown as Tool),
       execute: async (args, ctx) => {
-        const search = (pi as Pi)[MCP_HOST]?.()?.toolSearch() ?? (none as unknown as Tool);
+        const search = pi[MCP_HOST]?.()?.toolSearch() ?? (none as unknown as Tool);
         return search.execute(args, ctx);
       },
     };
