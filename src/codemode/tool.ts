@@ -12,13 +12,14 @@
 import { readFileSync } from "node:fs";
 import type { ImageContent, TextContent } from "../providers/types.ts";
 import type { Entry } from "../store/entries.ts";
-import { READ_ONLY, ToolArgumentError, type Tool, type ToolContext, type ToolResult } from "../tools/tool.ts";
+import { READ_ONLY, type Tool, type ToolContext, type ToolResult } from "../tools/tool.ts";
+import { CODEMODE_DESCRIPTION, CODEMODE_NAME, CODEMODE_PARAMETERS, parseCodemodeArgs } from "./definition.ts";
 import { toolDeclaration } from "./declaration.ts";
 import type { CallMessage } from "./protocol.ts";
 import { formatOutcome, parseOptions } from "./script-output.ts";
 import { STORE_ENTRY_TYPE, storeOnBranch } from "./script-store.ts";
 
-export const CODEMODE_NAME = "codemode";
+export { CODEMODE_NAME } from "./definition.ts";
 
 export interface Namespace {
   name: string;
@@ -42,12 +43,6 @@ export interface CodemodeDeps {
   mask: (text: string) => string;
 }
 
-const DESCRIPTION = `Run JavaScript that calls other tools. The input is raw JavaScript, run as the body of an async function in a QuickJS sandbox (top-level await and return work; no Node APIs, file system, network or timers).
-- \`await tools.<name>(args)\` calls a tool (names with characters other than letters, digits, _ and $ use _ instead): MCP tools resolve to their CallToolResult, tools with structured output (bash) to that object, others to their text; a failed or refused call rejects with an Error. Run independent calls together with Promise.allSettled.
-- \`text(value)\`, \`image(dataUrlOrImageBlock)\`, \`console.log(...)\` and a top-level \`return\` add output; \`exit()\` ends the script. Only this output reaches you, so filter large results in the script.
-- \`store(key, value)\` / \`load(key)\` keep small JSON values across codemode calls on this branch.
-- \`ALL_TOOLS\`, \`await searchTools(query, { limit?, namespace? })\`, \`await describeTool(name)\`, \`await describeNamespace(name)\` find tools that are not declared to you, such as MCP tools.
-- An optional first line sets limits: \`// @options: {"max_output_tokens": 10000, "timeout_ms": 60000}\``;
 
 const ident = (name: string) => name.replace(/[^A-Za-z0-9_$]/g, "_");
 const DISCOVERY = /\b(searchTools|describeNamespace|describeTool|ALL_TOOLS)\b/;
@@ -64,15 +59,11 @@ export function createCodemodeTool(deps: CodemodeDeps): Tool<{ code: string }> {
   return {
     name: CODEMODE_NAME,
     label: CODEMODE_NAME,
-    description: deps.servers.length === 0 ? DESCRIPTION : `${DESCRIPTION}\n\nMCP servers (tools \`mcp__<server>__<tool>\`; \`describeNamespace("mcp__<server>")\` lists them):\n${deps.servers.map((s) => `- mcp__${ident(s.name)}${s.description ? `: ${s.description}` : ""}`).join("\n")}`,
+    description: deps.servers.length === 0 ? CODEMODE_DESCRIPTION : `${CODEMODE_DESCRIPTION}\n\nMCP servers (tools \`mcp__<server>__<tool>\`; \`describeNamespace("mcp__<server>")\` lists them):\n${deps.servers.map((s) => `- mcp__${ident(s.name)}${s.description ? `: ${s.description}` : ""}`).join("\n")}`,
     // The script itself touches nothing: each call it makes is judged on its own.
     annotations: READ_ONLY,
-    parameters: { type: "object", properties: { code: { type: "string", description: "Raw JavaScript source." } }, required: ["code"], additionalProperties: false },
-    parse(raw) {
-      const code = (raw as { code?: unknown } | undefined)?.code;
-      if (typeof code !== "string" || code.trim() === "") throw new ToolArgumentError("code must be a non-empty string of JavaScript");
-      return { code };
-    },
+    parameters: CODEMODE_PARAMETERS,
+    parse: parseCodemodeArgs,
     async execute({ code }, ctx) {
       const started = performance.now();
       const options = parseOptions(code);

@@ -53,6 +53,8 @@ export interface ToolDefinition {
   promptGuidelines?: string[];
   /** MCP's tool annotations; `readOnlyHint: true` spares the tool approval in ask mode and lets it run in read-only mode. */
   annotations?: ToolAnnotations;
+  /** `false`: registered inactive (`--tools`, `defaultTools` or `pi.setActiveTools` activates it). */
+  defaultActive?: boolean;
   prepareArguments?(args: unknown): unknown;
   execute(
     toolCallId: string,

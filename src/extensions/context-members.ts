@@ -8,7 +8,7 @@
  * (while extensions load) reads answer empty and changes throw "the session is not ready yet".
  */
 import { dirname } from "node:path";
-import type { ExtensionSessionPort, SessionControl } from "./types.ts";
+import { MCP_HOST, type ExtensionSessionPort, type SessionControl } from "./types.ts";
 
 type Entry = { id: string; parentId: string | null; type: string; label?: string; targetId?: string };
 
@@ -121,5 +121,6 @@ export function apiMembers(port: ExtensionSessionPort) {
       if (!model || typeof model.provider !== "string" || typeof model.id !== "string") return false;
       return must(port).setModel(model.provider, model.id);
     },
+    [MCP_HOST]: () => port.mcp?.(),
   };
 }

@@ -7,13 +7,22 @@
  * message into an error result for the model.
  */
 import type { ImageContent, TextContent } from "../providers/types.ts";
-import { ToolArgumentError, type ToolAnnotations, type ToolResult } from "../tools/tool.ts";
+import { ToolArgumentError, type Tool, type ToolAnnotations, type ToolResult } from "../tools/tool.ts";
 import { compileJsonSchema, describeSchemaIssues } from "../util/json-schema.ts";
 import type { ExtensionContext, ToolDefinition } from "./api.ts";
 import { toJsonSchema } from "./type-builder.ts";
 import type { ExtensionTool } from "./types.ts";
 
+/**
+ * A definition carrying a pion Tool under this key (pion's own factories, surface/coding-builtin-extensions.ts)
+ * registers that tool itself: it gets the whole ToolContext (nested calls through the loop's pipeline).
+ */
+export const NATIVE_TOOL: unique symbol = Symbol.for("pion.extensions.nativeTool");
+
 export function adaptTool(def: ToolDefinition, extensionPath: string, context: () => ExtensionContext): ExtensionTool {
+  const inactive = def.defaultActive === false ? { defaultActive: false as const } : {};
+  const native = (def as { [NATIVE_TOOL]?: Tool })[NATIVE_TOOL];
+  if (native) return { ...(native as Tool<Record<string, unknown>>), extensionPath, promptSnippet: def.promptSnippet, promptGuidelines: def.promptGuidelines, ...inactive };
   const parameters = toJsonSchema(def.parameters);
   const schema = compileJsonSchema(parameters);
   return {
@@ -25,6 +34,7 @@ export function adaptTool(def: ToolDefinition, extensionPath: string, context: (
     extensionPath,
     promptSnippet: def.promptSnippet,
     promptGuidelines: def.promptGuidelines,
+    ...inactive,
     async parse(args) {
       const prepared: unknown = def.prepareArguments ? def.prepareArguments(args) : args;
       // Coerced as the reference coerces an extension tool's arguments ("42" for a number, ...);

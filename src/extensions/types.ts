@@ -10,6 +10,8 @@ import type { DialogHost } from "./ui-bridge.ts";
 import type { VirtualModelDefinition } from "./api.ts";
 import type { Tool } from "../tools/tool.ts";
 import type { BashSandbox } from "../tools/bash.ts";
+import type { McpConfig } from "../mcp/config.ts";
+import type { McpServerStatus } from "../mcp/connection.ts";
 
 export type ExtensionMode = "rpc" | "json" | "print" | "acp";
 
@@ -68,7 +70,31 @@ export interface ExtensionSessionPort {
   models?(): ModelLookup | undefined;
   /** Optional: the session behind `ctx.sessionManager`, `ctx.compact`, `pi.setModel`... (context-members.ts); undefined before it exists. */
   control?(): SessionControl | undefined;
+  /** Optional: the session's MCP servers, for the reference's built-in extension factories (surface/coding-builtin-extensions.ts). */
+  mcp?(): ExtensionMcpHost | undefined;
 }
+
+/**
+ * pion's one MCP machinery as the reference's built-in extension factories reach it: the servers
+ * an extension's `createMcpExtension` gives take the place of mcp.json's (same tools, exposure,
+ * permission gate, credential guard and status frames), never a second client.
+ */
+export interface ExtensionMcpHost {
+  home: string;
+  env: Record<string, string | undefined>;
+  /** `--no-mcp`: no server connects, the extension's neither. */
+  disabled: boolean;
+  /** Uses these servers (and errors, shown in status) in place of mcp.json's and starts them; run-time (ACP) servers stay. */
+  configure(config: McpConfig): Promise<void>;
+  status(): McpServerStatus[];
+  /** The MCP tool set's `tool_search`, once a run prepared it. */
+  toolSearch(): Tool | undefined;
+  /** pion's codemode: the MCP tool set's while servers run, else one over the declared tools. */
+  codemode(): Promise<Tool>;
+}
+
+/** Where `pi` keeps the MCP host for pion's own factories (not an ExtensionAPI member). */
+export const MCP_HOST: unique symbol = Symbol.for("pion.extensions.mcpHost");
 
 /** The session state and controls extensions reach (the session's composition implements it). */
 export interface SessionControl {
@@ -145,6 +171,8 @@ export interface ExtensionTool extends Tool<Record<string, unknown>> {
   sourceInfo?: SourceInfo;
   promptSnippet?: string;
   promptGuidelines?: string[];
+  /** `defaultActive: false`: declared only once `--tools` / `defaultTools` name it or `pi.setActiveTools` activates it. */
+  defaultActive?: false;
 }
 
 /** A flag an extension declared with `pi.registerFlag`. */

@@ -81,6 +81,10 @@ export function createMcpToolSet(manager: McpManager, o: { maskDeep: <T>(v: T) =
   /** The codemode tool's object, loaded before the first model call that declares it. */
   let codemodeLoaded: Tool | undefined;
   return {
+    /** `tool_search` over the servers' undeclared tools (declared while a server has `deferred` tools). */
+    search,
+    /** The `codemode` tool over every server (loaded on first use; declared while a server has `codemode` tools). */
+    codemode: codemodeTool,
     /** Loads what the next model call may declare (codemode's module), off the hot path. */
     async prepare(): Promise<void> {
       const codemodeServers = manager.connections().filter((c) => has(c.config, "codemode"));

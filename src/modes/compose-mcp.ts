@@ -31,6 +31,7 @@ export async function startMcp(o: CliOptions, projectTrusted: boolean, guard: Cr
     if (config.servers.length === 0 && config.errors.length === 0) config = undefined;
   }
   let hasDirect: ((c: McpServerConfig) => boolean) | undefined;
+  let standalone: Promise<Tool> | undefined;
   /** Servers given at run time, on top of the configured ones. */
   let runtime: McpServerConfig[] = [];
   const state = {
@@ -104,6 +105,37 @@ export async function startMcp(o: CliOptions, projectTrusted: boolean, guard: Cr
       state.started = true;
       const all = withRuntimeServers(state.config, runtime);
       await state.manager!.setServers(all.servers, all.errors);
+    },
+    /**
+     * An extension's MCP configuration (the reference's `createMcpExtension`) in place of
+     * mcp.json's, as the reference's built-in MCP gives way to it; run-time servers stay. Starts them now.
+     */
+    async configure(next: McpConfig) {
+      const { withRuntimeServers } = await import("../mcp/config.ts");
+      state.config = next;
+      await state.ensure();
+      state.started = true;
+      const all = withRuntimeServers(next, runtime);
+      await state.manager!.setServers(all.servers, all.errors);
+    },
+    /**
+     * pion's codemode for an extension's `createCodemodeExtension`: the MCP tool set's once a run
+     * prepared it (scripts reach the servers' undeclared tools), else one over the declared tools.
+     */
+    codemode(session: SessionPort): Promise<Tool> {
+      if (state.toolSet) return state.toolSet.codemode();
+      return (standalone ??= import("../codemode/tool.ts").then(({ createCodemodeTool }) =>
+        createCodemodeTool({
+          servers: [],
+          callable: () => [],
+          search: () => [],
+          namespace: () => undefined,
+          ready: async () => undefined,
+          branch: () => session.branchPath(),
+          saveWrites: (e) => session.appendCustom(e.customType, e.data),
+          mask: (s) => guard.mask(s),
+        }) as unknown as Tool,
+      ));
     },
     /** Called once the session exists to report on the servers. */
     ready() {

@@ -264,6 +264,8 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
 
   const shell = localShell(settings);
   const toolSpec = splitMcpToolSpec(o.tools ?? settings.defaultTools);
+  // An extension's tool registered inactive (`defaultActive: false`) is declared when --tools / defaultTools names it.
+  const namedTools = new Set([o.tools ?? settings.defaultTools ?? []].flat().flatMap((s) => s.split(",")).map((s) => s.trim()).filter((s) => s !== "" && !s.startsWith("-")).map((s) => s.replace(/^\+/, "")));
   const selectedNames = startingTools({ ...o, tools: toolSpec.rest }, undefined, [...BUILTIN_TOOL_NAMES, "todo"]);
   const excluded = o.excludeTools ? toolMatcher(o.excludeTools) : undefined;
   // The tools' code loads when the first run starts (prepare); their objects (schemas and
@@ -296,7 +298,10 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
   };
   const hostTools = new HostTools((frame) => void session.publish(frame));
   // Extensions load before the session exists; what they write meanwhile waits in `early`.
-  const ref: SessionRef = { early: [] };
+  const ref: SessionRef = {
+    early: [],
+    mcp: { home: o.home, env: o.env, disabled: o.noMcp === true, configure: (config) => mcp.configure(config), status: () => mcp.manager?.status() ?? [], toolSearch: () => mcp.toolSet?.search, codemode: () => mcp.codemode(session) },
+  };
   const shutdown = new AbortController();
   const extensionPaths = extensionsToLoad(o, projectTrust.trusted, settings);
   // The loader (and its virtual modules) is only imported when there is something to load;
@@ -334,7 +339,8 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
     if (hasExtensions && !o.noTools) for (const t of extensions!.tools()) add(t, t.sourceInfo ?? builtinSource(t.name));
     if (!o.noTools) for (const t of mcp.tools(session)) if (toolSpec.mcp(t.name)) add(t, builtinSource("mcp"));
     if (excluded) for (const name of [...all.keys()]) if (excluded(name)) all.delete(name);
-    return maskTools(toolsInUse(ref, all, from));
+    const inactive = new Set(hasExtensions ? extensions!.tools().filter((t) => t.defaultActive === false && all.get(t.name) === t && !namedTools.has(t.name)).map((t) => t.name) : []);
+    return maskTools(toolsInUse(ref, all, from, inactive));
   };
   ref.currentTools = tools;
   let resources = loadResources(o, projectTrust.trusted, settings);

@@ -5,9 +5,9 @@
  */
 import type { SourceInfo } from "../resources/source-info.ts";
 import type { CredentialGuard } from "../credentials/guard.ts";
-import type { ExtensionSessionPort, ModelLookup, SessionControl } from "../extensions/types.ts";
+import type { ExtensionMcpHost, ExtensionSessionPort, ModelLookup, SessionControl } from "../extensions/types.ts";
 import type { Tool } from "../tools/tool.ts";
-import { sessionControl, type ControlDeps } from "./session-control.ts";
+import { isActive, sessionControl, type ControlDeps } from "./session-control.ts";
 import type { DialogHost } from "../extensions/ui-bridge.ts";
 import type { AgentSession } from "../session/session.ts";
 import type { ExtensionFrame } from "../session/session-types.ts";
@@ -27,6 +27,10 @@ export interface SessionRef {
   /** The session's tools now (before any model call too): refreshes `allTools`. */
   currentTools?: () => unknown;
   activeTools?: ReadonlySet<string>;
+  /** Tools registered inactive (`defaultActive: false`) that nothing activated: left out until `setActiveTools` names them. */
+  inactiveTools?: ReadonlySet<string>;
+  /** The session's MCP servers, for the reference's MCP extension factory. */
+  mcp?: ExtensionMcpHost;
 }
 
 export function extensionPort(
@@ -74,6 +78,7 @@ export function extensionPort(
     ...(sandbox ? { shellSandbox: sandbox } : {}),
     models: () => ref.models,
     control: () => ref.control,
+    mcp: () => ref.mcp,
     writeFrame: (frame) => {
       const f = frame as unknown as ExtensionFrame;
       if (ref.session) void ref.session.publish(f);
@@ -93,9 +98,9 @@ export function attachSession(ref: SessionRef, deps: ControlDeps): void {
  * (remembered by name, so a tool registered later under a chosen name joins). Records the full set
  * for `getAllTools`.
  */
-export function toolsInUse(ref: SessionRef, all: Map<string, Tool>, sources: ReadonlyMap<string, SourceInfo>): Map<string, Tool> {
+export function toolsInUse(ref: SessionRef, all: Map<string, Tool>, sources: ReadonlyMap<string, SourceInfo>, inactive: ReadonlySet<string> = new Set()): Map<string, Tool> {
   ref.allTools = all;
   ref.toolSources = sources;
-  if (!ref.activeTools) return all;
-  return new Map([...all].filter(([name]) => ref.activeTools!.has(name)));
+  ref.inactiveTools = inactive;
+  return new Map([...all].filter(([name]) => isActive(ref, name)));
 }

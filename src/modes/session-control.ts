@@ -25,6 +25,10 @@ export interface ControlDeps {
   reload?: () => Promise<void>;
 }
 
+/** Chosen with `setActiveTools`, else every tool but those registered inactive. */
+export const isActive = (ref: Pick<SessionRef, "activeTools" | "inactiveTools">, name: string): boolean =>
+  ref.activeTools ? ref.activeTools.has(name) : !ref.inactiveTools?.has(name);
+
 export function sessionControl(ref: SessionRef, deps: ControlDeps): SessionControl {
   const s = deps.session;
   const handlers = sessionHandlers(deps);
@@ -68,7 +72,7 @@ export function sessionControl(ref: SessionRef, deps: ControlDeps): SessionContr
       s.setModel(model);
       return true;
     },
-    activeTools: () => [...(current().keys())].filter((n) => !ref.activeTools || ref.activeTools.has(n)),
+    activeTools: () => [...current().keys()].filter((n) => isActive(ref, n)),
     allTools: () =>
       [...current().values()].map((t) => {
         const guidelines = (t as { promptGuidelines?: unknown }).promptGuidelines;

@@ -6,7 +6,9 @@
  * line (coding-cli.ts), a client of pion's RPC mode (coding-rpc-client.ts), model resolution as
  * `--model` / `--models` do it (coding-model-resolve.ts), the package manager (coding-packages.ts),
  * the PowerShell tool as it is off Windows (coding-powershell.ts), the paths of the shipped README
- * and docs (coding-config-paths.ts), extensions loaded and run outside a session (coding-runner.ts).
+ * and docs (coding-config-paths.ts), extensions loaded and run outside a session (coding-runner.ts),
+ * the built-in MCP / codemode / tool-search extension factories (coding-builtin-extensions.ts), and
+ * the whole-program entry points as the errors they are inside pion (coding-entry.ts).
  */
 import { SettingsManager } from "./coding-settings.ts";
 import { CredentialSynchronizationError, hasTrustRequiringProjectResources, ProjectTrustStore, readStoredCredential } from "./coding-trust.ts";
@@ -22,6 +24,8 @@ import { codingPackages } from "./coding-packages.ts";
 import { powerShellExports } from "./coding-powershell.ts";
 import { configPathExports } from "./coding-config-paths.ts";
 import { codingRunnerExports } from "./coding-runner.ts";
+import { builtinExtensionExports } from "./coding-builtin-extensions.ts";
+import { entryExports } from "./coding-entry.ts";
 
 export const codingHelperExports: Record<string, unknown> = {
   SettingsManager,
@@ -54,4 +58,6 @@ export const codingHelperExports: Record<string, unknown> = {
   ...powerShellExports,
   ...configPathExports,
   ...codingRunnerExports,
+  ...builtinExtensionExports,
+  ...entryExports,
 };

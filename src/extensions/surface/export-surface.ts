@@ -36,10 +36,10 @@ const UNAVAILABLE = new WeakSet<object>();
 const HEADLESS = new WeakSet<object>();
 const mark = <T extends object>(set: WeakSet<object>, value: T): T => (set.add(value), value);
 
-/** A function pion cannot offer: throws when called, naming itself. */
-export function unavailable(name: string): (...args: unknown[]) => never {
+/** A function pion cannot offer: throws when called, naming itself (and why, when given). */
+export function unavailable(name: string, why?: string): (...args: unknown[]) => never {
   return mark(UNAVAILABLE, () => {
-    throw new Error(`${name} is not available in pion extensions`);
+    throw new Error(`${name} is not available in pion extensions${why ? `: ${why}` : ""}`);
   });
 }
 
