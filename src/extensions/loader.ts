@@ -16,7 +16,7 @@ import { setModelAuth } from "./model-calls.ts";
 import { Runner } from "./runner.ts";
 import { setFactoryShellGuard } from "./tool-factories.ts";
 import type { ExtensionRunner, ExtensionSessionPort } from "./types.ts";
-import { registerVirtualModules } from "./virtual-modules.ts";
+import { extensionNeedsSurface, loadReferenceModules, registerVirtualModules } from "./virtual-modules.ts";
 
 export interface LoadOptions {
   /**
@@ -52,6 +52,7 @@ async function loadInto(runner: Runner, paths: readonly (string | DiscoveredExte
     let factory: unknown;
     runner.track(path);
     try {
+      if (await extensionNeedsSurface(path)) await loadReferenceModules();
       const mod: unknown = await import(path + query);
       factory = mod && typeof mod === "object" ? (mod as { default?: unknown }).default : undefined;
     } catch (err) {

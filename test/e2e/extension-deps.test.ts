@@ -59,3 +59,25 @@ for (const binary of [false, true]) {
     });
   });
 }
+
+// pion's modules for the reference's packages load with the first extension that needs them
+// (src/extensions/virtual-modules.ts): an import waits for them; a require cannot, so they are
+// loaded before an extension file that requires anything.
+test.concurrent("the reference's modules: a lone file importing none, one importing them, one requiring them through its helper", async () => {
+  const { home, cwd } = tempDirs();
+  const dir = join(cwd, "exts");
+  mkdirSync(dir);
+  writeFileSync(join(dir, "plain.ts"), 'export default function (pi) { pi.registerCommand("plain", { description: "no imports", handler: async () => {} }); }\n');
+  writeFileSync(join(dir, "imports.ts"), 'import { truncateLine } from "@earendil-works/pi-coding-agent";\nexport default function (pi) { pi.registerCommand("imports", { description: truncateLine("x".repeat(20), 5).text, handler: async () => {} }); }\n');
+  writeFileSync(join(dir, "helper.cjs"), 'const { visibleWidth } = require("@mariozechner/pi-tui");\nmodule.exports = { width: visibleWidth("中文") };\n');
+  writeFileSync(join(dir, "requires.ts"), 'import { createRequire } from "node:module";\nconst helper = createRequire(import.meta.url)("./helper.cjs");\nexport default function (pi) { pi.registerCommand("requires", { description: `width ${helper.width}`, handler: async () => {} }); }\n');
+  const p = new Pion({ home, cwd, args: ["--mode", "rpc", "--no-session", ...["plain", "requires", "imports"].flatMap((n) => ["-e", join(dir, `${n}.ts`)])] });
+  const commands = (await p.request({ type: "get_commands" })).data.commands as { name: string; description: string }[];
+  expect(commands.map((c) => [c.name, c.description])).toEqual([
+    ["plain", "no imports"],
+    ["requires", "width 4"],
+    ["imports", "xxxxx... [truncated]"],
+  ]);
+  expect(p.records.filter((r) => r.type === "extension_error")).toEqual([]);
+  await p.close();
+});

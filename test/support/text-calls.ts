@@ -29,7 +29,7 @@ export async function textCalls(side: string, calls: TextCall[], timeoutMs = 20_
 
 async function helpers(side: string): Promise<Record<string, (...args: unknown[]) => unknown>> {
   if (side === "pion") {
-    const { referenceModules } = await import("../../src/extensions/virtual-modules.ts");
+    const { referenceModules } = await import("../../src/extensions/surface/modules.ts");
     const m = referenceModules();
     return { ...m["pi-coding-agent"], ...m["pi-tui"] } as Record<string, (...args: unknown[]) => unknown>;
   }

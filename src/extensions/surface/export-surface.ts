@@ -18,9 +18,8 @@ import REFERENCE_EXPORTS from "./reference-exports.json" with { type: "json" };
  */
 export const REFERENCE_VERSION = "1.6.0";
 
-/** The reference's packages and the subpaths extensions import (`pi-ai/compat` is pi-ai's whole provider layer). */
-export const REFERENCE_PACKAGES = ["pi-coding-agent", "pi-ai", "pi-ai/compat", "pi-ai/models", "pi-agent-core", "pi-tui"] as const;
-export type ReferencePackage = (typeof REFERENCE_PACKAGES)[number];
+import { REFERENCE_PACKAGES, type ReferencePackage } from "./reference-packages.ts";
+export { REFERENCE_PACKAGES, type ReferencePackage };
 
 export interface ReferenceExport {
   kind: string;

@@ -8,7 +8,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { referenceModules } from "../virtual-modules.ts";
+import { referenceModules } from "./modules.ts";
 import { describeSurface, REFERENCE_PACKAGES, type ReferenceExports } from "./export-surface.ts";
 
 /** The runtime export list of the reference's packages installed beside `codingAgentDir`. */

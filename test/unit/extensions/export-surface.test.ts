@@ -3,7 +3,7 @@ import REFERENCE_EXPORTS from "../../../src/extensions/surface/reference-exports
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describeSurface, REFERENCE_PACKAGES } from "../../../src/extensions/surface/export-surface.ts";
-import { referenceModules } from "../../../src/extensions/virtual-modules.ts";
+import { referenceModules } from "../../../src/extensions/surface/modules.ts";
 
 const REFERENCE = process.env.PION_REFERENCE_PKG;
 const GENERATOR = join(import.meta.dir, "../../../src/extensions/surface/gen-reference-exports.ts");

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startFakeProvider } from "../../support/fake-provider.ts";
 import { setModelAuth } from "../../../src/extensions/model-calls.ts";
-import { referenceModules } from "../../../src/extensions/virtual-modules.ts";
+import { referenceModules } from "../../../src/extensions/surface/modules.ts";
 
 type Rec = Record<string, any>;
 type Fn = (...a: any[]) => any;

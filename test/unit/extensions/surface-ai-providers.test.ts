@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { referenceModules } from "../../../src/extensions/virtual-modules.ts";
+import { referenceModules } from "../../../src/extensions/surface/modules.ts";
 import { behaviourOf } from "../../../src/extensions/surface/export-surface.ts";
 import { addedApi, isImplementedApi } from "../../../src/providers/apis.ts";
 import { streamByApi } from "../../../src/providers/index.ts";

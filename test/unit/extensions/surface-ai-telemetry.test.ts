@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { referenceModules } from "../../../src/extensions/virtual-modules.ts";
+import { referenceModules } from "../../../src/extensions/surface/modules.ts";
 import { AI_TELEMETRY_SCHEMA, observeModelRequest } from "../../../src/extensions/surface/ai-telemetry.ts";
 import { startFakeProvider, type FakeReply } from "../../support/fake-provider.ts";
 

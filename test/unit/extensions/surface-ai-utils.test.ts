@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { referenceModules } from "../../../src/extensions/virtual-modules.ts";
+import { referenceModules } from "../../../src/extensions/surface/modules.ts";
 import { streamModel } from "../../../src/extensions/model-calls.ts";
 
 const REFERENCE = process.env.PION_REFERENCE_PKG;

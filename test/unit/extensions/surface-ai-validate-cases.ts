@@ -1,6 +1,6 @@
 /** Schemas with argument objects for the validateToolArguments differential test (surface-ai-validate.test.ts), and both sides' pi-ai. */
 import { join } from "node:path";
-import { referenceModules } from "../../../src/extensions/virtual-modules.ts";
+import { referenceModules } from "../../../src/extensions/surface/modules.ts";
 
 type Rec = Record<string, unknown>;
 export type Fn = (...args: any[]) => any;

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { Runner } from "../../../src/extensions/runner.ts";
 import { configOf, formatMcpStatus } from "../../../src/extensions/surface/coding-builtin-extensions.ts";
-import { referenceModules } from "../../../src/extensions/virtual-modules.ts";
+import { referenceModules } from "../../../src/extensions/surface/modules.ts";
 import { toServerConfig, type McpConfig } from "../../../src/mcp/config.ts";
 import type { ExtensionMcpHost } from "../../../src/extensions/types.ts";
 import { fakePort } from "./fake-port.ts";

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { setModelAuth } from "../../../src/extensions/model-calls.ts";
-import { referenceModules } from "../../../src/extensions/virtual-modules.ts";
+import { referenceModules } from "../../../src/extensions/surface/modules.ts";
 import type { Model } from "../../../src/providers/types.ts";
 import { buildContext } from "../../../src/session/context.ts";
 import { pathTo, type Entry } from "../../../src/store/entries.ts";

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { codingPackages, DefaultPackageManager } from "../../../src/extensions/surface/coding-packages.ts";
-import { referenceModules } from "../../../src/extensions/virtual-modules.ts";
+import { referenceModules } from "../../../src/extensions/surface/modules.ts";
 import { git, publishRepo, pushCommit, startGitServer } from "../../support/git-server.ts";
 
 const REF = process.env.PION_REFERENCE_PKG;

@@ -4,7 +4,7 @@ import { streamModel } from "../../../src/extensions/model-calls.ts";
 import { PartialAssistant } from "../../../src/extensions/surface/ai-utils-stream.ts";
 import { emptyAssistant } from "../../../src/providers/event-stream.ts";
 import type { AssistantMessageEvent, Model } from "../../../src/providers/types.ts";
-import { referenceModules } from "../../../src/extensions/virtual-modules.ts";
+import { referenceModules } from "../../../src/extensions/surface/modules.ts";
 import { startFakeProvider } from "../../support/fake-provider.ts";
 
 const REF = process.env.PION_REFERENCE_PKG;

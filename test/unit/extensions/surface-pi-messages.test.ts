@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { referenceModules } from "../../../src/extensions/virtual-modules.ts";
+import { referenceModules } from "../../../src/extensions/surface/modules.ts";
 import { streamPiMessages } from "../../../src/providers/pi-messages.ts";
 import type { AssistantMessage, LlmRequest, Message, Model } from "../../../src/providers/types.ts";
 import { startFakeProvider, type FakeProvider, type FakeReply, type FakeRequest } from "../../support/fake-provider.ts";

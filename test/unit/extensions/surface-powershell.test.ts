@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { referenceModules } from "../../../src/extensions/virtual-modules.ts";
+import { referenceModules } from "../../../src/extensions/surface/modules.ts";
 
 const REF = process.env.PION_REFERENCE_PKG;
 const P = referenceModules()["pi-coding-agent"] as Record<string, any>;

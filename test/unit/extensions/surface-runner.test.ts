@@ -6,7 +6,7 @@ import { join, resolve } from "node:path";
 const REF = process.env.PION_REFERENCE_PKG;
 // The reference first, before pion's loader maps the package names its own modules import.
 const R: Record<string, any> | undefined = REF ? await import(join(REF, "dist/index.js")) : undefined;
-const { referenceModules } = await import("../../../src/extensions/virtual-modules.ts");
+const { referenceModules } = await import("../../../src/extensions/surface/modules.ts");
 const P = referenceModules()["pi-coding-agent"] as Record<string, any>;
 const refTest = REF ? test : test.skip;
 const DIR = resolve(import.meta.dir, "../../fixtures/extensions/discoverable");

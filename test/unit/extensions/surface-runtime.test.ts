@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { startFakeProvider } from "../../support/fake-provider.ts";
 import { setModelAuth } from "../../../src/extensions/model-calls.ts";
 import { agentRuntimeExports } from "../../../src/extensions/surface/agent-runtime.ts";
-import { referenceModules } from "../../../src/extensions/virtual-modules.ts";
+import { referenceModules } from "../../../src/extensions/surface/modules.ts";
 
 type Rec = Record<string, any>;
 const REF = process.env.PION_REFERENCE_PKG;

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { virtualModule } from "../../../src/extensions/virtual-modules.ts";
+import { referenceModules } from "../../../src/extensions/surface/modules.ts";
 import { stripAnsi } from "../../../src/extensions/text-helpers.ts";
 import { textCalls, type TextCall } from "../../support/text-calls.ts";
 import { textCorpus, WIDTHS } from "../../support/text-corpus.ts";
@@ -8,8 +8,8 @@ const REF = process.env.PION_REFERENCE_PKG;
 
 // Through the module map extensions import, so a helper swapped for a stand-in fails here.
 type Truncation = { content: string; truncated: boolean; lastLinePartial: boolean; firstLineExceedsLimit: boolean; totalLines: number };
-const agent = virtualModule("@earendil-works/pi-coding-agent") as Record<string, (...a: never[]) => unknown>;
-const tui = virtualModule("@earendil-works/pi-tui") as Record<string, (...a: never[]) => unknown>;
+const agent = referenceModules()["pi-coding-agent"] as Record<string, (...a: never[]) => unknown>;
+const tui = referenceModules()["pi-tui"] as Record<string, (...a: never[]) => unknown>;
 const truncateHead = agent.truncateHead as unknown as (t: string, o?: { maxLines?: number; maxBytes?: number }) => Truncation;
 const truncateTail = agent.truncateTail as unknown as (t: string, o?: { maxLines?: number; maxBytes?: number }) => Truncation;
 const truncateLine = agent.truncateLine as unknown as (l: string, max?: number) => { text: string; wasTruncated: boolean };

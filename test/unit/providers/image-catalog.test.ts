@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { convertImageCatalog } from "../../../src/providers/catalog/images-convert.ts";
 import type { ModelsDev } from "../../../src/providers/catalog/models-dev.ts";
-import { referenceModules } from "../../../src/extensions/virtual-modules.ts";
+import { referenceModules } from "../../../src/extensions/surface/modules.ts";
 import { behaviourOf } from "../../../src/extensions/surface/export-surface.ts";
 
 const REF = process.env.PION_REFERENCE_PKG;

@@ -310,7 +310,7 @@ describe("the stream", () => {
 
 describe.skipIf(!REF)("pi-ai's streamSimpleMistral on pion", () => {
   test("an extension's call goes through pion's adapter and sends the reference's body", async () => {
-    const { referenceModules } = await import("../../../src/extensions/virtual-modules.ts");
+    const { referenceModules } = await import("../../../src/extensions/surface/modules.ts");
     const pion = referenceModules()["pi-ai/compat"] as Mod;
     const ref = await refAi();
     await using fake = startFakeProvider({ replies: [textReply(), textReply()] });

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { referenceModules } from "../../../src/extensions/virtual-modules.ts";
+import { referenceModules } from "../../../src/extensions/surface/modules.ts";
 import { thinkingLevelsFor } from "../../../src/providers/thinking.ts";
 import { codexEffort, codexErrorMessage, codexUrl, streamOpenAICodex } from "../../../src/providers/openai-codex.ts";
 import type { AssistantMessage, Message, Model } from "../../../src/providers/types.ts";

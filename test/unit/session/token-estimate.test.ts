@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { referenceModules } from "../../../src/extensions/virtual-modules.ts";
+import { referenceModules } from "../../../src/extensions/surface/modules.ts";
 import { planCompaction } from "../../../src/session/compaction.ts";
 import { findCutPoint } from "../../../src/session/cut-point.ts";
 import { contextTokens, estimateContext, estimateTokens } from "../../../src/session/stats.ts";
