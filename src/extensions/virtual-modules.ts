@@ -15,24 +15,40 @@ import { isCompiledBinary, registerDiskModules } from "./disk-modules.ts";
 import { REFERENCE_PACKAGES, type ReferencePackage } from "./surface/reference-packages.ts";
 
 type Exports = Record<string, unknown>;
-type SurfaceModules = typeof import("./surface/modules.ts");
+type PackageModule = { PACKAGES: Record<string, Exports> };
 
-let surface: SurfaceModules | undefined;
-let loading: Promise<SurfaceModules> | undefined;
+/** Each package's module (surface/package-*.ts), loaded with the first import of that package. */
+const LOADERS: Record<ReferencePackage, () => Promise<PackageModule>> = {
+  "pi-coding-agent": () => import("./surface/package-coding-agent.ts"),
+  "pi-ai": () => import("./surface/package-ai.ts"),
+  "pi-ai/compat": () => import("./surface/package-ai.ts"),
+  "pi-ai/models": () => import("./surface/package-ai.ts"),
+  "pi-agent-core": () => import("./surface/package-agent-core.ts"),
+  "pi-tui": () => import("./surface/package-tui.ts"),
+};
+const loaded = new Map<ReferencePackage, Exports>();
+
+async function loadPackage(pkg: ReferencePackage): Promise<Exports> {
+  const exports = loaded.get(pkg) ?? (await LOADERS[pkg]()).PACKAGES[pkg]!;
+  loaded.set(pkg, exports);
+  return exports;
+}
 
 /**
- * Load pion's modules for the reference's packages (surface/modules.ts). An `import` of one of
- * them loads it by itself; a `require` cannot wait, so the loader calls this first for an
- * extension that may require them (extensionNeedsSurface).
+ * Load pion's modules for every one of the reference's packages. An `import` of one loads it by
+ * itself; a `require` cannot wait, so the loader calls this first for an extension that may
+ * require them (extensionNeedsSurface).
  */
-export const loadReferenceModules = (): Promise<SurfaceModules> => (surface ? Promise.resolve(surface) : (loading ??= import("./surface/modules.ts").then((m) => (surface = m))));
+export async function loadReferenceModules(): Promise<void> {
+  await Promise.all(REFERENCE_PACKAGES.map(loadPackage));
+}
 
-const REFERENCE_NAME = /@(earendil-works|mariozechner)\/pi-|require/i;
+const REQUIRES = /require/i;
 
 /**
- * Whether an extension must have the reference's modules loaded before it is imported: one in or
- * beside a package (its dependencies' requires may reach them), or a file that names them or
- * requires anything. Only a lone file that does neither is imported without them.
+ * Whether an extension must have the reference's modules loaded before it is imported, because a
+ * `require` may reach them: one in or beside a package (its dependencies), or a file that
+ * requires anything. A lone file of `import`s loads just the packages it imports, as it imports them.
  */
 export async function extensionNeedsSurface(path: string): Promise<boolean> {
   if (path.includes("/node_modules/")) return true;
@@ -40,7 +56,7 @@ export async function extensionNeedsSurface(path: string): Promise<boolean> {
   if (existsSync(join(dir, "package.json")) || existsSync(join(dir, "node_modules")) || existsSync(join(dirname(dir), "package.json"))) return true;
   try {
     const file = Bun.file(path);
-    return (await file.size) > 1_000_000 || REFERENCE_NAME.test(await file.text());
+    return (await file.size) > 1_000_000 || REQUIRES.test(await file.text());
   } catch {
     return true;
   }
@@ -87,7 +103,10 @@ export function registerVirtualModules(): void {
     setup(build) {
       // Loaded with the first import of any of them (at once when already loaded, as a require needs).
       for (const [name, pkg] of Object.entries(PACKAGE_NAMES)) {
-        build.module(name, () => (surface ? { exports: surface.surfaceOf(pkg), loader: "object" as const } : loadReferenceModules().then((m) => ({ exports: m.surfaceOf(pkg), loader: "object" as const }))));
+        build.module(name, () => {
+          const ready = loaded.get(pkg);
+          return ready ? { exports: ready, loader: "object" as const } : loadPackage(pkg).then((exports) => ({ exports, loader: "object" as const }));
+        });
       }
       for (const [name, load] of Object.entries(TYPEBOX)) build.module(name, () => ({ exports: load(), loader: "object" }));
       if (isCompiledBinary()) registerDiskModules(build, { virtual: new Set([...Object.keys(PACKAGE_NAMES), ...Object.keys(TYPEBOX)]) });
