@@ -12,6 +12,7 @@ import type { Tool } from "../tools/tool.ts";
 import type { BashSandbox } from "../tools/bash.ts";
 import type { McpConfig } from "../mcp/config.ts";
 import type { McpServerStatus } from "../mcp/connection.ts";
+import type { McpCommandHost } from "../mcp/status-command.ts";
 
 export type ExtensionMode = "rpc" | "json" | "print" | "acp";
 
@@ -87,6 +88,8 @@ export interface ExtensionMcpHost {
   /** Uses these servers (and errors, shown in status) in place of mcp.json's and starts them; run-time (ACP) servers stay. */
   configure(config: McpConfig): Promise<void>;
   status(): McpServerStatus[];
+  /** What `/mcp` works on (mcp/status-command.ts): the same servers. */
+  command(): McpCommandHost;
   /** The MCP tool set's `tool_search`, once a run prepared it. */
   toolSearch(): Tool | undefined;
   /** pion's codemode: the MCP tool set's while servers run, else one over the declared tools. */

@@ -5,6 +5,7 @@ import type { McpConfig, McpServerConfig } from "../mcp/config.ts";
 import { mcpConfigFiles } from "../mcp/config-files.ts";
 import type { McpConnection } from "../mcp/connection.ts";
 import type { McpManager } from "../mcp/manager.ts";
+import type { McpCommandHost } from "../mcp/status-command.ts";
 import type { createMcpToolSet, SessionPort } from "../mcp/tool-set.ts";
 import type { Tool } from "../tools/tool.ts";
 import { log } from "../util/log.ts";
@@ -137,6 +138,16 @@ export async function startMcp(o: CliOptions, projectTrusted: boolean, guard: Cr
         }) as unknown as Tool,
       ));
     },
+    /** What `/mcp` works on: the servers start now if they have not, and the status waits for them. */
+    command: (): McpCommandHost => ({
+      configFile: join(o.home, "mcp.json"),
+      async status() {
+        state.start();
+        await state.manager?.waitForStartup(MCP_STARTUP_WAIT_MS);
+        return state.manager?.status() ?? [];
+      },
+      reconnect: async (name) => state.manager?.connections().find((c) => c.config.name === name)?.connect(),
+    }),
     /** Called once the session exists to report on the servers. */
     ready() {
       if (state.config) setTimeout(() => state.start(), MCP_START_DELAY_MS).unref();

@@ -45,6 +45,8 @@ import type { McpServerConfig } from "../mcp/config.ts";
 import type { McpServerStatus } from "../mcp/connection.ts";
 import { splitMcpToolSpec } from "../mcp/select.ts";
 import { startMcp } from "./compose-mcp.ts";
+import { builtinCommands, BUILTIN_PREFIX } from "../resources/builtin-commands.ts";
+import { createBuiltinCommands, type BuiltinCommands } from "./builtin-commands.ts";
 import type { TextFileOps } from "../tools/file-ops.ts";
 import type { ShellExec } from "../tools/shell.ts";
 import type { Tool } from "../tools/tool.ts";
@@ -153,6 +155,8 @@ export interface Composed {
   fileFor: (h: SessionHeader) => string | undefined;
   hostTools: HostTools;
   commands: () => unknown[];
+  /** The reference's built-in commands (`/mcp`, `/llama`), answered by pion. */
+  builtins?: BuiltinCommands;
   extensions?: ExtensionRunner;
   /** Tool permissions; absent in auto mode without rules (everything runs, nothing to check). */
   permissions?: PermissionGate;
@@ -300,10 +304,11 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
   // Extensions load before the session exists; what they write meanwhile waits in `early`.
   const ref: SessionRef = {
     early: [],
-    mcp: { home: o.home, env: o.env, disabled: o.noMcp === true, configure: (config) => mcp.configure(config), status: () => mcp.manager?.status() ?? [], toolSearch: () => mcp.toolSet?.search, codemode: () => mcp.codemode(session) },
+    mcp: { home: o.home, env: o.env, disabled: o.noMcp === true, configure: (config) => mcp.configure(config), status: () => mcp.manager?.status() ?? [], command: () => mcp.command(), toolSearch: () => mcp.toolSet?.search, codemode: () => mcp.codemode(session) },
   };
   const shutdown = new AbortController();
-  const extensionPaths = extensionsToLoad(o, projectTrust.trusted, settings);
+  // `-e builtin:<name>` names one of the reference's built-in extensions, not a file.
+  const extensionPaths = extensionsToLoad({ ...o, extensions: o.extensions?.filter((e) => !e.startsWith(BUILTIN_PREFIX)) }, projectTrust.trusted, settings);
   // The loader (and its virtual modules) is only imported when there is something to load;
   // from then on stdout is pion's alone (what extensions print goes to stderr).
   if (extensionPaths.length > 0) divertStdout();
@@ -440,16 +445,29 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
     if (resources.promptFiles.length > 0) lines.push(`system prompt files: ${resources.promptFiles.join(", ")}`);
     for (const line of lines) log("startup", line);
   }
-  const commands = () => [
-    ...(extensions?.commands() ?? []).map((c) => ({
-      name: c.name,
-      description: c.description,
-      source: "extension" as const,
-      path: c.path,
-      sourceInfo: c.sourceInfo,
-    })),
-    ...listCommands(resources.skills, resources.templates),
-  ];
+  const own = () => (hasExtensions ? extensions!.commands() : []);
+  // ACP sessions get no built-in commands: an editor has its own ways to show MCP servers.
+  const builtinSet = builtinCommands({ cliExtensions: o.extensions, noExtensions: o.noExtensions, noMcp: o.noMcp, listed: settings.listedResources?.extensions ?? [] });
+  for (const name of builtinSet.unknown) log("extensions", `${name}: there is no such built-in extension`);
+  const builtins =
+    o.mode === "acp"
+      ? undefined
+      : createBuiltinCommands({ set: builtinSet, hasUI: (o.mode ?? "rpc") === "rpc", extensionCommands: () => own().map((c) => c.name), mcp: () => mcp.command(), write: (frame) => void session.publish(frame as unknown as ExtensionFrame) });
+  const commands = () => {
+    const listed = builtins?.listed();
+    return [
+      ...(listed?.first ?? []),
+      ...own().map((c) => ({
+        name: c.name,
+        description: c.description,
+        source: "extension" as const,
+        path: c.path,
+        sourceInfo: c.sourceInfo,
+      })),
+      ...(listed?.last ?? []),
+      ...listCommands(resources.skills, resources.templates),
+    ];
+  };
   mcp.ready();
   return {
     session,
@@ -460,6 +478,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
     fileFor,
     hostTools,
     commands,
+    ...(builtins ? { builtins } : {}),
     extensions: hasExtensions ? extensions : undefined,
     permissions,
     ...(sandbox ? { sandbox } : {}),

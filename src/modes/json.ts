@@ -101,7 +101,15 @@ export async function runJsonMode(composed: Composed, prompts: string[], mode: "
     composed.store.close();
     return code;
   };
+  let commandsOnly = true;
   for (const [i, p] of prompts.entries()) {
+    // A built-in command (`/mcp`) is handled here, without a model call.
+    const builtin = composed.builtins?.run(p);
+    if (builtin) {
+      await builtin;
+      continue;
+    }
+    commandsOnly = false;
     try {
       session.prompt(p, i === 0 && files.images.length > 0 ? files.images : undefined);
     } catch (err) {
@@ -124,7 +132,7 @@ export async function runJsonMode(composed: Composed, prompts: string[], mode: "
   // A run limit ends a run whose last reply may well have succeeded: exit 1 with the limit on stderr.
   const { outcome } = session.lastRun();
   if (outcome?.stopReason === "limit") return finish(1, outcome.errorMessage);
-  if (!last) return finish(1, "the run ended without a reply");
+  if (!last) return commandsOnly ? finish(0) : finish(1, "the run ended without a reply");
   if (last.stopReason === "error" || last.stopReason === "aborted") {
     return finish(1, mode === "print" ? (last.errorMessage ?? (last.stopReason === "aborted" ? "aborted" : undefined)) : undefined);
   }

@@ -4,7 +4,7 @@
  * absolute paths too); `!pattern` leaves out what a glob matches, `+path` brings back an exact
  * path a pattern left out, `-path` leaves out an exact path whatever else says. The overrides
  * apply to discovered resources as well. `builtin:` names (the reference's built-in extensions)
- * are accepted and mean nothing to pion, whose MCP client is its own.
+ * are no files: they switch pion's built-in commands (resources/builtin-commands.ts).
  */
 import { basename, dirname, isAbsolute, relative, resolve } from "node:path";
 import { expandHome } from "../util/home-path.ts";

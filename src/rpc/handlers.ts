@@ -22,6 +22,8 @@ export interface HandlerContext extends SessionHandlerContext {
   session: AgentSession;
   hostTools: HostTools;
   commands: () => unknown[];
+  /** The reference's built-in commands (`/mcp`, `/llama`), after the extensions' own. */
+  builtins?: { run(text: string): Promise<boolean> | false };
   extensions?: ExtensionRunner;
   /** Re-reads the models of providers found at run time (llama.cpp); `true`: the provider was named. */
   refreshModels?: (required: boolean) => Promise<void>;
@@ -189,9 +191,9 @@ const ENC = new TextEncoder();
 const BASH_SUFFIX = ENC.encode('"}\n');
 
 /**
- * The input path of prompt, steer and follow_up: an extension command runs at once (even
- * during a run; its response waits for it without holding the queue); `input` handlers may
- * transform the text or handle it; then the session gets it.
+ * The input path of prompt, steer and follow_up: an extension command, else a built-in one
+ * (`/mcp`, `/llama`), runs at once (even during a run; its response waits for it without
+ * holding the queue); `input` handlers may transform the text or handle it; then the session gets it.
  */
 async function withInput(
   ctx: HandlerContext,
@@ -201,13 +203,15 @@ async function withInput(
   deliver: (text: string, images: ImageContent[] | undefined) => Disposition,
 ): Promise<unknown> {
   const ext = ctx.extensions;
-  if (!ext) return { disposition: deliver(message, images) };
   if (allowCommands && message.startsWith("/")) {
     const name = message.slice(1).split(/\s/, 1)[0];
-    if (ext.commands().some((c) => c.name === name)) {
+    if (ext?.commands().some((c) => c.name === name)) {
       return new Background(ext.runCommand(message).then(() => ({ disposition: "handled" })));
     }
+    const builtin = ctx.builtins?.run(message);
+    if (builtin) return new Background(builtin.then(() => ({ disposition: "handled" })));
   }
+  if (!ext) return { disposition: deliver(message, images) };
   const input = await ext.onInput(message, images, "rpc");
   if (input.action === "handled") return { disposition: "handled" };
   return { disposition: deliver(input.text, input.images as ImageContent[] | undefined) };

@@ -19,14 +19,14 @@ test.concurrent("-e npm:<name>@<version> installs the package with npm under $PI
   for (let run = 0; run < 2; run++) {
     const p = new Pion({ home, cwd, env: { PION_NPM: npm }, args: ["--mode", "rpc", "--no-session", "-e", "npm:pi-x@1.0.0"] });
     const names = ((await p.request({ type: "get_commands" })).data.commands as { name: string }[]).map((c) => c.name);
-    expect(names).toEqual(["hi"]);
+    expect(names).toEqual(["hi", "llama", "mcp"]);
     await p.close();
   }
   expect(readFileSync(join(home, "npm-runs"), "utf8")).toBe("run\n");
   // A settings package that is not installed yet is installed at start-up, into $PION_HOME/npm.
   writeSettings(home, { packages: ["npm:pi-x@1.0.0"] });
   const p = new Pion({ home, cwd, env: { PION_NPM: npm }, args: ["--mode", "rpc", "--no-session"] });
-  expect(((await p.request({ type: "get_commands" })).data.commands as { name: string }[]).map((c) => c.name)).toEqual(["hi"]);
+  expect(((await p.request({ type: "get_commands" })).data.commands as { name: string }[]).map((c) => c.name)).toEqual(["hi", "llama", "mcp"]);
   await p.close();
   expect(existsSync(join(home, "npm", "node_modules", "pi-x", "index.js"))).toBe(true);
 });
@@ -53,7 +53,7 @@ for (const binary of [false, true]) {
         const p = new Pion({ home, cwd, binary, args: ["--mode", "rpc", "--no-session", trust] });
         const names = ((await p.request({ type: "get_commands" })).data.commands as { name: string }[]).map((c) => c.name);
         // Two packages with a /deps command: the second is /deps:2, as for any clash.
-        expect(names).toEqual(trust === "--approve" ? ["deps:1", "deps:2"] : ["deps"]);
+        expect(names).toEqual(trust === "--approve" ? ["deps:1", "deps:2", "llama", "mcp"] : ["deps", "llama", "mcp"]);
         await p.close();
       }
     });
@@ -77,6 +77,8 @@ test.concurrent("the reference's modules: a lone file importing none, one import
     ["plain", "no imports"],
     ["requires", "width 4"],
     ["imports", "xxxxx... [truncated]"],
+    ["llama", "Manage llama.cpp router models"],
+    ["mcp", "Manage MCP servers: sign in, reconnect, enable or disable, and change exposure"],
   ]);
   expect(p.records.filter((r) => r.type === "extension_error")).toEqual([]);
   await p.close();

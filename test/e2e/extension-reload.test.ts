@@ -37,13 +37,13 @@ test("ctx.reload: session_shutdown, the extension's new code and new skills load
     await p.request({ type: "prompt", message });
     return String((await p.waitFor((r) => r.type === "extension_ui_request" && r.method === "notify", from)).message);
   };
-  expect(await names()).toEqual(["before", "events", "reload-me"]);
+  expect(await names()).toEqual(["before", "events", "reload-me", "llama", "mcp"]);
   expect(await note("/events")).toBe("factory:before session_start:startup resources_discover:startup");
 
   write(ext, extension("after"));
   write(join(home, "skills", "fresh", "SKILL.md"), "---\nname: fresh\ndescription: written while running\n---\nbody");
   expect(await note("/reload-me")).toBe("reloaded");
-  expect(await names()).toEqual(["after", "events", "reload-me", "skill:fresh"]);
+  expect(await names()).toEqual(["after", "events", "reload-me", "llama", "mcp", "skill:fresh"]);
   // The old factory's handlers saw the shutdown; the new module's the start.
   expect(await note("/events")).toBe("factory:before session_start:startup resources_discover:startup session_shutdown:reload factory:after session_start:reload resources_discover:reload");
   await p.close();

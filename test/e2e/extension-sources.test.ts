@@ -54,6 +54,9 @@ test("sourceInfo and load order of extensions, prompts and skills as the referen
     ["listed-cmd", "extension", { path: join(root, "other", "listed.ts"), source: "local", scope: "user", origin: "top-level" }],
     ["user-cmd", "extension", { path: join(agent, "extensions", "u.ts"), ...user }],
     ["pkg-cmd", "extension", { path: join(root, "pkg", "ext", "index.ts"), source: join(root, "pkg"), scope: "user", origin: "package", baseDir: join(root, "pkg") }],
+    // The reference's built-in extensions come after every other extension.
+    ["llama", "extension", { path: "builtin:llama.cpp", source: "builtin", scope: "temporary", origin: "top-level" }],
+    ["mcp", "extension", { path: "builtin:mcp", source: "builtin", scope: "temporary", origin: "top-level" }],
     ["pp2", "prompt", { path: join(root, "pkg2", "prompts", "pp2.md"), source: join(root, "pkg2"), scope: "temporary", origin: "package", baseDir: join(root, "pkg2") }],
     ["up", "prompt", { path: join(agent, "prompts", "up.md"), ...user }],
     ["skill:psk", "skill", { path: join(root, "pkg2", "skills", "psk", "SKILL.md"), ...cli }],

@@ -40,10 +40,13 @@ describe("skills, prompt templates, context files", () => {
     expect(skillText).toContain("to staging");
     const cmds = (await p.request({ type: "get_commands" })).data.commands;
     expect(cmds.map((c: Rec) => [c.name, c.source, c.location])).toEqual([
+      // The built-in commands (/llama, /mcp) come first, as the reference's built-in extensions.
+      ["llama", "extension", undefined],
+      ["mcp", "extension", undefined],
       ["review", "prompt", "project"],
       ["skill:deploy", "skill", "user"],
     ]);
-    expect(cmds[0]).toMatchObject({ description: "Review a file", path: join(cwd, ".pion", "prompts", "review.md") });
+    expect(cmds[2]).toMatchObject({ description: "Review a file", path: join(cwd, ".pion", "prompts", "review.md") });
     await p.close();
     expect(p.stderr).toContain("Bad Name");
     await fake.stop();

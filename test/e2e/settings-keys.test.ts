@@ -116,7 +116,8 @@ describe("settings keys from the reference", () => {
     await p.request({ type: "prompt", message: "hi" });
     await p.waitFor("agent_settled");
     await p.close();
-    expect(commands).toEqual(["keep", "skill:extra", "skill:shared", "skill:shown", "tilde"]);
+    // `-builtin:mcp` switches the built-in /mcp off; /llama stays.
+    expect(commands).toEqual(["keep", "llama", "skill:extra", "skill:shared", "skill:shown", "tilde"]);
     const tools = ((fake.requests[0]!.body as Body).tools ?? []).map((t) => t.name);
     expect(tools).toContain("on_tool");
     expect(tools).toContain("listed_tool");

@@ -50,7 +50,8 @@ type Project = ReturnType<typeof hostileProject>;
 /** What one RPC run saw of the folder: commands, get_state, whether the extension ran, stderr. */
 async function rpcRun(p: Project, args: string[], binary = false) {
   const pion = new Pion({ home: p.home, cwd: p.cwd, args: ["--mode", "rpc", ...args], binary });
-  const commands = (await pion.request({ type: "get_commands" })).data.commands.map((c: Rec) => c.name);
+  // The folder's commands: the built-in ones (/llama, /mcp) are there whatever the trust.
+  const commands = (await pion.request({ type: "get_commands" })).data.commands.filter((c: Rec) => c.sourceInfo.source !== "builtin").map((c: Rec) => c.name);
   const state = (await pion.request({ type: "get_state" })).data;
   expect(await pion.close()).toBe(0);
   return { commands, state, ran: p.ran(), stderr: pion.stderr, notices: pion.stderr.split(NOTICE).length - 1 };

@@ -6,7 +6,7 @@
  *   as pion reads it, a project's only when trusted) take the place of mcp.json's, as the
  *   reference's built-in MCP gives way to an extension's; run-time (ACP) servers stay. Their tools are
  *   pion's MCP tools (`mcp__<server>__<tool>`, exposure, codemode, tool_search, the permission
- *   gate, the credential guard, `mcp_status` frames); `/mcp` reports their state. `--no-mcp` keeps
+ *   gate, the credential guard, `mcp_status` frames); `/mcp` is pion's own (mcp/status-command.ts). `--no-mcp` keeps
  *   them off too.
  * - codemode / tool_search: pion's tools of those names, registered through `pi` inactive as the
  *   reference's (`--tools`, `defaultTools` or `pi.setActiveTools` activates them); with MCP servers
@@ -23,7 +23,6 @@ import { NATIVE_TOOL } from "../tool-adapter.ts";
 import { MCP_HOST, type ExtensionMcpHost } from "../types.ts";
 import { READ_ONLY, type Tool } from "../../tools/tool.ts";
 import type { McpConfig, McpConfigError, McpServerConfig } from "../../mcp/config.ts";
-import type { McpServerStatus } from "../../mcp/connection.ts";
 
 type Pi = ExtensionApi & { [MCP_HOST]?: () => ExtensionMcpHost | undefined };
 type Factory = (pi: ExtensionApi) => void;
@@ -102,19 +101,6 @@ export function configOf(
   return { servers: [...byName.values()], errors, ...(typeof loaded.autoEnableCodemode === "boolean" ? { autoEnableCodemode: loaded.autoEnableCodemode } : {}) };
 }
 
-/** `/mcp` without arguments: one line per server. */
-export function formatMcpStatus(status: readonly McpServerStatus[]): string {
-  if (status.length === 0) return "No MCP servers.";
-  const line = (s: McpServerStatus) => {
-    const state =
-      s.state === "connected" ? `connected · ${s.toolCount} tool${s.toolCount === 1 ? "" : "s"}` : s.state === "failed" ? `failed${s.needsSignIn ? " (needs sign-in)" : ""}${s.error ? `: ${s.error.split("\n", 1)[0]}` : ""}` : s.state;
-    return `${s.name} (${s.transport}): ${state}`;
-  };
-  return ["MCP servers:", ...status.map(line)].join("\n");
-}
-
-const MCP_USAGE = "Usage: /mcp (sign in with `pion mcp login <server>` in a shell; a signed-in server reconnects at the next prompt)";
-
 export function createMcpExtension(options: McpExtensionOptions = {}): Factory {
   if (options.createTransport !== undefined) {
     throw new Error("createMcpExtension: createTransport is not available in pion (its MCP servers connect over pion's own stdio and streamable HTTP transports)");
@@ -137,8 +123,8 @@ export function createMcpExtension(options: McpExtensionOptions = {}): Factory {
     pi.registerCommand("mcp", {
       description: "Show the MCP servers and their state",
       handler: async (args, ctx) => {
-        if (args.trim() !== "") return ctx.ui.notify(MCP_USAGE, "warning");
-        ctx.ui.notify(formatMcpStatus(hostOf(pi, "createMcpExtension").status()), "info");
+        const { runMcpCommand } = await import("../../mcp/status-command.ts");
+        await runMcpCommand(args, hostOf(pi, "createMcpExtension").command(), (message, level) => ctx.ui.notify(message, level));
       },
     });
   };

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { Runner } from "../../../src/extensions/runner.ts";
-import { configOf, formatMcpStatus } from "../../../src/extensions/surface/coding-builtin-extensions.ts";
+import { configOf } from "../../../src/extensions/surface/coding-builtin-extensions.ts";
 import { referenceModules } from "../../../src/extensions/surface/modules.ts";
 import { toServerConfig, type McpConfig } from "../../../src/mcp/config.ts";
 import type { ExtensionMcpHost } from "../../../src/extensions/types.ts";
@@ -13,7 +13,7 @@ const parse = (name: string, raw: unknown, source: string) => toServerConfig(nam
 function withFactory(factory: (pi: unknown) => void, o: { disabled?: boolean } = {}) {
   const fake = fakePort();
   const added: McpConfig[] = [];
-  const host: ExtensionMcpHost = { home: "/nonexistent-home", env: {}, disabled: o.disabled ?? false, configure: async (c) => void added.push(c), status: () => [], toolSearch: () => undefined, codemode: () => Promise.reject(new Error("no codemode in this test")) };
+  const host: ExtensionMcpHost = { home: "/nonexistent-home", env: {}, disabled: o.disabled ?? false, configure: async (c) => void added.push(c), status: () => [], command: () => ({ configFile: "/nonexistent-home/mcp.json", status: () => [] }), toolSearch: () => undefined, codemode: () => Promise.reject(new Error("no codemode in this test")) };
   const runner = new Runner({ ...fake.port, mcp: () => host });
   const { api } = runner.add("/ext/builtin.ts");
   factory(api);
@@ -55,16 +55,6 @@ describe("configOf", () => {
   test("a result that is not a config is one error", () => {
     expect(configOf(undefined as never, parse, "x")).toEqual({ servers: [], errors: [{ name: "*", source: "x", transport: "unknown", error: "loadConfig must return { servers: [...], errors: [...] }" }] });
   });
-});
-
-test("formatMcpStatus: one line per server", () => {
-  expect(formatMcpStatus([])).toBe("No MCP servers.");
-  expect(
-    formatMcpStatus([
-      { name: "a", state: "connected", transport: "stdio", toolCount: 1, source: "x" },
-      { name: "b", state: "failed", transport: "http", toolCount: 0, source: "x", needsSignIn: true, error: "401\nmore" },
-    ]),
-  ).toBe("MCP servers:\na (stdio): connected · 1 tool\nb (http): failed (needs sign-in): 401");
 });
 
 describe("the factories register what the reference's do", () => {
