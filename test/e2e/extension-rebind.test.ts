@@ -10,6 +10,9 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { startFakeProvider } from "../support/fake-provider.ts";
 import { Pion, tempDirs, writeFakeModels, type Rec } from "../support/pion.ts";
+import { RecordLog } from "../support/record-log.ts";
+import { describeWith } from "../support/requires.ts";
+import { jsonLines } from "../../src/rpc/jsonl.ts";
 
 const REBIND = resolve(import.meta.dir, "../fixtures/extensions/rebind.ts");
 const TOOLS = resolve(import.meta.dir, "../fixtures/extensions/tools.ts");
@@ -129,4 +132,104 @@ test("a factory that throws on a rebind is reported; the other extensions load, 
   expect(steps().map((r) => [r.step, r.id])).toEqual([["factory", "C"], ["session_start", "C"], ["resources_discover", "C"]]);
   expect(await p.close()).toBe(0);
   await fake.stop();
+});
+
+/** What the differential scenario needs of an agent speaking RPC (Pion has it; `referenceRpc` below too). */
+interface RpcAgent {
+  readonly records: Rec[];
+  request(cmd: Rec): Promise<Rec>;
+  waitFor(pred: string | ((r: Rec) => boolean), from?: number): Promise<Rec>;
+  close(): Promise<number>;
+}
+
+const REFERENCE = process.env.PION_REFERENCE_PKG;
+const REFERENCE_CLI = join(REFERENCE ?? "", "dist/cli.js");
+const NO_REFERENCE = !REFERENCE ? "PION_REFERENCE_PKG (the folder of @earendil-works/pi-coding-agent) is not set" : existsSync(REFERENCE_CLI) ? undefined : `${REFERENCE_CLI} does not exist`;
+
+/** The reference in RPC mode, its home and agent folder in `home`, against the models.json there. */
+function referenceRpc(args: string[], dirs: { home: string; cwd: string }, env: Record<string, string>): RpcAgent {
+  const log = new RecordLog(() => stderr);
+  let stderr = "";
+  const proc = Bun.spawn([process.execPath, REFERENCE_CLI, ...args], {
+    cwd: dirs.cwd,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dirs.home, PI_CODING_AGENT_DIR: dirs.home, PI_OFFLINE: "1", PI_SKIP_VERSION_CHECK: "1", PI_TELEMETRY: "0", ...env },
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  void (async () => {
+    for await (const chunk of proc.stderr) stderr += new TextDecoder().decode(chunk);
+  })();
+  const read = (async () => {
+    for await (const rec of jsonLines(proc.stdout)) if ("line" in rec && rec.line.startsWith("{")) log.add(JSON.parse(rec.line) as Rec);
+  })();
+  let next = 0;
+  return {
+    records: log.records,
+    request: (cmd) => {
+      const id = `r${++next}`;
+      const answer = log.waitFor((r) => r.type === "response" && r.id === id, log.records.length);
+      proc.stdin.write(`${JSON.stringify({ ...cmd, id })}\n`);
+      proc.stdin.flush();
+      return answer;
+    },
+    waitFor: (pred, from) => log.waitFor(pred, from),
+    close: async () => {
+      proc.stdin.end();
+      const code = await proc.exited;
+      await read;
+      return code;
+    },
+  };
+}
+
+/** Every session change in turn, a cancelled one and one from the extension; what the fixture logged, the commands and the answers. */
+async function rebindScenario(agent: RpcAgent, logFile: string) {
+  const steps = reader(logFile);
+  const trail: unknown[] = [];
+  const data = async (cmd: Rec) => (await agent.request(cmd)).data;
+  const mark = async (label: string, cmd: Rec) => {
+    const answer = await data(cmd);
+    const commands = ((await data({ type: "get_commands" })).commands as Rec[]).map((c) => c.name).filter((n) => n.startsWith("gen-"));
+    trail.push({ label, answer: cmd.type === "prompt" ? undefined : answer, commands, steps: steps() });
+  };
+  const from = agent.records.length;
+  await data({ type: "prompt", message: "hi" });
+  await agent.waitFor("agent_end", from);
+  const file = (await data({ type: "get_state" })).sessionFile as string;
+  trail.push({ label: "start", steps: steps() });
+  await mark("narrow", { type: "prompt", message: "/narrow" });
+  await mark("new", { type: "new_session" });
+  await mark("ping", { type: "prompt", message: "/ping" });
+  await mark("resume", { type: "switch_session", sessionPath: file });
+  const [first] = (await data({ type: "get_fork_messages" })).messages as Rec[];
+  await mark("fork", { type: "fork", entryId: first!.entryId });
+  writeFileSync(`${logFile}.cancel`, "");
+  await mark("cancelled", { type: "new_session" });
+  rmSync(`${logFile}.cancel`);
+  await mark("from the extension", { type: "prompt", message: "/new-from-ext" });
+  expect(await agent.close()).toBe(0);
+  trail.push({ label: "quit", steps: steps() });
+  return trail;
+}
+
+describeWith("rebinding, pion against the reference", NO_REFERENCE, () => {
+  test("the same steps, instances, commands and answers", async () => {
+    const run = async (which: "pion" | "reference") => {
+      const fake = startFakeProvider({ replies: [{ blocks: [{ type: "text", text: "hello" }] }] });
+      const dirs = tempDirs();
+      writeFakeModels(dirs.home, fake.url);
+      const logFile = join(dirname(dirs.home), "rebind.log");
+      const extension = ["-e", REBIND, "--rebind-flag", "kept"];
+      const agent =
+        which === "pion"
+          ? new Pion({ ...dirs, env: { REBIND_LOG: logFile }, args: ["--mode", "rpc", "--model", "fake/fake-model", ...extension] })
+          : referenceRpc(["--mode", "rpc", "--provider", "fake", "--model", "fake-model", ...extension], dirs, { REBIND_LOG: logFile });
+      const trail = await rebindScenario(agent, logFile);
+      await fake.stop();
+      return trail;
+    };
+    const [mine, theirs] = await Promise.all([run("pion"), run("reference")]);
+    expect(mine).toEqual(theirs);
+  });
 });
