@@ -35,9 +35,11 @@ export async function loadExtensions(paths: readonly (string | DiscoveredExtensi
   const runner = new Runner(port);
   if (options.reportAsyncErrors) watchAsyncErrors(runner);
   let generation = 0;
-  // ctx.reload(): the same extensions again, each module evaluated anew (a query makes it a new module to Bun).
-  runner.setReloader(() => loadInto(runner, paths, port, `?reload=${++generation}`));
-  await loadInto(runner, paths, port, "");
+  let query = "";
+  // ctx.reload(): each module evaluated anew (a query makes it a new module to Bun). A session
+  // change: the modules already loaded (Bun's cache answers the same query), their factories run again.
+  runner.setReloader((modules) => loadInto(runner, paths, port, modules === "fresh" ? (query = `?reload=${++generation}`) : query));
+  await loadInto(runner, paths, port, query);
   return runner;
 }
 

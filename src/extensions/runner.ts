@@ -15,6 +15,7 @@ import {
   newExtensionRecord,
   type AnyEvent,
   type ApiHost,
+  type EventBus,
   type ExtensionApi,
   type ExtensionCommandContext,
   type ExtensionContext,
@@ -35,6 +36,7 @@ import type {
   ExtensionTool,
   InputOutcome,
   RegisteredFlag,
+  ReloadModules,
   SlashCommandInfo,
   ToolCallDecision,
   ToolCallInfo,
@@ -68,18 +70,43 @@ export class Runner implements ExtensionRunner {
     };
   }
 
-  private reloader: (() => Promise<void>) | undefined;
+  private reloader: ((modules: ReloadModules) => Promise<void>) | undefined;
 
   /** How `reloadExtensions` loads the extensions again (the loader sets it). */
-  setReloader(reload: () => Promise<void>): void {
+  setReloader(reload: (modules: ReloadModules) => Promise<void>): void {
     this.reloader = reload;
   }
 
-  /** Drop every registration and run the extensions' modules and factories again (flag values stay). */
-  async reloadExtensions(): Promise<void> {
-    for (const record of this.records) dropRecordProviders(record);
+  /** Drop every registration and run the extensions' factories again (flag values stay). */
+  async reloadExtensions(modules: ReloadModules = "fresh"): Promise<void> {
+    for (const record of this.records) this.drop(record);
     this.records.length = 0;
-    await this.reloader?.();
+    await this.reloader?.(modules);
+  }
+
+  /** What an extension's record holds outside it: its providers' streams and its `pi.events` subscriptions. */
+  private drop(record: ExtensionRecord): void {
+    dropRecordProviders(record);
+    for (const off of this.subscriptions.get(record) ?? []) off();
+    this.subscriptions.delete(record);
+  }
+
+  private readonly subscriptions = new Map<ExtensionRecord, Set<() => void>>();
+
+  /** The shared bus, with what this record subscribes remembered so `drop` can undo it. */
+  private eventsFor(record: ExtensionRecord): EventBus {
+    const bus = this.host.events;
+    const mine = new Set<() => void>();
+    this.subscriptions.set(record, mine);
+    return {
+      ...bus,
+      on: (channel, handler) => {
+        const off = bus.on(channel, handler);
+        const tracked = () => (mine.delete(tracked), off());
+        mine.add(tracked);
+        return tracked;
+      },
+    };
   }
 
   get loaded(): { path: string }[] {
@@ -107,12 +134,14 @@ export class Runner implements ExtensionRunner {
   add(path: string, sourceInfo?: SourceInfo): { record: ExtensionRecord; api: ExtensionApi } {
     const record = newExtensionRecord(path, sourceInfo);
     this.records.push(record);
-    return { record, api: Object.assign(createExtensionApi(record, this.host), apiMembers(this.port)) };
+    const host = { ...this.host, events: this.eventsFor(record) };
+    return { record, api: Object.assign(createExtensionApi(record, host), apiMembers(this.port)) };
   }
 
   remove(record: ExtensionRecord): void {
     const at = this.records.indexOf(record);
     if (at >= 0) this.records.splice(at, 1);
+    this.drop(record);
   }
 
   registeredFlags(): RegisteredFlag[] {

@@ -187,6 +187,9 @@ export interface RegisteredFlag {
   extensionPath: string;
 }
 
+/** How `reloadExtensions` gets each extension's factory: its module evaluated anew, or the one already loaded. */
+export type ReloadModules = "fresh" | "same";
+
 /** What a `user_bash` handler decided (see ExtensionRunner.onUserBash). */
 export type UserBashOutcome =
   | { exec: ShellExec }
@@ -225,8 +228,12 @@ export interface ExtensionRunner {
   beforeSessionChange(event: "session_before_switch" | "session_before_fork", payload: Record<string, unknown>): Promise<boolean>;
   /** A session_before_* event: the last answer a handler gave (an object), or the first that cancels (`cancel: true`). */
   askBefore(event: string, payload: Record<string, unknown>): Promise<Record<string, unknown> | undefined>;
-  /** `ctx.reload()`: every registration dropped, then each extension's module evaluated and its factory run again. */
-  reloadExtensions(): Promise<void>;
+  /**
+   * Every registration dropped, then each extension's factory run again: on the module evaluated
+   * anew ("fresh", `ctx.reload()`, the default) or on the module already loaded ("same", a session
+   * change: module-level state persists).
+   */
+  reloadExtensions(modules?: ReloadModules): Promise<void>;
   /** Tools registered so far; extensions may register more at any time, so ask before each turn. */
   tools(): ExtensionTool[];
   commands(): { name: string; description?: string; path: string; sourceInfo: SourceInfo }[];

@@ -33,7 +33,8 @@ import { LazyStore } from "../store/lazy-store.ts";
 import { openSqliteStore } from "../store/sqlite-store.ts";
 import type { SessionStore } from "../store/store.ts";
 import { HostTools } from "../extensions/host-tools.ts";
-import type { ExtensionRunner, RegisteredFlag } from "../extensions/types.ts";
+import type { ExtensionRunner, RegisteredFlag, ReloadModules } from "../extensions/types.ts";
+import type { SessionStart } from "../rpc/session-handlers.ts";
 import type { DialogHost } from "../extensions/ui-bridge.ts";
 import { BUILTIN_TOOL_NAMES, startingTools, toolMatcher } from "../tools/select.ts";
 import { attachSession, extensionPort, toolsInUse, type SessionRef } from "./extension-port.ts";
@@ -158,6 +159,8 @@ export interface Composed {
   /** The reference's built-in commands (`/mcp`, `/llama`), answered by pion. */
   builtins?: BuiltinCommands;
   extensions?: ExtensionRunner;
+  /** After a session change: the extensions' factories run again for the new session, then session_start. */
+  rebindExtensions?: (start: SessionStart) => Promise<void>;
   /** Tool permissions; absent in auto mode without rules (everything runs, nothing to check). */
   permissions?: PermissionGate;
   /** pion's sandbox around the model's commands; absent when it is off. */
@@ -408,18 +411,26 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
     if (model && (o.model || o.provider) && (restored?.provider !== model.provider || restored.id !== model.id)) session.setModel(model);
   }
   // session_start, then resources_discover: the paths handlers return join the skills and prompts.
-  const discover = async (reason: "startup" | "reload") => {
+  const discover = async (reason: "startup" | "reload", start: SessionStart = { reason }) => {
     if (!extensions) return;
-    await extensions.notify("session_start", { reason });
+    await extensions.notify("session_start", start);
     if (extensions.handles("resources_discover")) resources = loadResources(o, projectTrust.trusted, await withDiscoveredResources(settings, extensions, o.cwd, reason));
+  };
+  // ctx.reload() re-evaluates the modules; a session change (after session_shutdown) runs the
+  // factories of the loaded modules again, forgets the old instances' setActiveTools choice, and
+  // discovers resources as at start-up, as the reference builds a new runtime for the new session.
+  const reloadWith = async (modules: ReloadModules, reason: "startup" | "reload", start?: SessionStart) => {
+    await extensions!.reloadExtensions(modules);
+    if (modules === "same") ref.activeTools = undefined;
+    resources = loadResources(o, projectTrust.trusted, settings);
+    await discover(reason, start);
   };
   const reload = async () => {
     await extensions!.notify("session_shutdown", { reason: "reload" });
-    await extensions!.reloadExtensions();
-    resources = loadResources(o, projectTrust.trusted, settings);
-    await discover("reload");
+    await reloadWith("fresh", "reload");
   };
-  attachSession(ref, { session, store, fileFor, extensions, cwd: o.cwd, scopedModels, ...(extensions ? { reload } : {}) });
+  const rebindExtensions = hasExtensions ? (start: SessionStart) => reloadWith("same", "startup", start) : undefined;
+  attachSession(ref, { session, store, fileFor, extensions, cwd: o.cwd, scopedModels, ...(extensions ? { reload } : {}), ...(rebindExtensions ? { rebindExtensions } : {}) });
   for (const frame of ref.early.splice(0)) void session.publish(frame);
   if (o.name) session.setName(o.name);
   if (extensions && hasExtensions) {
@@ -480,6 +491,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
     commands,
     ...(builtins ? { builtins } : {}),
     extensions: hasExtensions ? extensions : undefined,
+    ...(rebindExtensions ? { rebindExtensions } : {}),
     permissions,
     ...(sandbox ? { sandbox } : {}),
     shutdown: shutdown.signal,

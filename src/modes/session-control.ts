@@ -6,7 +6,7 @@
  */
 import { builtinSource } from "../resources/source-info.ts";
 import type { ExtensionRunner, SessionControl } from "../extensions/types.ts";
-import { sessionHandlers } from "../rpc/session-handlers.ts";
+import { sessionHandlers, type SessionHandlerContext } from "../rpc/session-handlers.ts";
 import type { AgentSession } from "../session/session.ts";
 import { sessionStats } from "../session/stats.ts";
 import type { SessionHeader } from "../store/entries.ts";
@@ -23,6 +23,8 @@ export interface ControlDeps {
   scopedModels?: Model[];
   /** `ctx.reload()` (compose.ts: extensions and resources again). */
   reload?: () => Promise<void>;
+  /** New extension instances after a session change (SessionHandlerContext). */
+  rebindExtensions?: SessionHandlerContext["rebindExtensions"];
 }
 
 /** Chosen with `setActiveTools`, else every tool but those registered inactive. */

@@ -12,9 +12,17 @@ import type { SessionStore } from "../store/store.ts";
 import { PionError } from "../util/errors.ts";
 import { commaJoined } from "../util/json-pieces.ts";
 
+/** What extensions are told when a session starts after a change. */
+export type SessionStart = { reason: string; previousSessionFile?: string };
+
 export interface SessionHandlerContext {
   session: AgentSession;
   extensions?: ExtensionRunner;
+  /**
+   * After a change, the extensions bound to the new session: every factory run again (new
+   * instances), then session_start (compose.ts). Without it they are only told session_start.
+   */
+  rebindExtensions?: (start: SessionStart) => Promise<void>;
   store: SessionStore;
   cwd: string;
   fileFor: (h: SessionHeader) => string | undefined;
@@ -33,7 +41,10 @@ export function sessionHandlers(ctx: SessionHandlerContext) {
     return { messages: out };
   };
 
-  /** Ask extensions first (session_before_*); afterwards they see session_shutdown / session_start. */
+  /**
+   * Ask extensions first (session_before_*); a cancel changes nothing. Otherwise the old instances
+   * see session_shutdown, the session changes, and new instances see session_start.
+   */
   const change = async (
     event: "session_before_switch" | "session_before_fork",
     payload: Record<string, unknown>,
@@ -48,7 +59,9 @@ export function sessionHandlers(ctx: SessionHandlerContext) {
     await apply();
     // The session left behind ends here, as the reference disposes its session after session_shutdown.
     s().releaseResources(previousSessionId);
-    if (ext) await ext.notify("session_start", { reason, previousSessionFile });
+    const start: SessionStart = { reason, previousSessionFile };
+    if (ctx.rebindExtensions) await ctx.rebindExtensions(start);
+    else if (ext) await ext.notify("session_start", start);
     return true;
   };
 

@@ -124,3 +124,39 @@ describe("discoverExtensions", () => {
     expect(discoverExtensions({ home: join(home, "none"), cwd: join(cwd, "none"), extra: [], noDiscovery: false, project: true })).toEqual([]);
   });
 });
+
+describe("reloadExtensions", () => {
+  test("'same' runs the loaded module's factory again, 'fresh' evaluates it anew; pi.events subscriptions go with the old instance", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pion-ext-"));
+    const file = join(dir, "counts.ts");
+    // How often the module was evaluated (a global set) and its factory run (a module-level count).
+    writeFileSync(
+      file,
+      [
+        "let runs = 0;",
+        "(globalThis.__evaluations ??= new Set()).add(Math.random());",
+        "export default (pi) => {",
+        "  runs++;",
+        '  pi.registerCommand("run-" + runs, { handler: async () => {} });',
+        '  pi.events.on("count", (seen) => seen.push(runs));',
+        '  globalThis.__emitCount = (seen) => pi.events.emit("count", seen);',
+        "};",
+      ].join("\n"),
+    );
+    const { port } = fakePort();
+    const runner = await loadExtensions([file], port);
+    const g = globalThis as { __evaluations?: Set<number>; __emitCount?: (seen: number[]) => void };
+    const state = () => {
+      const answered: number[] = [];
+      g.__emitCount?.(answered);
+      return { commands: runner.commands().map((c) => c.name), evaluations: g.__evaluations?.size, answered };
+    };
+    expect(state()).toEqual({ commands: ["run-1"], evaluations: 1, answered: [1] });
+    await runner.reloadExtensions("same");
+    expect(state()).toEqual({ commands: ["run-2"], evaluations: 1, answered: [2] });
+    await runner.reloadExtensions("fresh");
+    expect(state()).toEqual({ commands: ["run-1"], evaluations: 2, answered: [1] });
+    await runner.reloadExtensions("same");
+    expect(state()).toEqual({ commands: ["run-2"], evaluations: 2, answered: [2] });
+  });
+});
