@@ -43,6 +43,7 @@ import type {
   ToolResultInfo,
 } from "./types.ts";
 import { UiBridge, type UiResponse } from "./ui-bridge.ts";
+import { guardStale } from "./stale.ts";
 
 const IDLE_POLL_MS = 25;
 
@@ -79,6 +80,8 @@ export class Runner implements ExtensionRunner {
 
   /** Drop every registration and run the extensions' factories again (flag values stay). */
   async reloadExtensions(modules: ReloadModules = "fresh"): Promise<void> {
+    // The instances being replaced: their captured pi and ctx throw from now on (stale.ts).
+    this.generation++;
     for (const record of this.records) this.drop(record);
     this.records.length = 0;
     await this.reloader?.(modules);
@@ -89,6 +92,14 @@ export class Runner implements ExtensionRunner {
     dropRecordProviders(record);
     for (const off of this.subscriptions.get(record) ?? []) off();
     this.subscriptions.delete(record);
+  }
+
+  /** Counts reloads and rebinds: a `pi` or `ctx` made in an earlier one is stale. */
+  private generation = 0;
+
+  private staleCheck(): () => boolean {
+    const made = this.generation;
+    return () => this.generation !== made;
   }
 
   private readonly subscriptions = new Map<ExtensionRecord, Set<() => void>>();
@@ -134,8 +145,9 @@ export class Runner implements ExtensionRunner {
   add(path: string, sourceInfo?: SourceInfo): { record: ExtensionRecord; api: ExtensionApi } {
     const record = newExtensionRecord(path, sourceInfo);
     this.records.push(record);
-    const host = { ...this.host, events: this.eventsFor(record) };
-    return { record, api: Object.assign(createExtensionApi(record, host), apiMembers(this.port)) };
+    const stale = this.staleCheck();
+    const host = { ...this.host, events: guardStale(this.eventsFor(record), stale) };
+    return { record, api: guardStale(Object.assign(createExtensionApi(record, host), apiMembers(this.port)), stale) };
   }
 
   remove(record: ExtensionRecord): void {
@@ -159,6 +171,10 @@ export class Runner implements ExtensionRunner {
   }
 
   context(): ExtensionContext {
+    return guardStale(this.plainContext(), this.staleCheck());
+  }
+
+  private plainContext(): ExtensionContext {
     const port = this.port;
     const base = {
       ui: this.bridge.ui,
@@ -179,12 +195,12 @@ export class Runner implements ExtensionRunner {
   }
 
   private commandContext(): ExtensionCommandContext {
-    const ctx = Object.assign(this.context(), {
+    const ctx = Object.assign(this.plainContext(), {
       waitForIdle: async () => {
         while (!this.port.isIdle()) await Bun.sleep(IDLE_POLL_MS);
       },
     });
-    return Object.assign(ctx, commandMembers(this.port, () => this.commandContext()));
+    return guardStale(Object.assign(ctx, commandMembers(this.port, () => this.commandContext())), this.staleCheck());
   }
 
   private handlersFor(event: string): { record: ExtensionRecord; handler: Handler }[] {
@@ -443,6 +459,8 @@ export class Runner implements ExtensionRunner {
   }
 
   private slashCommands(): SlashCommandInfo[] {
+    const all = this.port.commands?.();
+    if (all) return all;
     const own = this.commands().map(
       (c): SlashCommandInfo => ({
         name: c.name,
@@ -451,7 +469,7 @@ export class Runner implements ExtensionRunner {
         sourceInfo: c.sourceInfo,
       }),
     );
-    return [...own, ...(this.port.otherCommands?.() ?? [])];
+    return own;
   }
 }
 

@@ -65,8 +65,8 @@ export interface ExtensionSessionPort {
   shellGuard?: ShellGuard;
   /** Optional: pion's sandbox, which factory-made bash tools run their local commands in. */
   shellSandbox?: BashSandbox;
-  /** Optional: prompt templates and skills, appended to the extension commands in `pi.getCommands()`. */
-  otherCommands?(): SlashCommandInfo[];
+  /** Optional: every command `get_commands` lists (built-ins, extensions, prompt templates, skills), which `pi.getCommands()` answers too; without it only the extensions' own. */
+  commands?(): SlashCommandInfo[] | undefined;
   /** Optional: the models `ctx.modelRegistry` looks up (virtual ones included); none without it. */
   models?(): ModelLookup | undefined;
   /** Optional: the session behind `ctx.sessionManager`, `ctx.compact`, `pi.setModel`... (context-members.ts); undefined before it exists. */

@@ -479,6 +479,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
       ...listCommands(resources.skills, resources.templates),
     ];
   };
+  ref.commands = commands;
   mcp.ready();
   return {
     session,

@@ -5,7 +5,7 @@
  */
 import type { SourceInfo } from "../resources/source-info.ts";
 import type { CredentialGuard } from "../credentials/guard.ts";
-import type { ExtensionMcpHost, ExtensionSessionPort, ModelLookup, SessionControl } from "../extensions/types.ts";
+import type { ExtensionMcpHost, ExtensionSessionPort, ModelLookup, SessionControl, SlashCommandInfo } from "../extensions/types.ts";
 import type { Tool } from "../tools/tool.ts";
 import { isActive, sessionControl, type ControlDeps } from "./session-control.ts";
 import type { DialogHost } from "../extensions/ui-bridge.ts";
@@ -31,6 +31,8 @@ export interface SessionRef {
   inactiveTools?: ReadonlySet<string>;
   /** The session's MCP servers, for the reference's MCP extension factory. */
   mcp?: ExtensionMcpHost;
+  /** What `get_commands` lists, which `pi.getCommands()` answers too (set once the session is composed). */
+  commands?: () => SlashCommandInfo[];
 }
 
 export function extensionPort(
@@ -79,6 +81,7 @@ export function extensionPort(
     models: () => ref.models,
     control: () => ref.control,
     mcp: () => ref.mcp,
+    commands: () => ref.commands?.(),
     writeFrame: (frame) => {
       const f = frame as unknown as ExtensionFrame;
       if (ref.session) void ref.session.publish(f);

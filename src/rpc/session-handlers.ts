@@ -43,19 +43,22 @@ export function sessionHandlers(ctx: SessionHandlerContext) {
 
   /**
    * Ask extensions first (session_before_*); a cancel changes nothing. Otherwise the old instances
-   * see session_shutdown, the session changes, and new instances see session_start.
+   * see session_shutdown (with the file the session changes to), the session changes, and new
+   * instances see session_start.
    */
   const change = async (
     event: "session_before_switch" | "session_before_fork",
     payload: Record<string, unknown>,
     reason: string,
+    targetSessionFile: () => string | undefined,
     apply: () => Promise<void> | void,
   ): Promise<boolean> => {
     const ext = ctx.extensions;
     if (ext && (await ext.beforeSessionChange(event, payload))) return false;
     const previousSessionFile = s().file;
     const previousSessionId = s().sessionId;
-    if (ext) await ext.notify("session_shutdown", { reason });
+    const target = targetSessionFile();
+    if (ext) await ext.notify("session_shutdown", { reason, ...(target !== undefined ? { targetSessionFile: target } : {}) });
     await apply();
     // The session left behind ends here, as the reference disposes its session after session_shutdown.
     s().releaseResources(previousSessionId);
@@ -70,24 +73,28 @@ export function sessionHandlers(ctx: SessionHandlerContext) {
     const at = path.findIndex((e) => e.id === c.entryId);
     const text = userEntryText(path[at]);
     if (at < 0 || text === undefined) throw new PionError("Invalid entry ID for forking", "invalid_argument");
-    const done = await change("session_before_fork", { entryId: c.entryId, position: "before" }, "fork", async () => {
+    // The new session's id and time are chosen first, so session_shutdown can name its file.
+    const next = s().planSession();
+    const done = await change("session_before_fork", { entryId: c.entryId, position: "before" }, "fork", () => next.file, async () => {
       await s().abort();
-      s().branchInto(path.slice(0, at));
+      s().branchInto(path.slice(0, at), next.planned);
     });
     return { text, cancelled: !done };
   };
 
   return {
     new_session: async (c: CommandOf<"new_session">) => {
-      const done = await change("session_before_switch", { reason: "new" }, "new", async () => {
+      const next = s().planSession();
+      const done = await change("session_before_switch", { reason: "new" }, "new", () => next.file, async () => {
         await s().abort();
-        s().startNew(c.parentSession);
+        s().startNew(c.parentSession, next.planned);
       });
       return { cancelled: !done };
     },
     switch_session: async (c: CommandOf<"switch_session">) => {
       const id = locateSession(ctx.store, c.sessionPath, ctx.cwd, ctx.fileFor);
-      const done = await change("session_before_switch", { reason: "resume", targetSessionFile: c.sessionPath }, "resume", async () => {
+      const file = () => ctx.store.getSession(id)?.file ?? c.sessionPath;
+      const done = await change("session_before_switch", { reason: "resume", targetSessionFile: c.sessionPath }, "resume", file, async () => {
         await s().abort();
         s().openStored(id);
         s().restoreSettings();
@@ -100,9 +107,10 @@ export function sessionHandlers(ctx: SessionHandlerContext) {
       if (!s().isStored) {
         throw new PionError("This session has not been saved yet. Send a message before cloning or forking it.", "invalid_state");
       }
-      const done = await change("session_before_fork", { entryId: s().leaf, position: "at" }, "fork", async () => {
+      const next = s().planSession();
+      const done = await change("session_before_fork", { entryId: s().leaf, position: "at" }, "fork", () => next.file, async () => {
         await s().abort();
-        s().branchInto(s().branchPath());
+        s().branchInto(s().branchPath(), next.planned);
       });
       return { cancelled: !done };
     },

@@ -5,7 +5,7 @@ import { errorMessage } from "../util/errors.ts";
 import type { JsonPiece } from "../util/json-pieces.ts";
 import { log } from "../util/log.ts";
 import { lastAssistantText } from "./context.ts";
-import { SessionTree, type EntryInput } from "./tree.ts";
+import { SessionTree, type EntryInput, type PlannedSession } from "./tree.ts";
 
 /**
  * A session's entries as AgentSession shows them: the tree owns them (see SessionTree), and these
@@ -25,8 +25,13 @@ export abstract class SessionEntries {
     this.tree.openStored(sessionId);
   }
 
-  branchInto(entries: Entry[], id?: string): void {
+  branchInto(entries: Entry[], id?: string | PlannedSession): void {
     this.tree.branchInto(entries, id);
+  }
+
+  /** A session to start next and its file (tree.ts `plan`). */
+  planSession(): ReturnType<SessionTree["plan"]> {
+    return this.tree.plan();
   }
 
   /** The session ends here (the process exits, or its host lets it go): its lock, summary and per-session resources are released. */

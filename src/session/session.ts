@@ -14,7 +14,7 @@ import { log } from "../util/log.ts";
 import { PeriodicCollector } from "../util/memory.ts";
 import { toLlmMessages } from "./context.ts";
 import { SessionEntries } from "./session-entries.ts";
-import type { EntryInput } from "./tree.ts";
+import type { EntryInput, PlannedSession } from "./tree.ts";
 import { EventHub } from "./event-hub.ts";
 import { HostShell } from "./host-shell.ts";
 import { customMessage, RunState, type RunOutcome } from "./run-state.ts";
@@ -136,7 +136,7 @@ export class AgentSession extends SessionEntries {
   }
 
   /** Start an empty session; its first entries record the model and thinking level. */
-  startNew(parentSession?: string, id?: string): void {
+  startNew(parentSession?: string, id?: string | PlannedSession): void {
     this.tree.startNew(parentSession, id);
     if (this.model) this.append({ type: "model_change", provider: this.model.provider, modelId: this.model.id });
     this.append({ type: "thinking_level_change", thinkingLevel: this.thinkingLevel });

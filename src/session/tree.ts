@@ -10,6 +10,9 @@ import { commaJoined, type JsonPiece } from "../util/json-pieces.ts";
 /** An entry before the tree gives it an id, parent and time. */
 export type EntryInput = Entry extends infer E ? (E extends Entry ? Omit<E, "id" | "parentId" | "timestamp"> : never) : never;
 
+/** A session about to be started: its id and time, which name its file before it exists. */
+export type PlannedSession = { id: string; timestamp: string };
+
 /**
  * The current session's entry tree: header, entries by id, the leaf, and its link to the
  * store. Appends are committed before they return (persist before announce). A new
@@ -54,10 +57,21 @@ export class SessionTree {
     return this.stored;
   }
 
+  /** The id and time of a session started now, and the file it will have: a caller may name the file before the change. */
+  plan(): { planned: PlannedSession; file: string | undefined } {
+    const planned = { id: uuid(), timestamp: new Date().toISOString() };
+    return { planned, file: this.fileFor(this.headerOf(planned)) };
+  }
+
+  private headerOf(at: string | PlannedSession): SessionHeader {
+    const { id, timestamp } = typeof at === "string" ? { id: at, timestamp: new Date().toISOString() } : at;
+    return { type: "session", version: 3, id, timestamp, cwd: this.cwd };
+  }
+
   /** `id` (`--session-id`) is the caller's to check: it must not be in the store yet. */
-  startNew(parentSession?: string, id: string = uuid()): void {
+  startNew(parentSession?: string, id: string | PlannedSession = uuid()): void {
     this.release();
-    this.header = { type: "session", version: 3, id, timestamp: new Date().toISOString(), cwd: this.cwd };
+    this.header = this.headerOf(id);
     if (parentSession) this.header.parentSession = parentSession;
     this.reset(this.fileFor(this.header), [], null, false);
   }
@@ -102,14 +116,14 @@ export class SessionTree {
    * Continue in a new session holding `entries` (same ids), whose header names this
    * session as its parent. Used by fork and clone (and `--fork`, which may choose the `id`).
    */
-  branchInto(entries: Entry[], id: string = uuid()): void {
+  branchInto(entries: Entry[], id: string | PlannedSession = uuid()): void {
     const parent = this.file ?? this.header.id;
     // What this pion granted in the source goes along with the entries recording it (a source
     // imported from a file has no grants to give).
     const copied = new Set(entries.map((e) => e.id));
     const granted = this.stored ? this.store.grantedRules(this.sessionId).filter((g) => copied.has(g.entryId)) : [];
     this.release();
-    this.header = { type: "session", version: 3, id, timestamp: new Date().toISOString(), cwd: this.cwd, parentSession: parent };
+    this.header = { ...this.headerOf(id), parentSession: parent };
     const file = this.fileFor(this.header);
     this.store.createSession(this.header, file);
     this.store.acquireSession(this.header.id);

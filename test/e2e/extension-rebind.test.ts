@@ -10,9 +10,8 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { startFakeProvider } from "../support/fake-provider.ts";
 import { Pion, tempDirs, writeFakeModels, type Rec } from "../support/pion.ts";
-import { RecordLog } from "../support/record-log.ts";
+import { NO_REFERENCE, referenceRpc, type RpcAgent } from "../support/reference-rpc.ts";
 import { describeWith } from "../support/requires.ts";
-import { jsonLines } from "../../src/rpc/jsonl.ts";
 
 const REBIND = resolve(import.meta.dir, "../fixtures/extensions/rebind.ts");
 const TOOLS = resolve(import.meta.dir, "../fixtures/extensions/tools.ts");
@@ -133,55 +132,6 @@ test("a factory that throws on a rebind is reported; the other extensions load, 
   expect(await p.close()).toBe(0);
   await fake.stop();
 });
-
-/** What the differential scenario needs of an agent speaking RPC (Pion has it; `referenceRpc` below too). */
-interface RpcAgent {
-  readonly records: Rec[];
-  request(cmd: Rec): Promise<Rec>;
-  waitFor(pred: string | ((r: Rec) => boolean), from?: number): Promise<Rec>;
-  close(): Promise<number>;
-}
-
-const REFERENCE = process.env.PION_REFERENCE_PKG;
-const REFERENCE_CLI = join(REFERENCE ?? "", "dist/cli.js");
-const NO_REFERENCE = !REFERENCE ? "PION_REFERENCE_PKG (the folder of @earendil-works/pi-coding-agent) is not set" : existsSync(REFERENCE_CLI) ? undefined : `${REFERENCE_CLI} does not exist`;
-
-/** The reference in RPC mode, its home and agent folder in `home`, against the models.json there. */
-function referenceRpc(args: string[], dirs: { home: string; cwd: string }, env: Record<string, string>): RpcAgent {
-  const log = new RecordLog(() => stderr);
-  let stderr = "";
-  const proc = Bun.spawn([process.execPath, REFERENCE_CLI, ...args], {
-    cwd: dirs.cwd,
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dirs.home, PI_CODING_AGENT_DIR: dirs.home, PI_OFFLINE: "1", PI_SKIP_VERSION_CHECK: "1", PI_TELEMETRY: "0", ...env },
-    stdin: "pipe",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  void (async () => {
-    for await (const chunk of proc.stderr) stderr += new TextDecoder().decode(chunk);
-  })();
-  const read = (async () => {
-    for await (const rec of jsonLines(proc.stdout)) if ("line" in rec && rec.line.startsWith("{")) log.add(JSON.parse(rec.line) as Rec);
-  })();
-  let next = 0;
-  return {
-    records: log.records,
-    request: (cmd) => {
-      const id = `r${++next}`;
-      const answer = log.waitFor((r) => r.type === "response" && r.id === id, log.records.length);
-      proc.stdin.write(`${JSON.stringify({ ...cmd, id })}\n`);
-      proc.stdin.flush();
-      return answer;
-    },
-    waitFor: (pred, from) => log.waitFor(pred, from),
-    close: async () => {
-      proc.stdin.end();
-      const code = await proc.exited;
-      await read;
-      return code;
-    },
-  };
-}
 
 /** Every session change in turn, a cancelled one and one from the extension; what the fixture logged, the commands and the answers. */
 async function rebindScenario(agent: RpcAgent, logFile: string) {

@@ -22,7 +22,8 @@ export default function (pi) {
   for (const e of ["session_start", "resources_discover", "session_shutdown"]) pi.on(e, (ev) => { log.push(e + ":" + ev.reason); });
   pi.registerCommand(${JSON.stringify(command)}, { description: "d", handler: async () => {} });
   pi.registerCommand("events", { handler: async (_a, ctx) => ctx.ui.notify(log.join(" "), "info") });
-  pi.registerCommand("reload-me", { handler: async (_a, ctx) => { await ctx.reload(); ctx.ui.notify("reloaded", "info"); } });
+  // After await ctx.reload() the old ctx is stale (it throws, as in the reference); what it gave before still works.
+  pi.registerCommand("reload-me", { handler: async (_a, ctx) => { const ui = ctx.ui; await ctx.reload(); ui.notify("reloaded", "info"); } });
 }
 `;
 

@@ -47,14 +47,15 @@ describe("pi API reaching the session port", () => {
     expect(entry("bus")).toEqual([{ args: "hi" }]);
   });
 
-  test("getCommands appends the session's templates and skills when the port offers them", async () => {
+  test("getCommands answers the port's whole list (get_commands) when the port offers it", async () => {
     const fake = fakePort();
-    fake.port.otherCommands = () => [
+    fake.port.commands = () => [
+      { name: "send", source: "extension", sourceInfo: { path: "/p/ui.ts", source: "local", scope: "user", origin: "top-level" } },
       { name: "review", source: "prompt", sourceInfo: { path: "/p/review.md", source: "local", scope: "user", origin: "top-level" } },
     ];
     const runner = await loadExtensions([fixture("ui.ts")], fake.port);
     await runner.runCommand("/send x");
-    expect((fake.entry("ctx")[0] as { commands: string[] }).commands.at(-1)).toBe("review");
+    expect((fake.entry("ctx")[0] as { commands: string[] }).commands).toEqual(["send", "review"]);
   });
 });
 
