@@ -433,29 +433,6 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
   attachSession(ref, { session, store, fileFor, extensions, cwd: o.cwd, scopedModels, ...(extensions ? { reload } : {}), ...(rebindExtensions ? { rebindExtensions } : {}) });
   for (const frame of ref.early.splice(0)) void session.publish(frame);
   if (o.name) session.setName(o.name);
-  if (extensions && hasExtensions) {
-    // Extensions see the agent's events in order, after they are written.
-    forwardEvents(extensions, (fn) => session.subscribe(fn), () => session.model && { provider: session.model.provider, id: session.model.id }, session.thinkingLevel);
-    await discover("startup");
-  }
-  if (o.verbose) {
-    const m = session.model;
-    const names = (list: readonly string[]) => (list.length > 0 ? list.join(", ") : "none");
-    const lines = [
-      `model: ${m ? `${m.provider}/${m.id}` : "none"}, thinking ${session.thinkingLevel}`,
-      `session: ${session.sessionId} ${session.file ?? "(in memory)"}`,
-      `tools: ${names(selectedNames.filter((n) => n !== "todo" && !excluded?.(n)))}`,
-      `context files: ${names(resources.contextFiles.map((f) => f.path))}`,
-      `skills: ${names(resources.skills.map((sk) => sk.name))}`,
-      `prompt templates: ${names(resources.templates.map((t) => t.name))}`,
-      `extensions: ${names(extensions?.loaded.map((e) => e.path) ?? [])}`,
-      `network: ${o.offline ? "offline" : "on"}`,
-    ];
-    const scope = resourceScope(o, projectTrust.trusted);
-    lines.push(...settingsReport(settings, { user: scope.userDirs ?? [], project: projectTrust.trusted ? projectConfigDirs(o.cwd) : [] }));
-    if (resources.promptFiles.length > 0) lines.push(`system prompt files: ${resources.promptFiles.join(", ")}`);
-    for (const line of lines) log("startup", line);
-  }
   const own = () => (hasExtensions ? extensions!.commands() : []);
   // ACP sessions get no built-in commands: an editor has its own ways to show MCP servers.
   const builtinSet = builtinCommands({ cliExtensions: o.extensions, noExtensions: o.noExtensions, noMcp: o.noMcp, listed: settings.listedResources?.extensions ?? [] });
@@ -479,7 +456,31 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
       ...listCommands(resources.skills, resources.templates),
     ];
   };
+  // pi.getCommands() answers this list too, from the first session_start on.
   ref.commands = commands;
+  if (extensions && hasExtensions) {
+    // Extensions see the agent's events in order, after they are written.
+    forwardEvents(extensions, (fn) => session.subscribe(fn), () => session.model && { provider: session.model.provider, id: session.model.id }, session.thinkingLevel);
+    await discover("startup");
+  }
+  if (o.verbose) {
+    const m = session.model;
+    const names = (list: readonly string[]) => (list.length > 0 ? list.join(", ") : "none");
+    const lines = [
+      `model: ${m ? `${m.provider}/${m.id}` : "none"}, thinking ${session.thinkingLevel}`,
+      `session: ${session.sessionId} ${session.file ?? "(in memory)"}`,
+      `tools: ${names(selectedNames.filter((n) => n !== "todo" && !excluded?.(n)))}`,
+      `context files: ${names(resources.contextFiles.map((f) => f.path))}`,
+      `skills: ${names(resources.skills.map((sk) => sk.name))}`,
+      `prompt templates: ${names(resources.templates.map((t) => t.name))}`,
+      `extensions: ${names(extensions?.loaded.map((e) => e.path) ?? [])}`,
+      `network: ${o.offline ? "offline" : "on"}`,
+    ];
+    const scope = resourceScope(o, projectTrust.trusted);
+    lines.push(...settingsReport(settings, { user: scope.userDirs ?? [], project: projectTrust.trusted ? projectConfigDirs(o.cwd) : [] }));
+    if (resources.promptFiles.length > 0) lines.push(`system prompt files: ${resources.promptFiles.join(", ")}`);
+    for (const line of lines) log("startup", line);
+  }
   mcp.ready();
   return {
     session,

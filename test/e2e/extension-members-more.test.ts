@@ -72,6 +72,8 @@ test("getCommands is get_commands; session_shutdown names the next file; replace
   const [cmds] = steps.filter((s) => s.step === "cmds");
   expect(cmds!.commands).toEqual(listed);
   expect(listed.map((c) => c.name)).toEqual(["cmds", "stale", "reload-then", "llama", "mcp", "review"]);
+  // From the first session_start on (and after every change).
+  for (const s of steps.filter((s) => s.step === "session_start")) expect(s.commands).toEqual(listed.map((c) => c.name));
 
   // 2. Each session_shutdown of a change names the file the next session_start has.
   const changes = steps.filter((s) => s.step === "session_shutdown" || s.step === "session_start").map((s) => [s.step, s.id, s.event.reason, s.event.targetSessionFile, s.file]);
