@@ -49,18 +49,8 @@ export function renderSystemMessageUpdate(message: SystemMessage): string {
   return parts.join("\n\n");
 }
 
-/** The leading system message of a prompt and tools; undefined when both are empty. */
-export function createInitialSystemMessage(systemPrompt: string | undefined, tools: Tool[] | undefined): SystemMessage | undefined {
-  const withTools = tools !== undefined && tools.length > 0;
-  if (!systemPrompt && !withTools) return undefined;
-  return { role: "system", content: systemPrompt ?? "", ...(withTools ? { toolsAdded: tools } : {}), timestamp: 0 };
-}
-
-/** `systemPrompt` and `tools` of a request context folded into a leading system message. */
-export function normalizeContext<M extends { role: string }>(context: { systemPrompt?: string; tools?: Tool[]; messages: M[] }): Transcript<M | SystemMessage> {
-  const first = createInitialSystemMessage(context.systemPrompt, context.tools);
-  return { messages: first ? [first, ...context.messages] : context.messages };
-}
+// The leading system message is built where pion's requests become transcripts (providers/transcript.ts).
+export { createInitialSystemMessage, normalizeContext } from "../providers/transcript.ts";
 
 export function getInitialSystemMessage(messages: Messages): SystemMessage | undefined {
   const first = messages[0];
