@@ -41,7 +41,6 @@ import { attachSession, extensionPort, toolsInUse, type SessionRef } from "./ext
 import { forwardEvents, withDiscoveredResources, withProviderHooks } from "./extension-events.ts";
 import { openStartupSession } from "./startup-session.ts";
 import { extensionRouter, withVirtualModels } from "./virtual-models.ts";
-import { createTodoTool } from "../tools/todo.ts";
 import type { McpServerConfig } from "../mcp/config.ts";
 import type { McpServerStatus } from "../mcp/connection.ts";
 import { splitMcpToolSpec } from "../mcp/select.ts";
@@ -297,7 +296,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
       const exec = sandbox ? undefined : hooks.shellExec;
       const autoResizeImages = settings.images?.autoResize !== false;
       const builtin = toolModule.createBuiltinTools({ images: true, autoResizeImages, guard, files: hooks.files, shell, ...(exec ? { exec } : {}), ...(sandbox ? { sandbox } : {}) });
-      todoTool = createTodoTool({ get: () => session.todos, set: (phases) => void session.setTodos(phases) });
+      todoTool = toolModule.createTodoTool({ get: () => session.todos, set: (phases) => void session.setTodos(phases) });
       builtin.set("todo", todoTool);
       selected = new Map(selectedNames.map((name) => [name, builtin.get(name)!]));
     }

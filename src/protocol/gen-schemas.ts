@@ -2,7 +2,7 @@ import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { toJsonSchemaDefs, type ConversionConfig, type JsonSchema } from "@valibot/to-json-schema";
 import type * as v from "valibot";
-import { COMMAND_SCHEMAS, type CommandType } from "./commands.ts";
+import { allCommandSchemas, COMMAND_TYPES } from "./commands.ts";
 import { AssistantMessageEventSchema, CompactionResultSchema, EVENT_SCHEMAS, type EventType } from "./events.ts";
 import { SessionHeaderSchema, SHARED_DEFINITIONS } from "./messages.ts";
 import { COMMAND_ORIGIN, EVENT_ORIGIN, ORIGIN_LABEL, PION_FIELDS } from "./origins.ts";
@@ -61,8 +61,8 @@ function annotate(schema: JsonSchema, origin: string, fields: Readonly<Record<st
 }
 
 export function commandsDocument(): SchemaDocument {
-  const types = Object.keys(COMMAND_SCHEMAS) as CommandType[];
-  const defs = convert(Object.fromEntries(types.map((t) => [t, COMMAND_SCHEMAS[t]])));
+  const types = COMMAND_TYPES;
+  const defs = convert(allCommandSchemas());
   for (const t of types) annotate(defs[t]!, `${ORIGIN_LABEL[COMMAND_ORIGIN[t]]}.`, PION_FIELDS[`command ${t}`]);
   return document(
     "pion commands",

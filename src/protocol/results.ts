@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { COMMAND_SCHEMAS, SILENT_FRAMES, type CommandType } from "./commands.ts";
+import { COMMAND_TYPES, SILENT_FRAMES, type CommandType } from "./commands.ts";
 import { CompactionResultSchema, McpServerStatusSchema } from "./events.ts";
 import { AgentMessageSchema, EntrySchema, ModelSchema, ThinkingLevelSchema, TodoPhaseOutSchema } from "./messages.ts";
 
@@ -180,7 +180,7 @@ type ResultSchemaOf<T extends RequestType> = (typeof RESULT_SCHEMAS)[T];
 /** The `data` of a successful response to command `T` (`undefined` when it carries none). */
 export type ResultOf<T extends RequestType> = ResultSchemaOf<T> extends v.GenericSchema ? v.InferOutput<ResultSchemaOf<T>> : undefined;
 
-export const REQUEST_TYPES = Object.keys(COMMAND_SCHEMAS).filter((t): t is RequestType => !SILENT_FRAMES.has(t));
+export const REQUEST_TYPES = COMMAND_TYPES.filter((t): t is RequestType => !SILENT_FRAMES.has(t));
 export const isRequestType = (t: string): t is RequestType => Object.hasOwn(RESULT_SCHEMAS, t);
 
 const id = v.optional(v.string());

@@ -11,15 +11,16 @@ import type { Model, StreamFn, ToolCall } from "./types.ts";
  * editor plugin or a CI pipeline offline. Each model request takes the next reply and
  * streams it through the same normalized events as a real provider.
  */
-const Block = v.variant("type", [
-  v.object({ type: v.literal("text"), text: v.string() }),
-  v.object({ type: v.literal("thinking"), thinking: v.string() }),
-  v.object({ type: v.literal("toolCall"), id: v.optional(v.string()), name: v.string(), arguments: v.record(v.string(), v.unknown()) }),
-]);
-const Reply = v.object({
+const block = () =>
+  v.variant("type", [
+    v.object({ type: v.literal("text"), text: v.string() }),
+    v.object({ type: v.literal("thinking"), thinking: v.string() }),
+    v.object({ type: v.literal("toolCall"), id: v.optional(v.string()), name: v.string(), arguments: v.record(v.string(), v.unknown()) }),
+  ]);
+const reply = () => v.object({
   /** Shorthand for one text block. */
   text: v.optional(v.string()),
-  content: v.optional(v.array(Block)),
+  content: v.optional(v.array(block())),
   usage: v.optional(v.object({ input: v.optional(v.number()), output: v.optional(v.number()), cacheRead: v.optional(v.number()), cacheWrite: v.optional(v.number()) })),
   stopReason: v.optional(v.picklist(["stop", "length", "toolUse"])),
   /** The request fails with this message (stopReason "error"), e.g. "529 overloaded". */
@@ -29,8 +30,9 @@ const Reply = v.object({
   /** Characters per text delta (default: one delta per word). */
   chunkSize: v.optional(v.number()),
 });
-const ScriptFile = v.union([v.array(Reply), v.object({ replies: v.array(Reply) })]);
-export type ScriptedReply = v.InferOutput<typeof Reply>;
+/** Built when a script is read (`--provider scripted` only). */
+const scriptFile = () => v.union([v.array(reply()), v.object({ replies: v.array(reply()) })]);
+export type ScriptedReply = v.InferOutput<ReturnType<typeof reply>>;
 
 export function loadScript(path: string): ScriptedReply[] {
   let raw: unknown;
@@ -39,7 +41,7 @@ export function loadScript(path: string): ScriptedReply[] {
   } catch (err) {
     throw new Error(`Cannot read scripted replies ${path}: ${err instanceof Error ? err.message : String(err)}`);
   }
-  const parsed = v.safeParse(ScriptFile, raw);
+  const parsed = v.safeParse(scriptFile(), raw);
   if (!parsed.success) throw new Error(`Invalid scripted replies in ${path}: ${describeIssues(parsed.issues)}`);
   return Array.isArray(parsed.output) ? parsed.output : parsed.output.replies;
 }

@@ -6,7 +6,7 @@ import type { RpcApprovals } from "./approvals.ts";
 import type { ExtensionRunner } from "../extensions/types.ts";
 import type { ImageContent } from "../providers/types.ts";
 import type { Disposition } from "../session/session-types.ts";
-import { COMMAND_SCHEMAS, SILENT_FRAMES } from "../protocol/commands.ts";
+import { COMMAND_TYPES, SILENT_FRAMES } from "../protocol/commands.ts";
 import type { Model } from "../providers/types.ts";
 import { LLAMA_PROVIDER } from "../providers/llama-cpp.ts";
 import { normalizeTodos } from "../tools/todo.ts";
@@ -230,7 +230,7 @@ function capabilities(events: string[]) {
       { id: "rpc-fork", document: "002", description: "abort_and_prompt, set_todos, set_host_tools, set_interrupt_mode, branch, get_branch_messages" },
       { id: "json", document: "004", description: "JSON event-stream mode" },
     ],
-    commands: Object.keys(COMMAND_SCHEMAS).filter((c) => !SILENT_FRAMES.has(c)),
+    commands: COMMAND_TYPES.filter((c) => !SILENT_FRAMES.has(c)),
     inboundFrames: [...SILENT_FRAMES],
     events,
     features: {

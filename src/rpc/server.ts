@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { COMMAND_SCHEMAS, describeIssues, isCommandType, SILENT_FRAMES, type Command } from "../protocol/commands.ts";
+import { commandSchema, describeIssues, isCommandType, SILENT_FRAMES, type Command } from "../protocol/commands.ts";
 import { Background, failure, RawJson, success, successLine } from "../protocol/responses.ts";
 import { errorMessage, PionError } from "../util/errors.ts";
 import { log } from "../util/log.ts";
@@ -84,7 +84,7 @@ function validate(json: unknown): Validated {
     return { id, command: type === undefined ? undefined : JSON.stringify(type), error: `Unknown command: ${type === undefined ? "undefined" : JSON.stringify(type)}` };
   }
   if (!isCommandType(type)) return { id, command: type, error: `Unknown command: ${type}` };
-  const parsed = v.safeParse(COMMAND_SCHEMAS[type], json);
+  const parsed = v.safeParse(commandSchema(type), json);
   if (!parsed.success) return { id, command: type, error: describeIssues(parsed.issues) };
   return { value: parsed.output as Command };
 }

@@ -134,12 +134,14 @@ export function checkTree(r: RawRecord, source: string): Loose {
   return e; // the parsed original, so key order and every field survive
 }
 
-const MessageBody = v.looseObject({ role: v.string() });
-const V1Record = v.looseObject({
-  type: v.string(),
-  timestamp: v.string(),
-  message: v.optional(MessageBody),
-});
+/** Built on the first v1 file migrated. */
+const makeV1Record = () =>
+  v.looseObject({
+    type: v.string(),
+    timestamp: v.string(),
+    message: v.optional(v.looseObject({ role: v.string() })),
+  });
+let v1Record: ReturnType<typeof makeV1Record> | undefined;
 
 /** v1 → v2: fresh ids chained in file order; a compaction's record index (the header is 0) becomes an entry id. */
 export function migrateV1(rest: readonly RawRecord[], header: RawRecord, source: string): Loose[] {
@@ -149,7 +151,7 @@ export function migrateV1(rest: readonly RawRecord[], header: RawRecord, source:
   const out: Loose[] = [];
   let parentId: string | null = null;
   for (const r of rest) {
-    const parsed = v.safeParse(V1Record, r.value);
+    const parsed = v.safeParse((v1Record ??= makeV1Record()), r.value);
     if (!parsed.success) throw invalidEntry(source, r.line, parsed.issues);
     const id = newEntryId(ids);
     ids.add(id);

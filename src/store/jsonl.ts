@@ -72,7 +72,7 @@ export function readJsonl(path: string): JsonlSource {
   } finally {
     closeSync(fd);
   }
-  const parsedHeader = v.safeParse(HeaderRecord, first?.value);
+  const parsedHeader = v.safeParse((headerRecord ??= makeHeaderRecord()), first?.value);
   if (!first || !parsedHeader.success) {
     throw new PionError(`${path} is not a session file: its first line is not a session header`, "invalid_jsonl");
   }
@@ -154,14 +154,17 @@ export function readJsonl(path: string): JsonlSource {
 const quickEntry = (q: QuickMessage, message: Loose): Entry =>
   ({ type: "message", id: q.id, parentId: q.parentId, timestamp: q.timestamp, message }) as unknown as Entry;
 
-const HeaderRecord = v.looseObject({
-  type: v.literal("session"),
-  id: v.string(),
-  timestamp: v.string(),
-  cwd: v.optional(v.string()),
-  version: v.optional(v.number()),
-  parentSession: v.optional(v.string()),
-});
+/** Built on the first file read. */
+const makeHeaderRecord = () =>
+  v.looseObject({
+    type: v.literal("session"),
+    id: v.string(),
+    timestamp: v.string(),
+    cwd: v.optional(v.string()),
+    version: v.optional(v.number()),
+    parentSession: v.optional(v.string()),
+  });
+let headerRecord: ReturnType<typeof makeHeaderRecord> | undefined;
 
 /**
  * Where the file's complete lines end. A last line that is not JSON is a write cut short by a

@@ -11,6 +11,7 @@ import type { Tool } from "./tool.ts";
 import { createWriteTool } from "./write.ts";
 
 export { BUILTIN_TOOL_NAMES, DEFAULT_TOOLS, selectTools, type BuiltinToolName } from "./select.ts";
+export { createTodoTool } from "./todo-tool.ts";
 
 export interface BuiltinToolOptions {
   /** Pins every tool to this folder instead of each call's ctx.cwd. */

@@ -30,7 +30,7 @@ let compiled: WebAssembly.Module | null | undefined;
 export function createAsciiEscaper(): AsciiEscaper | undefined {
   if (compiled === undefined) {
     try {
-      compiled = new WebAssembly.Module(MODULE);
+      compiled = new WebAssembly.Module(assemble());
     } catch {
       compiled = null;
     }
@@ -114,60 +114,63 @@ const store8 = (dst: number[], value: number[], offset: number): number[] => [..
 // params: src, len, dst; locals: i, o, c, e, m (i32), v (v128)
 const [src, len, dst, i, o, c, e, m, v] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
 
-const BODY = [
-  ...i32(0), ...set(i), ...get(dst), ...set(o),
-  op.block, VOID, // $done
-  op.loop, VOID, // $main
-  op.block, VOID, // $scalar: fewer than 16 bytes left, or a byte to escape
-  ...get(i), ...i32(16), op.add, ...get(len), op.gtU, op.brIf, 0,
-  ...get(src), ...get(i), op.add, ...simd(v128.load), ...at(), ...set(v),
-  // lanes to escape or leave to the caller: < 0x20, '"', '\', >= 0x80 (negative as signed)
-  ...get(v), ...splat(0x20), ...simd(v128.ltU),
-  ...get(v), ...splat(0x22), ...simd(v128.eq), ...simd(v128.or),
-  ...get(v), ...splat(0x5c), ...simd(v128.eq), ...simd(v128.or),
-  ...get(v), ...splat(0x00), ...simd(v128.ltS), ...simd(v128.or),
-  ...simd(v128.bitmask), op.tee, m,
-  ...get(o), ...get(v), ...simd(v128.store), ...at(),
-  op.eqz, op.if, VOID, // all sixteen as they are
-  ...inc(o, i32(16)), ...inc(i, i32(16)), op.br, 2, // -> $main
-  op.end,
-  ...get(m), op.ctz, ...set(e), // the plain bytes before the first other one stay
-  ...inc(o, get(e)), ...inc(i, get(e)),
-  op.end, // $scalar
-  ...get(i), ...get(len), op.geU, op.brIf, 1, // input done -> $done
-  ...get(src), ...get(i), op.add, op.load8, ...at(), op.tee, c,
-  ...i32(0x80), op.geU, op.brIf, 1, // not ASCII: the caller decodes it -> $done
-  ...get(c), op.load8, ...at(), op.tee, e,
-  op.eqz, op.if, VOID,
-  ...store8(get(o), get(c), 0), ...inc(o, i32(1)),
-  op.else,
-  ...store8(get(o), i32(0x5c), 0),
-  ...get(e), ...i32(0xff), op.eq, op.if, VOID, // \u00XX
-  ...store8(get(o), i32(0x75), 1), ...store8(get(o), i32(0x30), 2), ...store8(get(o), i32(0x30), 3),
-  ...store8(get(o), [...get(c), ...i32(4), op.shrU, op.load8, ...at(128)], 4),
-  ...store8(get(o), [...get(c), ...i32(15), op.and, op.load8, ...at(128)], 5),
-  ...inc(o, i32(6)),
-  op.else, // \n, \", ...
-  ...store8(get(o), get(e), 1), ...inc(o, i32(2)),
-  op.end,
-  op.end,
-  ...inc(i, i32(1)),
-  op.br, 0, // -> $main
-  op.end, // $main
-  op.end, // $done
-  ...get(o), op.globalSet, 0,
-  ...get(i),
-  op.end,
-];
+/** The module's bytes, assembled on the first escaper (a process that never escapes output never builds them). */
+function assemble(): Uint8Array<ArrayBuffer> {
+  const BODY = [
+    ...i32(0), ...set(i), ...get(dst), ...set(o),
+    op.block, VOID, // $done
+    op.loop, VOID, // $main
+    op.block, VOID, // $scalar: fewer than 16 bytes left, or a byte to escape
+    ...get(i), ...i32(16), op.add, ...get(len), op.gtU, op.brIf, 0,
+    ...get(src), ...get(i), op.add, ...simd(v128.load), ...at(), ...set(v),
+    // lanes to escape or leave to the caller: < 0x20, '"', '\', >= 0x80 (negative as signed)
+    ...get(v), ...splat(0x20), ...simd(v128.ltU),
+    ...get(v), ...splat(0x22), ...simd(v128.eq), ...simd(v128.or),
+    ...get(v), ...splat(0x5c), ...simd(v128.eq), ...simd(v128.or),
+    ...get(v), ...splat(0x00), ...simd(v128.ltS), ...simd(v128.or),
+    ...simd(v128.bitmask), op.tee, m,
+    ...get(o), ...get(v), ...simd(v128.store), ...at(),
+    op.eqz, op.if, VOID, // all sixteen as they are
+    ...inc(o, i32(16)), ...inc(i, i32(16)), op.br, 2, // -> $main
+    op.end,
+    ...get(m), op.ctz, ...set(e), // the plain bytes before the first other one stay
+    ...inc(o, get(e)), ...inc(i, get(e)),
+    op.end, // $scalar
+    ...get(i), ...get(len), op.geU, op.brIf, 1, // input done -> $done
+    ...get(src), ...get(i), op.add, op.load8, ...at(), op.tee, c,
+    ...i32(0x80), op.geU, op.brIf, 1, // not ASCII: the caller decodes it -> $done
+    ...get(c), op.load8, ...at(), op.tee, e,
+    op.eqz, op.if, VOID,
+    ...store8(get(o), get(c), 0), ...inc(o, i32(1)),
+    op.else,
+    ...store8(get(o), i32(0x5c), 0),
+    ...get(e), ...i32(0xff), op.eq, op.if, VOID, // \u00XX
+    ...store8(get(o), i32(0x75), 1), ...store8(get(o), i32(0x30), 2), ...store8(get(o), i32(0x30), 3),
+    ...store8(get(o), [...get(c), ...i32(4), op.shrU, op.load8, ...at(128)], 4),
+    ...store8(get(o), [...get(c), ...i32(15), op.and, op.load8, ...at(128)], 5),
+    ...inc(o, i32(6)),
+    op.else, // \n, \", ...
+    ...store8(get(o), get(e), 1), ...inc(o, i32(2)),
+    op.end,
+    op.end,
+    ...inc(i, i32(1)),
+    op.br, 0, // -> $main
+    op.end, // $main
+    op.end, // $done
+    ...get(o), op.globalSet, 0,
+    ...get(i),
+    op.end,
+  ];
 
-const CODE = [...vec([[...uleb(5), I32], [...uleb(1), V128]]), ...BODY];
+  const CODE = [...vec([[...uleb(5), I32], [...uleb(1), V128]]), ...BODY];
 
-const MODULE = new Uint8Array([
-  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
-  ...section(1, vec([[0x60, ...vec([[I32], [I32], [I32]]), ...vec([[I32]])]])), // (i32 i32 i32) -> i32
-  ...section(3, vec([[0]])),
-  ...section(5, vec([[0x00, ...uleb(32)]])), // 2 MiB to start
-  ...section(6, vec([[I32, 0x01, ...i32(0), op.end]])), // mutable global `out`
-  ...section(7, vec([[...name("mem"), 0x02, 0], [...name("esc"), 0x00, 0], [...name("out"), 0x03, 0]])),
-  ...section(10, vec([[...uleb(CODE.length), ...CODE]])),
-]);
+  return new Uint8Array([
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+    ...section(1, vec([[0x60, ...vec([[I32], [I32], [I32]]), ...vec([[I32]])]])), // (i32 i32 i32) -> i32
+    ...section(3, vec([[0]])),
+    ...section(5, vec([[0x00, ...uleb(32)]])), // 2 MiB to start
+    ...section(6, vec([[I32, 0x01, ...i32(0), op.end]])), // mutable global `out`
+    ...section(7, vec([[...name("mem"), 0x02, 0], [...name("esc"), 0x00, 0], [...name("out"), 0x03, 0]])),
+    ...section(10, vec([[...uleb(CODE.length), ...CODE]])),
+  ]);
+}

@@ -9,7 +9,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
-import { COMMAND_SCHEMAS, isCommandType, SILENT_FRAMES } from "../../src/protocol/commands.ts";
+import { allCommandSchemas, commandSchema, isCommandType, SILENT_FRAMES } from "../../src/protocol/commands.ts";
 import { LeanPion } from "../support/lean-pion.ts";
 import { tempDirs, writeFakeModels } from "../support/pion.ts";
 
@@ -78,7 +78,7 @@ function classify(bytes: Uint8Array): Expectation {
   const id = typeof rec.id === "string" ? rec.id : undefined;
   const type = typeof rec.type === "string" ? rec.type : undefined;
   if (type === undefined || !isCommandType(type)) return { kind: "invalid", id, type };
-  if (!v.safeParse(COMMAND_SCHEMAS[type], json).success) return { kind: "invalid", id, type };
+  if (!v.safeParse(commandSchema(type), json).success) return { kind: "invalid", id, type };
   if (SILENT_FRAMES.has(type)) return { kind: "silent" };
   return { kind: "valid", id, type };
 }
@@ -121,7 +121,7 @@ const WRONG_CANDIDATES: unknown[] = [0, 1.5, -7, true, false, null, "", "wrong",
 /** For every command and every field: records with that one field holding a value of the wrong type. */
 function wrongTypeRecords(idFor: () => string): { rec: Record<string, unknown>; field: string; command: string }[] {
   const out: { rec: Record<string, unknown>; field: string; command: string }[] = [];
-  for (const [command, schema] of Object.entries(COMMAND_SCHEMAS) as [string, AnySchema][]) {
+  for (const [command, schema] of Object.entries(allCommandSchemas()) as [string, AnySchema][]) {
     const base: Record<string, unknown> = {};
     for (const [k, e] of Object.entries(schema.entries) as [string, AnySchema][]) {
       if (e.type !== "optional") base[k] = validValue(e);
