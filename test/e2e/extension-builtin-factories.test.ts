@@ -2,7 +2,8 @@
  * The reference's built-in extension factories as a user's extension calls them
  * (`export default createMcpExtension({...})` in a file loaded with -e): over pion's own MCP
  * client, codemode and tool_search, with the permission gate and project trust applying; and
- * the whole-program entry points, which stay errors inside pion.
+ * the whole-program entry points main and runRpcMode, which stay errors inside pion (runPrintMode:
+ * extension-print-mode.test.ts).
  */
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -187,11 +188,11 @@ describe("createCodemodeExtension and createToolSearchExtension", () => {
 });
 
 describe("the whole-program entry points", () => {
-  test.concurrent("an extension that calls main, runRpcMode or runPrintMode gets an error saying why; pion keeps serving", async () => {
-    const body = `import { main, runPrintMode, runRpcMode } from "@earendil-works/pi-coding-agent";
+  test.concurrent("an extension that calls main or runRpcMode gets an error saying why; pion keeps serving", async () => {
+    const body = `import { main, runRpcMode } from "@earendil-works/pi-coding-agent";
 export default (pi) => pi.registerCommand("entry", { handler: async (_args, ctx) => {
   const out = [];
-  for (const call of [() => main(["--version"]), () => runRpcMode({}), () => runPrintMode({}, { mode: "text" })]) {
+  for (const call of [() => main(["--version"]), () => runRpcMode({})]) {
     try { await call(); out.push("returned"); } catch (err) { out.push(err.message); }
   }
   ctx.ui.notify(out.join("\\n"), "info");
@@ -200,7 +201,7 @@ export default (pi) => pi.registerCommand("entry", { handler: async (_args, ctx)
     await p.request({ type: "prompt", message: "/entry" });
     const note = await p.waitFor((r) => r.type === "extension_ui_request" && r.method === "notify");
     const lines = String(note.message).split("\n");
-    expect(lines.map((l) => l.split(":")[0])).toEqual(["main is not available in pion extensions", "runRpcMode is not available in pion extensions", "runPrintMode is not available in pion extensions"]);
+    expect(lines.map((l) => l.split(":")[0])).toEqual(["main is not available in pion extensions", "runRpcMode is not available in pion extensions"]);
     expect(((await p.request({ type: "get_state" })) as Rec).success).toBe(true);
   });
 });

@@ -105,7 +105,7 @@ export const getDefaultStreamFn = (): RefStreamFn => defaultStreamFn ?? pionStre
 const DELTAS = new Set(["text_start", "text_delta", "text_end", "thinking_start", "thinking_delta", "thinking_end", "toolcall_start", "toolcall_delta", "toolcall_end"]);
 
 /** A reference stream event as pion's delta-only event (`start`, `done`, `error` have none). */
-function toPionEvent(e: RefEvent): AssistantMessageEvent | undefined {
+export function toPionEvent(e: RefEvent): AssistantMessageEvent | undefined {
   if (!DELTAS.has(e.type)) return undefined;
   const { partial, ...rest } = e;
   if (e.type === "toolcall_start" && (rest.id === undefined || rest.toolName === undefined)) {

@@ -8,7 +8,8 @@
  * the PowerShell tool as it is off Windows (coding-powershell.ts), the paths of the shipped README
  * and docs (coding-config-paths.ts), extensions loaded and run outside a session (coding-runner.ts),
  * the built-in MCP / codemode / tool-search extension factories (coding-builtin-extensions.ts), and
- * the whole-program entry points as the errors they are inside pion (coding-entry.ts).
+ * the whole-program entry points (coding-entry.ts: `main` and `runRpcMode` as the errors they are
+ * inside pion, `runPrintMode` over an in-process runtime).
  */
 import { SettingsManager } from "./coding-settings.ts";
 import { CredentialSynchronizationError, hasTrustRequiringProjectResources, ProjectTrustStore, readStoredCredential } from "./coding-trust.ts";

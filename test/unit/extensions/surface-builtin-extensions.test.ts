@@ -93,11 +93,11 @@ describe("the factories register what the reference's do", () => {
 });
 
 describe("the whole-program entry points", () => {
-  test("main, runRpcMode and runPrintMode stay unavailable and say why and what to use", async () => {
+  test("main and runRpcMode stay unavailable and say why and what to use; runPrintMode is pion's (surface-print-mode.test.ts)", async () => {
     const { behaviourOf } = await import("../../../src/extensions/surface/export-surface.ts");
-    for (const name of ["main", "runRpcMode", "runPrintMode"]) expect(behaviourOf(pion[name])).toBe("unavailable");
+    for (const name of ["main", "runRpcMode"]) expect(behaviourOf(pion[name])).toBe("unavailable");
+    expect(behaviourOf(pion.runPrintMode)).toBe("pion");
     expect(() => pion.main!(["--version"])).toThrow(/^main is not available in pion extensions: it is the reference CLI's whole program.*RpcClient/);
     expect(() => pion.runRpcMode!({})).toThrow(/runRpcMode is not available in pion extensions: .*stdin and stdout.*pion --mode rpc/);
-    expect(() => pion.runPrintMode!({}, { mode: "text" })).toThrow(/runPrintMode is not available in pion extensions: .*runtime\.session\.prompt/);
   });
 });
