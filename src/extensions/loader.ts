@@ -11,11 +11,10 @@ import { existsSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { CLI_FOUND, sourceInfoAt } from "../resources/source-info.ts";
 import { watchAsyncErrors } from "./async-errors.ts";
-import type { DiscoveredExtension } from "./discover.ts";
 import { setModelAuth } from "./model-calls.ts";
 import { Runner } from "./runner.ts";
 import { setFactoryShellGuard } from "./tool-factories.ts";
-import type { ExtensionRunner, ExtensionSessionPort } from "./types.ts";
+import type { ExtensionRunner, ExtensionSessionPort, ExtensionSource } from "./types.ts";
 import { extensionNeedsSurface, loadReferenceModules, registerVirtualModules } from "./virtual-modules.ts";
 
 export interface LoadOptions {
@@ -28,7 +27,7 @@ export interface LoadOptions {
 }
 
 /** What to load: discovered extensions (discover.ts), or plain paths, which count as named on the command line. */
-export async function loadExtensions(paths: readonly (string | DiscoveredExtension)[], port: ExtensionSessionPort, options: LoadOptions = {}): Promise<ExtensionRunner> {
+export async function loadExtensions(paths: readonly ExtensionSource[], port: ExtensionSessionPort, options: LoadOptions = {}): Promise<ExtensionRunner> {
   registerVirtualModules();
   setFactoryShellGuard(port.shellGuard, port.shellSandbox);
   setModelAuth(async (provider) => port.control?.()?.apiKeyAndHeaders(provider));
@@ -36,14 +35,19 @@ export async function loadExtensions(paths: readonly (string | DiscoveredExtensi
   if (options.reportAsyncErrors) watchAsyncErrors(runner);
   let generation = 0;
   let query = "";
-  // ctx.reload(): each module evaluated anew (a query makes it a new module to Bun). A session
-  // change: the modules already loaded (Bun's cache answers the same query), their factories run again.
-  runner.setReloader((modules) => loadInto(runner, paths, port, modules === "fresh" ? (query = `?reload=${++generation}`) : query));
-  await loadInto(runner, paths, port, query);
+  let list = paths;
+  // ctx.reload(): each module evaluated anew (a query makes it a new module to Bun), from the list
+  // the settings name now. A session change: the modules already loaded (Bun's cache answers the
+  // same query), their factories run again.
+  runner.setReloader((modules, next) => {
+    if (next) list = next;
+    return loadInto(runner, list, port, modules === "fresh" ? (query = `?reload=${++generation}`) : query);
+  });
+  await loadInto(runner, list, port, query);
   return runner;
 }
 
-async function loadInto(runner: Runner, paths: readonly (string | DiscoveredExtension)[], port: ExtensionSessionPort, query: string): Promise<void> {
+async function loadInto(runner: Runner, paths: readonly ExtensionSource[], port: ExtensionSessionPort, query: string): Promise<void> {
   for (const item of paths) {
     const { path: raw, found } = typeof item === "string" ? { path: item, found: CLI_FOUND } : item;
     const path = isAbsolute(raw) ? raw : resolve(port.cwd, raw);

@@ -33,6 +33,7 @@ import type {
   ExtensionRunner,
   UserBashOutcome,
   ExtensionSessionPort,
+  ExtensionSource,
   ExtensionTool,
   InputOutcome,
   RegisteredFlag,
@@ -71,20 +72,20 @@ export class Runner implements ExtensionRunner {
     };
   }
 
-  private reloader: ((modules: ReloadModules) => Promise<void>) | undefined;
+  private reloader: ((modules: ReloadModules, paths?: readonly ExtensionSource[]) => Promise<void>) | undefined;
 
   /** How `reloadExtensions` loads the extensions again (the loader sets it). */
-  setReloader(reload: (modules: ReloadModules) => Promise<void>): void {
+  setReloader(reload: (modules: ReloadModules, paths?: readonly ExtensionSource[]) => Promise<void>): void {
     this.reloader = reload;
   }
 
-  /** Drop every registration and run the extensions' factories again (flag values stay). */
-  async reloadExtensions(modules: ReloadModules = "fresh"): Promise<void> {
+  /** Drop every registration and run the extensions' factories again (flag values stay); `paths` replaces the list. */
+  async reloadExtensions(modules: ReloadModules = "fresh", paths?: readonly ExtensionSource[]): Promise<void> {
     // The instances being replaced: their captured pi and ctx throw from now on (stale.ts).
     this.generation++;
     for (const record of this.records) this.drop(record);
     this.records.length = 0;
-    await this.reloader?.(modules);
+    await this.reloader?.(modules, paths);
   }
 
   /** What an extension's record holds outside it: its providers' streams and its `pi.events` subscriptions. */

@@ -6,6 +6,7 @@
 import type { SourceInfo } from "../resources/source-info.ts";
 import type { Model } from "../providers/types.ts";
 import type { ShellExec, ShellGuard } from "../tools/shell.ts";
+import type { DiscoveredExtension } from "./discover.ts";
 import type { DialogHost } from "./ui-bridge.ts";
 import type { VirtualModelDefinition } from "./api.ts";
 import type { Tool } from "../tools/tool.ts";
@@ -101,7 +102,11 @@ export const MCP_HOST: unique symbol = Symbol.for("pion.extensions.mcpHost");
 
 /** The session state and controls extensions reach (the session's composition implements it). */
 export interface SessionControl {
-  /** `ctx.reload()`: session_shutdown, the extensions and resources loaded again, session_start and resources_discover (reason "reload"). */
+  /**
+   * `ctx.reload()`: session_shutdown, the settings read again, the extensions they list and the
+   * resources loaded again, session_start and resources_discover (reason "reload"). Throws (code
+   * "busy") while a prompt runs or a compaction is written.
+   */
   reload(): Promise<void>;
   header(): unknown;
   file(): string | undefined;
@@ -190,6 +195,9 @@ export interface RegisteredFlag {
 /** How `reloadExtensions` gets each extension's factory: its module evaluated anew, or the one already loaded. */
 export type ReloadModules = "fresh" | "same";
 
+/** One extension to load: a discovered one (discover.ts), or a plain path, which counts as named on the command line. */
+export type ExtensionSource = string | DiscoveredExtension;
+
 /** What a `user_bash` handler decided (see ExtensionRunner.onUserBash). */
 export type UserBashOutcome =
   | { exec: ShellExec }
@@ -231,9 +239,10 @@ export interface ExtensionRunner {
   /**
    * Every registration dropped, then each extension's factory run again: on the module evaluated
    * anew ("fresh", `ctx.reload()`, the default) or on the module already loaded ("same", a session
-   * change: module-level state persists).
+   * change: module-level state persists). `paths` replaces the list loaded so far (`ctx.reload()`
+   * after the settings changed): extensions no longer in it are not loaded again.
    */
-  reloadExtensions(modules?: ReloadModules): Promise<void>;
+  reloadExtensions(modules?: ReloadModules, paths?: readonly ExtensionSource[]): Promise<void>;
   /** Tools registered so far; extensions may register more at any time, so ask before each turn. */
   tools(): ExtensionTool[];
   commands(): { name: string; description?: string; path: string; sourceInfo: SourceInfo }[];

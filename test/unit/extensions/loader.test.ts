@@ -159,4 +159,22 @@ describe("reloadExtensions", () => {
     await runner.reloadExtensions("same");
     expect(state()).toEqual({ commands: ["run-2"], evaluations: 2, answered: [2] });
   });
+
+  test("a new list replaces the loaded one: extensions no longer in it are gone, new ones load, later rebinds keep the new list", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pion-ext-"));
+    const ext = (name: string) => {
+      const file = join(dir, `${name}.ts`);
+      writeFileSync(file, `export default (pi) => { pi.registerCommand(${JSON.stringify(name)}, { handler: async () => {} }); };\n`);
+      return file;
+    };
+    const [a, b, c] = ["a", "b", "c"].map(ext);
+    const { port } = fakePort();
+    const runner = await loadExtensions([a!, b!], port);
+    const names = () => runner.commands().map((cmd) => cmd.name);
+    expect(names()).toEqual(["a", "b"]);
+    await runner.reloadExtensions("fresh", [a!, c!]);
+    expect(names()).toEqual(["a", "c"]);
+    await runner.reloadExtensions("same");
+    expect(names()).toEqual(["a", "c"]);
+  });
 });
