@@ -62,6 +62,8 @@ function packagesTried(o: Pick<CliOptions, "cwd" | "extensions">): { skills: { p
  * context files always. `--system-prompt` replaces SYSTEM.md and `--append-system-prompt`
  * APPEND_SYSTEM.md, as in the reference.
  */
+export type Resources = ReturnType<typeof loadResources>;
+
 export function loadResources(o: CliOptions, project: boolean, settings: Settings) {
   const scope = resourceScope(o, project);
   const lists = settings.listedResources;

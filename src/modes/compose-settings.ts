@@ -1,14 +1,16 @@
 /**
- * Settings that change how start-up wires things, kept out of compose.ts: the user's
- * `httpProxy`, `images.blockImages`, `packages`, the bash shell, and what `--verbose` says
- * about where settings came from.
+ * Settings that change how start-up wires things, kept out of compose.ts: reading them (again
+ * on `ctx.reload()`), the user's `httpProxy`, `images.blockImages`, `packages`, the bash shell,
+ * and what `--verbose` says about where settings came from.
  */
 import { existsSync } from "node:fs";
-import type { Settings } from "../config.ts";
+import { loadSettings, loadUserSettings, type Settings } from "../config.ts";
 import { blockImages } from "../providers/block-images.ts";
 import type { StreamFn } from "../providers/types.ts";
 import type { LocalShell } from "../tools/index.ts";
 import { expandHome } from "../util/home-path.ts";
+import { log } from "../util/log.ts";
+import type { CliOptions } from "./compose.ts";
 
 /**
  * The user's `httpProxy` as `HTTP_PROXY` / `HTTPS_PROXY` of `env` (pion's process environment,
@@ -47,4 +49,13 @@ export function settingsReport(settings: Settings, folders: { user: readonly str
 export async function withPackageResources(settings: Settings, env: Record<string, string | undefined> = process.env): Promise<Settings> {
   if (!settings.listedPackages?.length || !settings.listedResources) return settings;
   return (await import("../extensions/package-manager.ts")).withPackageResources(settings, env);
+}
+
+/**
+ * The session's settings: the user's, and the project's when `trusted` (decided once, at start-up),
+ * with the listed packages' resources. Read at start-up (`user` read already, for the trust
+ * decision) and again by `ctx.reload()`.
+ */
+export async function readSettings(o: Pick<CliOptions, "home" | "cwd" | "env">, trusted: boolean, user: Settings = loadUserSettings(o.home, o.env)): Promise<Settings> {
+  return withPackageResources(loadSettings(o.home, o.cwd, trusted, (msg) => log("settings", msg), user), o.env);
 }

@@ -1,7 +1,7 @@
 import { accessSync, constants } from "node:fs";
 import { builtinSource, hostToolSource, type SourceInfo } from "../resources/source-info.ts";
 import { join, resolve } from "node:path";
-import { loadSettings, loadUserSettings, type Settings } from "../config.ts";
+import { loadUserSettings, type Settings } from "../config.ts";
 import { createCredentialGuard, type CredentialGuard } from "../credentials/guard.ts";
 import { toolMasker } from "../credentials/mask-tools.ts";
 import { chooseStartupModel } from "./compose-model.ts";
@@ -15,14 +15,14 @@ import { listCommands } from "../resources/commands.ts";
 import { expandPromptTemplate } from "../resources/prompt-templates.ts";
 import { expandSkillCommand } from "../resources/skills.ts";
 import { extensionsToLoad, loadResources, resourceScope } from "./compose-resources.ts";
-import { applyHttpProxy, imagePolicy, localShell, settingsReport, withPackageResources } from "./compose-settings.ts";
+import { applyHttpProxy, imagePolicy, localShell, readSettings, settingsReport } from "./compose-settings.ts";
+import { builtinSelection, extensionLifecycle, retryAndCompaction, type LiveSettings } from "./compose-reload.ts";
 import { withSettingsSessionDir } from "./session-dir.ts";
 import { projectConfigDirs } from "../config-dirs.ts";
 import { buildSystemPrompt } from "../resources/system-prompt.ts";
 import { errorMessage } from "../util/errors.ts";
 import { log } from "../util/log.ts";
 import { divertStdout } from "../util/stdout-guard.ts";
-import { COMPACTION_DEFAULTS } from "../session/compaction.ts";
 import { AgentSession } from "../session/session.ts";
 import type { ExtensionFrame } from "../session/session-types.ts";
 import type { SessionHeader } from "../store/entries.ts";
@@ -33,12 +33,12 @@ import { LazyStore } from "../store/lazy-store.ts";
 import { openSqliteStore } from "../store/sqlite-store.ts";
 import type { SessionStore } from "../store/store.ts";
 import { HostTools } from "../extensions/host-tools.ts";
-import type { ExtensionRunner, RegisteredFlag, ReloadModules } from "../extensions/types.ts";
+import type { ExtensionRunner, RegisteredFlag } from "../extensions/types.ts";
 import type { SessionStart } from "../rpc/session-handlers.ts";
 import type { DialogHost } from "../extensions/ui-bridge.ts";
-import { BUILTIN_TOOL_NAMES, startingTools, toolMatcher } from "../tools/select.ts";
+import { toolMatcher } from "../tools/select.ts";
 import { attachSession, extensionPort, toolsInUse, type SessionRef } from "./extension-port.ts";
-import { forwardEvents, withDiscoveredResources, withProviderHooks } from "./extension-events.ts";
+import { forwardEvents, withProviderHooks } from "./extension-events.ts";
 import { openStartupSession } from "./startup-session.ts";
 import { extensionRouter, withVirtualModels } from "./virtual-models.ts";
 import type { McpServerConfig } from "../mcp/config.ts";
@@ -242,7 +242,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
   const projectTrust = decideProjectTrust({ home: o.home, cwd: o.cwd, approve: o.approve, defaultProjectTrust: userSettings.defaultProjectTrust });
   const notice = skippedNotice(projectTrust, o.home);
   if (notice) log("trust", notice);
-  const settings = await withPackageResources(loadSettings(o.home, o.cwd, projectTrust.trusted, (msg) => log("settings", msg), userSettings), o.env);
+  const settings = await readSettings(o, projectTrust.trusted, userSettings);
   applyHttpProxy(userSettings, o.env);
   // A shared store (ACP) was opened in its folder already; the session's files go beside it.
   if (!hooks.store) o = withSettingsSessionDir(o, settings);
@@ -272,7 +272,8 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
   const toolSpec = splitMcpToolSpec(o.tools ?? settings.defaultTools);
   // An extension's tool registered inactive (`defaultActive: false`) is declared when --tools / defaultTools names it.
   const namedTools = new Set([o.tools ?? settings.defaultTools ?? []].flat().flatMap((s) => s.split(",")).map((s) => s.trim()).filter((s) => s !== "" && !s.startsWith("-")).map((s) => s.replace(/^\+/, "")));
-  const selectedNames = startingTools({ ...o, tools: toolSpec.rest }, undefined, [...BUILTIN_TOOL_NAMES, "todo"]);
+  // Names newly added to defaultTools join it on ctx.reload() (compose-reload.ts).
+  const selectedNames = builtinSelection(o, settings);
   const excluded = o.excludeTools ? toolMatcher(o.excludeTools) : undefined;
   // The tools' code loads when the first run starts (prepare); their objects (schemas and
   // descriptions) are built on the first model request. A process that never runs never loads them.
@@ -285,22 +286,21 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
     toolModule ??= await import("../tools/index.ts");
     await mcp.prepareRun();
   };
-  let selected: Map<string, Tool> | undefined;
+  let builtin: Map<string, Tool> | undefined;
   let todoTool: Tool | undefined;
   const builtinTools = () => {
-    if (!selected) {
+    if (!builtin) {
       // Asked for before the first run (an extension's pi.getAllTools()): loaded now.
       toolModule ??= require("../tools/index.ts") as typeof import("../tools/index.ts");
       // A runner elsewhere cannot be sandboxed (the editor runs what it is given): with pion's
       // sandbox on, bash keeps pion's own sandboxed shell.
       const exec = sandbox ? undefined : hooks.shellExec;
       const autoResizeImages = settings.images?.autoResize !== false;
-      const builtin = toolModule.createBuiltinTools({ images: true, autoResizeImages, guard, files: hooks.files, shell, ...(exec ? { exec } : {}), ...(sandbox ? { sandbox } : {}) });
+      builtin = toolModule.createBuiltinTools({ images: true, autoResizeImages, guard, files: hooks.files, shell, ...(exec ? { exec } : {}), ...(sandbox ? { sandbox } : {}) });
       todoTool = toolModule.createTodoTool({ get: () => session.todos, set: (phases) => void session.setTodos(phases) });
       builtin.set("todo", todoTool);
-      selected = new Map(selectedNames.map((name) => [name, builtin.get(name)!]));
     }
-    return { selected, todoTool: todoTool! };
+    return { selected: new Map(selectedNames.map((name) => [name, builtin!.get(name)!])), todoTool: todoTool! };
   };
   const hostTools = new HostTools((frame) => void session.publish(frame));
   // Extensions load before the session exists; what they write meanwhile waits in `early`.
@@ -310,7 +310,8 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
   };
   const shutdown = new AbortController();
   // `-e builtin:<name>` names one of the reference's built-in extensions, not a file.
-  const extensionPaths = extensionsToLoad({ ...o, extensions: o.extensions?.filter((e) => !e.startsWith(BUILTIN_PREFIX)) }, projectTrust.trusted, settings);
+  const extensionList = (s: Settings) => extensionsToLoad({ ...o, extensions: o.extensions?.filter((e) => !e.startsWith(BUILTIN_PREFIX)) }, projectTrust.trusted, s);
+  const extensionPaths = extensionList(settings);
   // The loader (and its virtual modules) is only imported when there is something to load;
   // from then on stdout is pion's alone (what extensions print goes to stderr).
   if (extensionPaths.length > 0) divertStdout();
@@ -350,7 +351,9 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
     return maskTools(toolsInUse(ref, all, from, inactive));
   };
   ref.currentTools = tools;
-  let resources = loadResources(o, projectTrust.trusted, settings);
+  // What a ctx.reload() reads again (compose-reload.ts); everything after start-up reads it here.
+  const current: LiveSettings = { settings, resources: loadResources(o, projectTrust.trusted, settings) };
+  const retryCompaction = retryAndCompaction(settings);
   // A damaged database set aside when the store opens (on first use) is announced to the host too.
   const recovered: Recovery[] = [];
   let announce = (r: Recovery) => void recovered.push(r);
@@ -374,14 +377,14 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
       buildSystemPrompt({
         cwd: o.cwd,
         tools: active,
-        custom: resources.systemPrompt,
-        append: mcp.withPromptSection(resources.append),
-        skills: resources.skills,
-        contextFiles: resources.contextFiles,
+        custom: current.resources.systemPrompt,
+        append: mcp.withPromptSection(current.resources.append),
+        skills: current.resources.skills,
+        contextFiles: current.resources.contextFiles,
       }),
     extensions: hasExtensions ? extensions : undefined,
     router: extensions && extensionRouter(extensions),
-    expand: (text) => expandSkillCommand(expandPromptTemplate(text, resources.templates), resources.skills),
+    expand: (text) => expandSkillCommand(expandPromptTemplate(text, current.resources.templates), current.resources.skills),
     cwd: o.cwd,
     model,
     thinkingLevel: thinking ?? settings.defaultThinkingLevel ?? "medium",
@@ -390,12 +393,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
     interruptMode: settings.interruptMode ?? "wait",
     autoCompaction: settings.compaction?.enabled ?? true,
     autoRetry: settings.retry?.enabled ?? true,
-    retry: {
-      maxRetries: settings.retry?.maxRetries ?? 3,
-      baseDelayMs: settings.retry?.baseDelayMs ?? 2000,
-      ...(settings.retry?.maxAgentDelayMs !== undefined ? { maxAgentDelayMs: settings.retry.maxAgentDelayMs } : {}),
-    },
-    compaction: { reserveTokens: settings.compaction?.reserveTokens ?? COMPACTION_DEFAULTS.reserveTokens, keepRecentTokens: settings.compaction?.keepRecentTokens ?? COMPACTION_DEFAULTS.keepRecentTokens },
+    ...retryCompaction,
     limits: { maxTurns: o.maxTurns ?? settings.limits?.maxTurns, maxCostUsd: o.maxCostUsd ?? settings.limits?.maxCostUsd },
     idleTimeoutMs: settings.httpIdleTimeoutMs,
     thinkingBudgets: settings.thinkingBudgets,
@@ -409,27 +407,9 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
     const restored = session.model;
     if (model && (o.model || o.provider) && (restored?.provider !== model.provider || restored.id !== model.id)) session.setModel(model);
   }
-  // session_start, then resources_discover: the paths handlers return join the skills and prompts.
-  const discover = async (reason: "startup" | "reload", start: SessionStart = { reason }) => {
-    if (!extensions) return;
-    await extensions.notify("session_start", start);
-    if (extensions.handles("resources_discover")) resources = loadResources(o, projectTrust.trusted, await withDiscoveredResources(settings, extensions, o.cwd, reason));
-  };
-  // ctx.reload() re-evaluates the modules; a session change (after session_shutdown) runs the
-  // factories of the loaded modules again, forgets the old instances' setActiveTools choice, and
-  // discovers resources as at start-up, as the reference builds a new runtime for the new session.
-  const reloadWith = async (modules: ReloadModules, reason: "startup" | "reload", start?: SessionStart) => {
-    await extensions!.reloadExtensions(modules);
-    if (modules === "same") ref.activeTools = undefined;
-    resources = loadResources(o, projectTrust.trusted, settings);
-    await discover(reason, start);
-  };
-  const reload = async () => {
-    await extensions!.notify("session_shutdown", { reason: "reload" });
-    await reloadWith("fresh", "reload");
-  };
-  const rebindExtensions = hasExtensions ? (start: SessionStart) => reloadWith("same", "startup", start) : undefined;
-  attachSession(ref, { session, store, fileFor, extensions, cwd: o.cwd, scopedModels, ...(extensions ? { reload } : {}), ...(rebindExtensions ? { rebindExtensions } : {}) });
+  const lifecycle = extensions && extensionLifecycle({ o, trusted: projectTrust.trusted, live: current, session, extensions, ref, extensionList, builtinNames: selectedNames, retryCompaction });
+  const rebindExtensions = hasExtensions ? lifecycle!.rebind : undefined;
+  attachSession(ref, { session, store, fileFor, extensions, cwd: o.cwd, scopedModels, ...(lifecycle ? { reload: lifecycle.reload } : {}), ...(rebindExtensions ? { rebindExtensions } : {}) });
   for (const frame of ref.early.splice(0)) void session.publish(frame);
   if (o.name) session.setName(o.name);
   const own = () => (hasExtensions ? extensions!.commands() : []);
@@ -452,7 +432,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
         sourceInfo: c.sourceInfo,
       })),
       ...(listed?.last ?? []),
-      ...listCommands(resources.skills, resources.templates),
+      ...listCommands(current.resources.skills, current.resources.templates),
     ];
   };
   // pi.getCommands() answers this list too, from the first session_start on.
@@ -460,7 +440,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
   if (extensions && hasExtensions) {
     // Extensions see the agent's events in order, after they are written.
     forwardEvents(extensions, (fn) => session.subscribe(fn), () => session.model && { provider: session.model.provider, id: session.model.id }, session.thinkingLevel);
-    await discover("startup");
+    await lifecycle!.discover("startup");
   }
   if (o.verbose) {
     const m = session.model;
@@ -469,15 +449,15 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
       `model: ${m ? `${m.provider}/${m.id}` : "none"}, thinking ${session.thinkingLevel}`,
       `session: ${session.sessionId} ${session.file ?? "(in memory)"}`,
       `tools: ${names(selectedNames.filter((n) => n !== "todo" && !excluded?.(n)))}`,
-      `context files: ${names(resources.contextFiles.map((f) => f.path))}`,
-      `skills: ${names(resources.skills.map((sk) => sk.name))}`,
-      `prompt templates: ${names(resources.templates.map((t) => t.name))}`,
+      `context files: ${names(current.resources.contextFiles.map((f) => f.path))}`,
+      `skills: ${names(current.resources.skills.map((sk) => sk.name))}`,
+      `prompt templates: ${names(current.resources.templates.map((t) => t.name))}`,
       `extensions: ${names(extensions?.loaded.map((e) => e.path) ?? [])}`,
       `network: ${o.offline ? "offline" : "on"}`,
     ];
     const scope = resourceScope(o, projectTrust.trusted);
     lines.push(...settingsReport(settings, { user: scope.userDirs ?? [], project: projectTrust.trusted ? projectConfigDirs(o.cwd) : [] }));
-    if (resources.promptFiles.length > 0) lines.push(`system prompt files: ${resources.promptFiles.join(", ")}`);
+    if (current.resources.promptFiles.length > 0) lines.push(`system prompt files: ${current.resources.promptFiles.join(", ")}`);
     for (const line of lines) log("startup", line);
   }
   mcp.ready();

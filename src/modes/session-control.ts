@@ -21,7 +21,7 @@ export interface ControlDeps {
   extensions?: ExtensionRunner;
   cwd: string;
   scopedModels?: Model[];
-  /** `ctx.reload()` (compose.ts: extensions and resources again). */
+  /** `ctx.reload()` (compose-reload.ts: settings, extensions and resources again). */
   reload?: () => Promise<void>;
   /** New extension instances after a session change (SessionHandlerContext). */
   rebindExtensions?: SessionHandlerContext["rebindExtensions"];

@@ -67,6 +67,7 @@ export interface SessionOptions {
   interruptMode: "immediate" | "wait";
   autoCompaction: boolean;
   autoRetry: boolean;
+  /** Read at each use: `ctx.reload()` refreshes these objects from the settings (compose-reload.ts). */
   retry: { maxRetries: number; baseDelayMs: number; maxAgentDelayMs?: number };
   compaction: { reserveTokens: number; keepRecentTokens: number };
   /** Limits every run gets unless its prompt sets its own. */

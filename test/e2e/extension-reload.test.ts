@@ -1,13 +1,19 @@
 /**
- * `ctx.reload()` as in the reference: session_shutdown (reason "reload"), every extension's module
- * evaluated again from disk and its factory run again (what it registered before is gone), the
- * skills and prompts read again, then session_start and resources_discover (reason "reload"). At
- * start-up resources_discover follows session_start too.
+ * `ctx.reload()` as in the reference: session_shutdown (reason "reload"), settings.json read again,
+ * every extension it lists evaluated again from disk and its factory run again (what it
+ * registered before is gone; one no longer listed stays shut down), the skills and prompts read
+ * again, queue modes, retry and compaction settings and new defaultTools applied, then
+ * session_start and resources_discover (reason "reload"); refused while a prompt runs. At
+ * start-up resources_discover follows session_start too. Compared with the reference where
+ * PION_REFERENCE_PKG is set.
  */
 import { expect, test } from "bun:test";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { Pion, tempDirs, type Rec } from "../support/pion.ts";
+import { startFakeProvider } from "../support/fake-provider.ts";
+import { GATED_COMMAND, Pion, releaseGate, tempDirs, writeFakeModels, type Rec } from "../support/pion.ts";
+import { NO_REFERENCE, referenceRpc, type RpcAgent } from "../support/reference-rpc.ts";
+import { describeWith } from "../support/requires.ts";
 
 const write = (path: string, text: string) => {
   mkdirSync(dirname(path), { recursive: true });
@@ -59,4 +65,267 @@ test("at exit (stdin closed) extensions see session_shutdown with reason quit, a
   await p.request({ type: "get_state" });
   expect(await p.close()).toBe(0);
   expect(readFileSync(out, "utf8")).toBe("quit\n");
+});
+
+/**
+ * Extension `name` logging its factory runs and lifecycle events to `log`, with a command
+ * `<name>-cmd`; the main one adds `/reload-me` (the refusal's message is notified), `/tools`
+ * (the active tools) and `/narrow` (only read active).
+ */
+const logging = (name: string, log: string, main = false) => `
+import { appendFileSync } from "node:fs";
+const note = (s) => appendFileSync(${JSON.stringify(log)}, ${JSON.stringify(name)} + " " + s + "\\n");
+export default function (pi) {
+  note("factory");
+  for (const e of ["session_start", "resources_discover", "session_shutdown"]) pi.on(e, (ev) => { note(e + ":" + ev.reason); });
+  pi.registerCommand(${JSON.stringify(`${name}-cmd`)}, { description: "d", handler: async () => {} });
+  ${
+    main
+      ? `pi.registerCommand("reload-me", { handler: async (_a, ctx) => { const ui = ctx.ui; try { await ctx.reload(); ui.notify("reloaded", "info"); } catch (e) { ui.notify("refused: " + e.message, "info"); } } });
+  pi.registerCommand("tools", { handler: async (_a, ctx) => ctx.ui.notify(pi.getActiveTools().join(","), "info") });
+  pi.registerTool({ name: "main_tool", label: "main tool", description: "d", parameters: { type: "object", properties: {} }, execute: async () => ({ content: [{ type: "text", text: "x" }], details: {} }) });
+  pi.registerCommand("narrow", { handler: async (_a, ctx) => { pi.setActiveTools(["read"]); ctx.ui.notify("narrowed", "info"); } });`
+      : ""
+  }
+}
+`;
+
+/**
+ * Settings before and after: extensions [main, gone] become [main, added] plus a local package
+ * (whose extension and skill load), a skills and a prompts folder join, steeringMode and
+ * followUpMode become "all", auto-compaction is turned off, defaultTools gains grep.
+ */
+function settingsChange(dirs: { home: string; cwd: string }) {
+  const root = dirname(dirs.home);
+  const log = join(root, "lifecycle.log");
+  const ext = (name: string, main = false) => {
+    const path = join(root, "exts", `${name}.ts`);
+    write(path, logging(name, log, main));
+    return path;
+  };
+  const main = ext("main", true);
+  const gone = ext("gone");
+  const added = ext("added");
+  const pkg = join(root, "pkg");
+  write(join(pkg, "package.json"), JSON.stringify({ name: "local-pkg", version: "1.0.0" }));
+  write(join(pkg, "extensions", "from-pkg.ts"), logging("pkg", log));
+  write(join(pkg, "skills", "pkg-skill", "SKILL.md"), "---\nname: pkg-skill\ndescription: from the package\n---\nbody");
+  write(join(root, "more-skills", "listed", "SKILL.md"), "---\nname: listed\ndescription: listed in settings\n---\nbody");
+  write(join(root, "more-prompts", "greet.md"), "---\ndescription: a listed prompt\n---\nSay hello");
+  const settings = (s: Rec) => writeFileSync(join(dirs.home, "settings.json"), JSON.stringify(s));
+  settings({ extensions: [main, gone], defaultTools: ["read", "bash"] });
+  const change = () =>
+    settings({
+      extensions: [main, added],
+      packages: [pkg],
+      skills: [join(root, "more-skills")],
+      prompts: [join(root, "more-prompts")],
+      steeringMode: "all",
+      followUpMode: "all",
+      compaction: { enabled: false },
+      defaultTools: ["read", "bash", "grep"],
+    });
+  const steps = () => (existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean) : []);
+  return { change, steps };
+}
+
+/** The reload with a settings change (settingsChange, written before the agent started), as a trail of what an RPC client sees; `narrow` first turns every tool but read off. */
+async function settingsReloadScenario(agent: RpcAgent, { change, steps }: ReturnType<typeof settingsChange>, narrow = false) {
+  const data = async (cmd: Rec) => (await agent.request(cmd)).data;
+  const note = async (message: string) => {
+    const from = agent.records.length;
+    await agent.request({ type: "prompt", message });
+    return String((await agent.waitFor((r) => r.type === "extension_ui_request" && r.method === "notify", from)).message);
+  };
+  const mine = (commands: Rec[]) => commands.map((c) => String(c.name)).filter((n) => n.endsWith("-cmd") || n.startsWith("skill:") || n === "greet");
+  const view = async () => {
+    const state = await data({ type: "get_state" });
+    return {
+      commands: mine((await data({ type: "get_commands" })).commands as Rec[]),
+      queues: [state.steeringMode, state.followUpMode],
+      autoCompactionEnabled: state.autoCompactionEnabled,
+      // Sorted: pion lists the built-in tools first, the reference in the order they became active.
+      tools: (await note("/tools")).split(",").sort().join(","),
+    };
+  };
+  if (narrow) expect(await note("/narrow")).toBe("narrowed");
+  const before = { ...(await view()), steps: steps() };
+  change();
+  const answer = await note("/reload-me");
+  const after = { ...(await view()), steps: steps().slice(before.steps.length) };
+  expect(await agent.close()).toBe(0);
+  return { before, answer, after };
+}
+
+const EXPECTED_TRAIL = {
+  before: {
+    commands: ["main-cmd", "gone-cmd"],
+    queues: ["one-at-a-time", "one-at-a-time"],
+    autoCompactionEnabled: true,
+    tools: "bash,main_tool,read",
+    steps: ["main factory", "gone factory", "main session_start:startup", "gone session_start:startup", "main resources_discover:startup", "gone resources_discover:startup"],
+  },
+  answer: "reloaded",
+  after: {
+    commands: ["main-cmd", "added-cmd", "pkg-cmd", "greet", "skill:listed", "skill:pkg-skill"],
+    queues: ["all", "all"],
+    autoCompactionEnabled: false,
+    tools: "bash,grep,main_tool,read",
+    steps: [
+      "main session_shutdown:reload",
+      "gone session_shutdown:reload",
+      "main factory",
+      "added factory",
+      "pkg factory",
+      "main session_start:reload",
+      "added session_start:reload",
+      "pkg session_start:reload",
+      "main resources_discover:reload",
+      "added resources_discover:reload",
+      "pkg resources_discover:reload",
+    ],
+  },
+};
+
+test("ctx.reload reads settings.json again: new skills, prompts, extensions and packages load, removed ones are shut down, steeringMode and new defaultTools apply", async () => {
+  const dirs = tempDirs();
+  const files = settingsChange(dirs);
+  const p = new Pion({ ...dirs, args: ["--mode", "rpc"] });
+  expect(await settingsReloadScenario(p, files)).toEqual(EXPECTED_TRAIL);
+});
+
+/** `/reload-me` while a tool call holds the run (refused), then after it (reloaded); what the extension notified and logged. */
+async function busyReloadScenario(agent: RpcAgent, dirs: { home: string; cwd: string }, steps: () => string[], change: () => void) {
+  const note = async (message: string) => {
+    const from = agent.records.length;
+    await agent.request({ type: "prompt", message });
+    return String((await agent.waitFor((r) => r.type === "extension_ui_request" && r.method === "notify", from)).message);
+  };
+  const from = agent.records.length;
+  await agent.request({ type: "prompt", message: "wait for the gate" });
+  await agent.waitFor((r) => r.type === "tool_execution_start", from);
+  const seen = steps().length;
+  change();
+  const refused = await note("/reload-me");
+  const whileBusy = steps().slice(seen);
+  releaseGate(dirs.cwd);
+  await agent.waitFor((r) => r.type === "agent_end", from);
+  const reloaded = await note("/reload-me");
+  const after = steps().slice(seen).slice(0, 1);
+  expect(await agent.close()).toBe(0);
+  return { refused, whileBusy, reloaded, after };
+}
+
+const BUSY_TRAIL = { refused: "refused: Wait for the current response to finish before reloading.", whileBusy: [], reloaded: "reloaded", after: ["main session_shutdown:reload"] };
+
+async function busyReload(which: "pion" | "reference") {
+  const dirs = tempDirs();
+  const { change, steps } = settingsChange(dirs);
+  const fake = startFakeProvider({ replies: [{ blocks: [{ type: "toolCall", id: "wait", name: "bash", arguments: { command: GATED_COMMAND } }] }, { blocks: [{ type: "text", text: "done" }] }] });
+  writeFakeModels(dirs.home, fake.url);
+  const agent = which === "pion" ? new Pion({ ...dirs, args: ["--mode", "rpc", "--model", "fake/fake-model"] }) : referenceRpc(["--mode", "rpc", "--provider", "fake", "--model", "fake-model"], dirs, {});
+  const trail = await busyReloadScenario(agent, dirs, steps, change);
+  await fake.stop();
+  return trail;
+}
+
+test("ctx.reload while a prompt runs is refused with an error the extension catches; nothing is reloaded until the run is over", async () => {
+  expect(await busyReload("pion")).toEqual(BUSY_TRAIL);
+});
+
+describeWith("ctx.reload after a settings change, pion against the reference", NO_REFERENCE, () => {
+  test("the same commands, queue mode, tools and lifecycle order", async () => {
+    const run = async (which: "pion" | "reference") => {
+      const dirs = tempDirs();
+      const files = settingsChange(dirs);
+      const agent = which === "pion" ? new Pion({ ...dirs, args: ["--mode", "rpc"] }) : referenceRpc(["--mode", "rpc"], dirs, {});
+      return settingsReloadScenario(agent, files);
+    };
+    const [mine, theirs] = await Promise.all([run("pion"), run("reference")]);
+    expect(mine).toEqual(theirs);
+    expect(mine).toEqual(EXPECTED_TRAIL);
+  });
+
+  test("built-in tools turned off during the session stay off, one newly added to defaultTools joins, the extensions' tools are active again", async () => {
+    const run = (which: "pion" | "reference") => {
+      const dirs = tempDirs();
+      const files = settingsChange(dirs);
+      const agent = which === "pion" ? new Pion({ ...dirs, args: ["--mode", "rpc"] }) : referenceRpc(["--mode", "rpc"], dirs, {});
+      return settingsReloadScenario(agent, files, true);
+    };
+    const [mine, theirs] = await Promise.all([run("pion"), run("reference")]);
+    expect(mine).toEqual(theirs);
+    expect([mine.before.tools, mine.after.tools]).toEqual(["read", "grep,main_tool,read"]);
+  });
+
+  test("what set_steering_mode and set_auto_compaction chose survives a reload that leaves those settings alone", async () => {
+    const run = async (which: "pion" | "reference") => {
+      const dirs = tempDirs();
+      settingsChange(dirs);
+      const agent = which === "pion" ? new Pion({ ...dirs, args: ["--mode", "rpc"] }) : referenceRpc(["--mode", "rpc"], dirs, {});
+      await agent.request({ type: "set_steering_mode", mode: "all" });
+      await agent.request({ type: "set_auto_compaction", enabled: false });
+      const from = agent.records.length;
+      await agent.request({ type: "prompt", message: "/reload-me" });
+      const answer = (await agent.waitFor((r) => r.type === "extension_ui_request" && r.method === "notify", from)).message;
+      const state = (await agent.request({ type: "get_state" })).data;
+      expect(await agent.close()).toBe(0);
+      return { answer, queues: [state.steeringMode, state.followUpMode], autoCompactionEnabled: state.autoCompactionEnabled };
+    };
+    const [mine, theirs] = await Promise.all([run("pion"), run("reference")]);
+    expect(mine).toEqual(theirs);
+    expect(mine).toEqual({ answer: "reloaded", queues: ["all", "one-at-a-time"], autoCompactionEnabled: false });
+  });
+
+  test("a settings file that no longer parses: the settings read before stay", async () => {
+    const run = async (which: "pion" | "reference") => {
+      const dirs = tempDirs();
+      const { steps } = settingsChange(dirs);
+      const agent = which === "pion" ? new Pion({ ...dirs, args: ["--mode", "rpc"] }) : referenceRpc(["--mode", "rpc"], dirs, {});
+      const from = agent.records.length;
+      await agent.request({ type: "get_state" });
+      writeFileSync(join(dirs.home, "settings.json"), "{ not json");
+      await agent.request({ type: "prompt", message: "/reload-me" });
+      const answer = (await agent.waitFor((r) => r.type === "extension_ui_request" && r.method === "notify", from)).message;
+      const commands = ((await agent.request({ type: "get_commands" })).data.commands as Rec[]).map((c) => String(c.name)).filter((n) => n.endsWith("-cmd"));
+      expect(await agent.close()).toBe(0);
+      return { answer, commands, steps: steps().filter((l) => l.includes("reload")) };
+    };
+    const [mine, theirs] = await Promise.all([run("pion"), run("reference")]);
+    expect(mine).toEqual(theirs);
+    expect(mine.commands).toEqual(["main-cmd", "gone-cmd"]);
+  });
+
+  test("retry settings read again: the next failure is retried as the new settings say", async () => {
+    const run = async (which: "pion" | "reference") => {
+      const dirs = tempDirs();
+      settingsChange(dirs);
+      const main = join(dirname(dirs.home), "exts", "main.ts");
+      const settings = (retry: Rec) => writeFileSync(join(dirs.home, "settings.json"), JSON.stringify({ extensions: [main], retry }));
+      settings({ maxRetries: 1, baseDelayMs: 5 });
+      const fake = startFakeProvider({ replies: [{ kind: "http_error", status: 529 }, { blocks: [{ type: "text", text: "ok" }] }] });
+      writeFakeModels(dirs.home, fake.url);
+      const agent = which === "pion" ? new Pion({ ...dirs, args: ["--mode", "rpc", "--model", "fake/fake-model"] }) : referenceRpc(["--mode", "rpc", "--provider", "fake", "--model", "fake-model"], dirs, {});
+      await agent.request({ type: "get_state" });
+      settings({ maxRetries: 4, baseDelayMs: 10 });
+      const from = agent.records.length;
+      await agent.request({ type: "prompt", message: "/reload-me" });
+      expect((await agent.waitFor((r) => r.type === "extension_ui_request" && r.method === "notify", from)).message).toBe("reloaded");
+      await agent.request({ type: "prompt", message: "hi" });
+      const start = await agent.waitFor((r) => r.type === "auto_retry_start", from);
+      await agent.waitFor((r) => r.type === "agent_end", from);
+      expect(await agent.close()).toBe(0);
+      await fake.stop();
+      return { maxAttempts: start.maxAttempts, delayMs: start.delayMs };
+    };
+    const [mine, theirs] = await Promise.all([run("pion"), run("reference")]);
+    expect(mine).toEqual(theirs);
+    expect(mine).toEqual({ maxAttempts: 4, delayMs: 10 });
+  });
+
+  test("the same refusal while a prompt runs", async () => {
+    const [mine, theirs] = await Promise.all([busyReload("pion"), busyReload("reference")]);
+    expect(mine).toEqual(theirs);
+    expect(mine).toEqual(BUSY_TRAIL);
+  });
 });
