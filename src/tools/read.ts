@@ -1,8 +1,7 @@
 import { type FileHandle, open } from "node:fs/promises";
 import * as v from "valibot";
 import type { ImageContent } from "../providers/types.ts";
-import { toInlineImage } from "./images/convert.ts";
-import { formatDimensionNote, resizeImage } from "./images/resize.ts";
+import { prepareImage } from "./images/prepare.ts";
 import DESCRIPTION from "./descriptions/read.md" with { type: "text" };
 import { SNIFF_BYTES, sniffFile } from "./file-kind.ts";
 import type { TextFileOps } from "./file-ops.ts";
@@ -117,21 +116,9 @@ async function imageResult(file: ImageRead, options: ReadToolOptions): Promise<T
   if (size > limit) {
     throw new Error(`${path} is an image of ${formatSize(size)}, over the ${formatSize(limit)} limit for images${resize ? " pion scales down" : ""}.`);
   }
-  const inline = await toInlineImage(await file.bytes(), mimeType);
-  if (!inline) return notShown("it could not be decoded to be sent as PNG");
-  let image: ImageContent;
-  let dimensions: string | undefined;
-  if (resize) {
-    const resized = await resizeImage(inline.bytes, inline.mimeType);
-    if (!resized) return notShown("it could not be decoded, or not made small enough to send");
-    image = { type: "image", data: resized.data, mimeType: resized.mimeType };
-    dimensions = formatDimensionNote(resized);
-  } else {
-    image = { type: "image", data: Buffer.from(inline.bytes).toString("base64"), mimeType: inline.mimeType };
-  }
-  const converted = inline.convertedFrom && inline.convertedFrom !== image.mimeType ? `[Converted from ${inline.convertedFrom} to ${image.mimeType} to be sent.]` : undefined;
-  const text = [heading, converted, dimensions].filter((line) => line !== undefined).join("\n");
-  return { content: [{ type: "text", text }, image] };
+  const prepared = await prepareImage(await file.bytes(), mimeType, { autoResize: resize });
+  if (!prepared.ok) return notShown(prepared.why);
+  return { content: [{ type: "text", text: [heading, ...prepared.notes].join("\n") }, prepared.image] };
 }
 
 export function createReadTool(options: ReadToolOptions = {}): Tool<ReadArgs> {

@@ -1,32 +1,11 @@
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { loadPhoton, type Photon } from "../../src/tools/images/photon.ts";
 import { startFakeProvider } from "../support/fake-provider.ts";
+import { gradientPng as png, imageSize as size } from "../support/images.ts";
 import { runPion, tempDirs, writeFakeModels, writeSettings, type Rec } from "../support/pion.ts";
 
 const RESIZE_EXTENSION = resolve(import.meta.dir, "../fixtures/extensions/resize-image.ts");
-const photon = (await loadPhoton()) as Photon;
-
-/** A w x h PNG (a gradient, so it compresses well and stays a PNG when scaled). */
-function png(w: number, h: number): Uint8Array {
-  const px = new Uint8Array(w * h * 4);
-  for (let i = 0; i < w * h; i++) px.set([(i % w) % 256, Math.floor(i / w) % 256, 90, 255], i * 4);
-  const image = new photon.PhotonImage(px, w, h);
-  try {
-    return image.get_bytes();
-  } finally {
-    image.free();
-  }
-}
-const size = (b64: string) => {
-  const image = photon.PhotonImage.new_from_byteslice(Buffer.from(b64, "base64"));
-  try {
-    return [image.get_width(), image.get_height()];
-  } finally {
-    image.free();
-  }
-};
 
 type Block = { type: string; text?: string; content?: Block[]; source?: { media_type: string; data: string } };
 /** The read call's tool_result as the model received it (Anthropic Messages shape). */

@@ -11,6 +11,22 @@ export interface ImageResizeOptions {
   jpegQuality?: number;
 }
 
+/**
+ * A model's own limits for images (models.json `inputLimits.images.resize`, the reference's
+ * shape): the fields that are positive numbers, undefined when there are none.
+ */
+export function resizeOptionsFrom(inputLimits: Record<string, unknown> | undefined): ImageResizeOptions | undefined {
+  const images = inputLimits?.images;
+  const resize = images && typeof images === "object" ? (images as Record<string, unknown>).resize : undefined;
+  if (!resize || typeof resize !== "object") return undefined;
+  const out: ImageResizeOptions = {};
+  for (const key of ["maxWidth", "maxHeight", "maxBytes", "jpegQuality"] as const) {
+    const value = (resize as Record<string, unknown>)[key];
+    if (typeof value === "number" && Number.isFinite(value) && value > 0) out[key] = value;
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
 /** An image within the limits (the reference's `ResizedImage`); `data` is base64. */
 export interface ResizedImage {
   data: string;
