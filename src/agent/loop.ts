@@ -22,9 +22,9 @@ export interface LoopDeps {
   beforeToolCall?: (call: ToolCall, args: Record<string, unknown>) => Promise<{ block: true; reason: string } | { block: false; input: Record<string, unknown> }>;
   /** May change a tool's result before it is recorded. */
   afterToolResult?: (call: ToolCall, args: Record<string, unknown>, result: ToolResult) => Promise<ToolResult>;
-  /** Steering messages to deliver now (the session owns the queue and its mode). */
-  nextSteering: () => AgentMessage[];
-  nextFollowUp: () => AgentMessage[];
+  /** Steering messages to deliver now (the session owns the queue and its mode, and may prepare them first). */
+  nextSteering: () => AgentMessage[] | Promise<AgentMessage[]>;
+  nextFollowUp: () => AgentMessage[] | Promise<AgentMessage[]>;
   /** "immediate": a pending steer skips the turn's remaining tool calls. */
   interruptMode: () => "immediate" | "wait";
   hasPendingSteering: () => boolean;
@@ -66,10 +66,10 @@ export async function runAgent(
   let next: "prompts" | "steering" | "followUp" | "none" = "prompts";
   for (;;) {
     await emit({ type: "turn_start" });
-    const opening = next === "prompts" ? prompts : next === "steering" ? deps.nextSteering() : next === "followUp" ? deps.nextFollowUp() : [];
+    const opening = next === "prompts" ? prompts : next === "steering" ? await deps.nextSteering() : next === "followUp" ? await deps.nextFollowUp() : [];
     for (const m of opening) await push(m);
     // Steering queued before the run's first model call goes with it (the reference does the same).
-    if (next === "prompts" && deps.hasPendingSteering()) for (const m of deps.nextSteering()) await push(m);
+    if (next === "prompts" && deps.hasPendingSteering()) for (const m of await deps.nextSteering()) await push(m);
 
     const assistant = await streamAssistant(all, deps, emit, signal);
     all.push(assistant);

@@ -384,6 +384,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
       }),
     extensions: hasExtensions ? extensions : undefined,
     router: extensions && extensionRouter(extensions),
+    autoResizeImages: () => current.settings.images?.autoResize !== false,
     expand: (text) => expandSkillCommand(expandPromptTemplate(text, current.resources.templates), current.resources.skills),
     cwd: o.cwd,
     model,

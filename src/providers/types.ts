@@ -176,7 +176,7 @@ export interface Model {
   /** Fields merged into every OpenAI-shaped request body, then those of the effective thinking level. */
   samplingParams?: Record<string, unknown>;
   samplingParamsByThinkingLevel?: Partial<Record<ThinkingLevel, Record<string, unknown>>>;
-  /** models.json `inputLimits` and `promptCache`, kept as given (pion does not act on them yet). */
+  /** models.json `inputLimits` (pion acts on `images.resize`, for images sent with a prompt) and `promptCache` (kept as given). */
   inputLimits?: Record<string, unknown>;
   promptCache?: { short?: number; long?: number };
   /** Send the key as `Authorization: Bearer` too (models.json `authHeader`). */

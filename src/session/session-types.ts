@@ -57,6 +57,11 @@ export interface SessionOptions {
   extensions?: ExtensionRunner;
   /** Permissions: whether a validated tool call may run (before extension hooks). */
   gate?: LoopDeps["gate"];
+  /**
+   * settings `images.autoResize` (default true), asked for each message with images: images sent with
+   * a prompt, steer or follow-up are scaled down to the model's limits before they are recorded and sent (prompt-images.ts).
+   */
+  autoResizeImages?: () => boolean;
   /** Expands /skill:name and /template commands in prompts, steers and follow-ups. */
   expand?: (text: string) => string;
   cwd: string;

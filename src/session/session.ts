@@ -4,7 +4,7 @@ import { runAgent } from "../agent/loop.ts";
 import { noticeDeprecated } from "../providers/catalog/notices.ts";
 import { clampThinkingLevel, thinkingLevelsFor } from "../providers/thinking.ts";
 import { addUsage, emptyUsage } from "../providers/event-stream.ts";
-import type { AssistantMessage, ImageContent, ToolCall, LlmRequest, Model, StreamFn, TextContent, ThinkingLevel, UserMessage } from "../providers/types.ts";
+import type { AssistantMessage, ImageContent, ToolCall, LlmRequest, Model, StreamFn, ThinkingLevel, UserMessage } from "../providers/types.ts";
 import type { AgentMessage, BashExecutionMessage, Entry } from "../store/entries.ts";
 import type { TodoPhase } from "../tools/todo.ts";
 import type { ShellExec } from "../tools/shell.ts";
@@ -202,9 +202,7 @@ export class AgentSession extends SessionEntries {
   // ---- prompting
 
   userMessage(text: string, images?: ImageContent[]): UserMessage {
-    const content: (TextContent | ImageContent)[] = [{ type: "text", text }];
-    if (images) content.push(...images);
-    return { role: "user", content, timestamp: Date.now() };
+    return { role: "user", content: [{ type: "text", text }, ...(images ?? [])], timestamp: Date.now() };
   }
 
   /** Queue a steering or follow-up message; it is delivered by the current or next run. Checked as a prompt is. */
@@ -234,11 +232,17 @@ export class AgentSession extends SessionEntries {
     return true;
   }
 
-  private take(kind: "steering" | "followUp"): AgentMessage[] {
-    return this.queues.take(kind).map((q) => {
-      if (q.requestId) this.runInfo.ids.push(q.requestId);
-      return q.message;
-    });
+  /** Queued messages delivered now; their images are fitted to the model they now go to. */
+  private take(kind: "steering" | "followUp"): Promise<AgentMessage[]> {
+    const taken = this.queues.take(kind);
+    for (const q of taken) if (q.requestId) this.runInfo.ids.push(q.requestId);
+    return this.fitImages(taken.map((q) => q.message));
+  }
+
+  /** User messages' images fitted to the current model (prompt-images.ts, loaded with the first message that has one). */
+  private async fitImages(messages: AgentMessage[]): Promise<AgentMessage[]> {
+    if (!messages.some((m) => m.role === "user" && typeof m.content !== "string" && m.content.some((c) => c.type === "image"))) return messages;
+    return (await import("./prompt-images.ts")).fitPromptImages(messages, { model: this.model, autoResize: this.opts.autoResizeImages?.() !== false });
   }
 
   /**
@@ -255,12 +259,7 @@ export class AgentSession extends SessionEntries {
     const text = this.opts.expand ? this.opts.expand(raw) : raw;
     const message = this.userMessage(text, images);
     if (this.run) {
-      if (!whileStreaming) {
-        throw new PionError(
-          "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message.",
-          "busy",
-        );
-      }
+      if (!whileStreaming) throw new PionError("Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message.", "busy");
       this.checkCanPrompt(images);
       this.queues.add(whileStreaming === "steer" ? "steering" : "followUp", { text, message, requestId });
       return "queued";
@@ -347,7 +346,8 @@ export class AgentSession extends SessionEntries {
     try {
       await this.opts.prepare?.();
       await this.recovery.compactIfFull(signal);
-      let opening = await this.beforeAgentStart(prompts);
+      // Images are fitted after before_agent_start, so a model an extension picks there sets the limits.
+      let opening = await this.fitImages(await this.beforeAgentStart(prompts));
       for (;;) {
         run.retry.pending = false;
         run.overflow.pending = undefined;

@@ -55,7 +55,8 @@ describe("Azure OpenAI Responses through the openai SDK's Azure client", () => {
       { blocks: [{ type: "text", text: "done" }] },
     );
     const p = pion("gpt-5.4", ["--thinking", "high"]);
-    const data = Buffer.from("fakepng").toString("base64");
+    // a real 1x1 PNG: a prompt's images are decoded (normalized) before they are sent
+    const data = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
     const from = p.records.length;
     await p.request({ type: "prompt", message: "read it", images: [{ type: "image", data, mimeType: "image/png" }] });
     await p.waitFor("agent_settled", from);

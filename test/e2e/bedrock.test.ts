@@ -92,7 +92,8 @@ describe("Bedrock Converse stream through the AWS SDK", () => {
     const { fake, pion } = setup();
     fake.enqueue({ blocks: [{ type: "text", text: "a dot" }] });
     const p = pion("amazon.nova-pro-v1:0");
-    const data = Buffer.from("fakepng").toString("base64");
+    // a real 1x1 PNG: a prompt's images are decoded (normalized) before they are sent
+    const data = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
     await p.request({ type: "prompt", message: "what is it", images: [{ type: "image", data, mimeType: "image/png" }] });
     await p.waitFor("agent_settled");
     const body = bodyOf(fake.requests[0]!);

@@ -100,7 +100,8 @@ describe("Gemini through @google/genai", () => {
     const { fake, dirs } = setup();
     fake.enqueue({ blocks: [{ type: "text", text: "a dot" }] });
     const p = new Pion({ ...dirs, args: ["--mode", "rpc", "--model", "gem/gemini-3-pro-preview"] });
-    const data = Buffer.from("fakepng").toString("base64");
+    // a real 1x1 PNG: a prompt's images are decoded (normalized) before they are sent
+    const data = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
     await p.request({ type: "prompt", message: "what is it", images: [{ type: "image", data, mimeType: "image/png" }] });
     await p.waitFor("agent_settled");
     expect(bodyOf(fake.requests[0]!).contents[0]!.parts).toContainEqual({ inlineData: { mimeType: "image/png", data } });
