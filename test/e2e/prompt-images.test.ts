@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { startFakeProvider, type FakeProvider } from "../support/fake-provider.ts";
 import { base64, bmp, gradientPng, imageSize } from "../support/images.ts";
 import { GATED_COMMAND, Pion, releaseGate, tempDirs, writeFakeModels, writeSettings, type Rec } from "../support/pion.ts";
@@ -89,6 +90,24 @@ describe("prompt images are normalized before they are recorded and sent", () =>
     expect(sent[0]).toEqual({ type: "text", text: `look\n\n${CONVERTED}` });
     expect(sent[1]).toEqual({ type: "image", mimeType: "image/png", data: LARGE });
     expect(sent[2]!.mimeType).toBe("image/png");
+    await p.close();
+  });
+
+  test.concurrent("images.autoResize is read again by ctx.reload(): the next prompt's image follows the new value", async () => {
+    const { fake, dirs } = setup();
+    await using _fake = fake;
+    const ext = join(dirname(dirs.home), "reload.ts");
+    writeFileSync(ext, 'export default (pi: any) => pi.registerCommand("reload-me", { handler: async (_a: string, ctx: any) => { const ui = ctx.ui; await ctx.reload(); ui.notify("reloaded", "info"); } });\n');
+    fake.enqueue({ blocks: [{ type: "text", text: "seen" }] });
+    const p = new Pion({ ...dirs, args: ["--mode", "rpc", "--model", "fake/fake-model", "-e", ext] });
+    await p.request({ type: "get_state" }); // started on the settings before
+    writeSettings(dirs.home, { images: { autoResize: false } });
+    const from = p.records.length;
+    await p.request({ type: "prompt", message: "/reload-me" });
+    await p.waitFor((r) => r.type === "extension_ui_request" && r.method === "notify", from);
+    await p.request({ type: "prompt", message: "look", images: [img(LARGE)] });
+    await p.waitFor("agent_settled");
+    expect(userBlocks(fake.requests[0]!.body)).toEqual([{ type: "text", text: "look" }, { type: "image", mimeType: "image/png", data: LARGE }]);
     await p.close();
   });
 
