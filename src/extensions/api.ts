@@ -9,7 +9,7 @@ import { fromReferenceStream, type ReferenceStreamFn } from "./surface/ai-provid
 import { CLI_FOUND, sourceInfoAt, type SourceInfo } from "../resources/source-info.ts";
 import { errorMessage } from "../util/errors.ts";
 import { compileJsonSchema } from "../util/json-schema.ts";
-import type { Model, ThinkingLevel } from "../providers/types.ts";
+import type { ImageContent, Model, ThinkingLevel } from "../providers/types.ts";
 import type { ToolAnnotations } from "../tools/tool.ts";
 import type { ExecOptions, ExecResult } from "./exec.ts";
 import { TUI_API_STAND_INS } from "./tui-stand-ins.ts";
@@ -193,7 +193,7 @@ export interface ApiHost {
   events: EventBus;
   listCommands(): SlashCommandInfo[];
   sendMessage(message: ExtensionMessage, options?: SendMessageOptions): void;
-  sendUserMessage(text: string, options?: { deliverAs?: "steer" | "followUp" }): void;
+  sendUserMessage(text: string, options?: { deliverAs?: "steer" | "followUp" }, images?: ImageContent[]): void;
   appendEntry(customType: string, data?: unknown): void;
   setSessionName(name: string): void;
   getSessionName(): string | undefined;
@@ -238,7 +238,10 @@ export function createExtensionApi(record: ExtensionRecord, host: ApiHost): Exte
     },
     getCommands: () => host.listCommands(),
     sendMessage: (message, options) => host.sendMessage(message, options),
-    sendUserMessage: (content, options) => host.sendUserMessage(textOf(content), options),
+    sendUserMessage: (content, options) => {
+      const { text, images } = splitUserContent(content);
+      host.sendUserMessage(text, options, images);
+    },
     appendEntry: (customType, data) => host.appendEntry(customType, data),
     setSessionName: (name) => host.setSessionName(name),
     getSessionName: () => host.getSessionName(),
@@ -299,12 +302,17 @@ export function dropRecordProviders(record: ExtensionRecord): void {
 }
 
 /** `sendUserMessage` accepts a content array; pion's port takes text, so text parts are joined. */
-function textOf(content: string | unknown[]): string {
-  if (typeof content === "string") return content;
-  return content
-    .map((part) => (part && typeof part === "object" && (part as { type?: unknown }).type === "text" ? (part as { text?: unknown }).text : undefined))
-    .filter((t): t is string => typeof t === "string")
-    .join("\n");
+/** `pi.sendUserMessage` content as the reference splits it: the text parts joined by newlines, the images beside (the session fits them to the model). */
+function splitUserContent(content: string | unknown[]): { text: string; images?: ImageContent[] } {
+  if (typeof content === "string") return { text: content };
+  const texts: string[] = [];
+  const images: ImageContent[] = [];
+  for (const part of content) {
+    const p = part as { type?: unknown; text?: unknown; data?: unknown; mimeType?: unknown } | null;
+    if (p?.type === "text" && typeof p.text === "string") texts.push(p.text);
+    else if (p?.type === "image" && typeof p.data === "string" && typeof p.mimeType === "string") images.push({ type: "image", data: p.data, mimeType: p.mimeType });
+  }
+  return { text: texts.join("\n"), ...(images.length > 0 ? { images } : {}) };
 }
 
 export function createEventBus(onError: (channel: string, err: unknown) => void): EventBus {

@@ -62,7 +62,7 @@ export class Runner implements ExtensionRunner {
       events,
       listCommands: () => this.slashCommands(),
       sendMessage: (m, o) => port.sendMessage(m, o),
-      sendUserMessage: (t, o) => port.sendUserMessage(t, o),
+      sendUserMessage: (t, o, images) => port.sendUserMessage(t, o, images),
       appendEntry: (c, d) => port.appendEntry(c, d),
       setSessionName: (n) => port.setSessionName(n),
       getSessionName: () => port.getSessionName(),

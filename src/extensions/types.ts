@@ -4,7 +4,7 @@
  * calls at each hook point. Nothing here knows about stdout except through writeFrame.
  */
 import type { SourceInfo } from "../resources/source-info.ts";
-import type { Model } from "../providers/types.ts";
+import type { ImageContent, Model } from "../providers/types.ts";
 import type { ShellExec, ShellGuard } from "../tools/shell.ts";
 import type { DiscoveredExtension } from "./discover.ts";
 import type { DialogHost } from "./ui-bridge.ts";
@@ -55,7 +55,7 @@ export interface ExtensionSessionPort {
   abort(): void;
   shutdown(): void;
   sendMessage(msg: ExtensionMessage, opts?: SendMessageOptions): void;
-  sendUserMessage(text: string, opts?: { deliverAs?: "steer" | "followUp" }): void;
+  sendUserMessage(text: string, opts?: { deliverAs?: "steer" | "followUp" }, images?: ImageContent[]): void;
   appendEntry(customType: string, data?: unknown): void;
   setSessionName(name: string): void;
   getSessionName(): string | undefined;

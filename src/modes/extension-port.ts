@@ -67,10 +67,10 @@ export function extensionPort(
     abort: () => void get()?.abort(),
     shutdown,
     sendMessage: (msg, opts) => must().sendCustomMessage(guard.maskDeep(msg), opts),
-    sendUserMessage: (text, opts) => {
+    sendUserMessage: (text, opts, images) => {
       const s = must();
-      if (s.isBusy) s.enqueue(opts?.deliverAs ?? "followUp", text);
-      else s.prompt(text, undefined);
+      if (s.isBusy) s.enqueue(opts?.deliverAs ?? "followUp", text, images);
+      else s.prompt(text, images);
     },
     appendEntry: (customType, data) => must().appendCustom(customType, guard.maskDeep(data)),
     setSessionName: (name) => void must().setName(name),

@@ -48,6 +48,22 @@ function setup(settings?: Record<string, unknown>, extraProviders: (url: string)
 }
 
 describe("prompt images are normalized before they are recorded and sent", () => {
+  test.concurrent("pi.sendUserMessage with an image part: the image reaches the model, fitted as a prompt's", async () => {
+    const { fake, dirs } = setup();
+    await using _fake = fake;
+    fake.enqueue({ blocks: [{ type: "text", text: "seen" }] });
+    const png = join(dirs.cwd, "large.png");
+    writeFileSync(png, gradientPng(3000, 2000));
+    const ext = join(import.meta.dir, "../fixtures/extensions/send-image.ts");
+    const p = new Pion({ ...dirs, args: ["--mode", "rpc", "--model", "fake/fake-model", "-e", ext] });
+    await p.request({ type: "prompt", message: `/sendimg ${png}` });
+    await p.waitFor("agent_settled");
+    const sent = userBlocks(fake.requests[0]!.body);
+    expect(sent[0]).toEqual({ type: "text", text: ["what is in it?", "", DIMENSIONS_3000].join("\n") });
+    expect(sent.slice(1).map((b) => [b.mimeType, imageSize(b.data)])).toEqual([["image/png", [2000, 1333]]]);
+    await p.close();
+  });
+
   test.concurrent("prompt: a small PNG as it was, a large one scaled with the note, a BMP converted, junk left out; stored and announced as sent", async () => {
     const { fake, dirs } = setup();
     await using _fake = fake;
