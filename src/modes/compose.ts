@@ -295,8 +295,9 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
       // A runner elsewhere cannot be sandboxed (the editor runs what it is given): with pion's
       // sandbox on, bash keeps pion's own sandboxed shell.
       const exec = sandbox ? undefined : hooks.shellExec;
-      const autoResizeImages = settings.images?.autoResize !== false;
-      builtin = toolModule.createBuiltinTools({ images: true, autoResizeImages, guard, files: hooks.files, shell, ...(exec ? { exec } : {}), ...(sandbox ? { sandbox } : {}) });
+      // Asked at each call: a ctx.reload() may change the setting, and the model its limits.
+      const autoResizeImages = () => current.settings.images?.autoResize !== false;
+      builtin = toolModule.createBuiltinTools({ images: true, autoResizeImages, model: () => session.model, guard, files: hooks.files, shell, ...(exec ? { exec } : {}), ...(sandbox ? { sandbox } : {}) });
       todoTool = toolModule.createTodoTool({ get: () => session.todos, set: (phases) => void session.setTodos(phases) });
       builtin.set("todo", todoTool);
     }

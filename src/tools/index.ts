@@ -3,7 +3,7 @@ import { createEditTool } from "./edit.ts";
 import { createFindTool } from "./find.ts";
 import { createGrepTool } from "./grep.ts";
 import { createLsTool } from "./ls.ts";
-import { createReadTool } from "./read.ts";
+import { createReadTool, type ReadToolOptions } from "./read.ts";
 import type { TextFileOps } from "./file-ops.ts";
 import type { FileBoundary } from "./real-path.ts";
 import type { ShellExec, ShellGuard } from "./shell.ts";
@@ -18,8 +18,10 @@ export interface BuiltinToolOptions {
   cwd?: string;
   /** Whether the model accepts images (read returns a text note instead when false). */
   images: boolean;
-  /** Whether read scales large images down before sending them (settings `images.autoResize`, default true). */
-  autoResizeImages?: boolean;
+  /** Whether read scales large images down before sending them (settings `images.autoResize`, default true); asked at each call when a function. */
+  autoResizeImages?: ReadToolOptions["autoResizeImages"];
+  /** The session's current model, whose `inputLimits` read's images are fitted to. */
+  model?: ReadToolOptions["model"];
   /** The bash tool's environment and output masking. */
   guard?: ShellGuard;
   /** Where read, write and edit take text from and put it (default: the disk). */
@@ -38,10 +40,10 @@ export interface LocalShell {
 }
 
 export function createBuiltinTools(options: BuiltinToolOptions): Map<string, Tool> {
-  const { cwd, images, autoResizeImages, guard, files, exec, sandbox, shell } = options;
+  const { cwd, images, autoResizeImages, model, guard, files, exec, sandbox, shell } = options;
   const boundary = sandbox;
   return new Map<string, Tool>([
-    ["read", createReadTool({ cwd, images, autoResizeImages, files, boundary })],
+    ["read", createReadTool({ cwd, images, autoResizeImages, model, files, boundary })],
     ["bash", createBashTool({ cwd, guard, exec, sandbox, shellPath: shell?.path, commandPrefix: shell?.commandPrefix })],
     ["edit", createEditTool({ cwd, files, boundary })],
     ["write", createWriteTool({ cwd, files, boundary })],

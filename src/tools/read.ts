@@ -2,6 +2,7 @@ import { type FileHandle, open } from "node:fs/promises";
 import * as v from "valibot";
 import type { ImageContent } from "../providers/types.ts";
 import { prepareImage } from "./images/prepare.ts";
+import { resizeOptionsFrom } from "./images/resize.ts";
 import DESCRIPTION from "./descriptions/read.md" with { type: "text" };
 import { SNIFF_BYTES, sniffFile } from "./file-kind.ts";
 import type { TextFileOps } from "./file-ops.ts";
@@ -26,9 +27,12 @@ export interface ReadToolOptions {
   images?: boolean;
   /**
    * Whether an image over 2000x2000 pixels or 4.5 MB of base64 is scaled down before it is sent
-   * (settings `images.autoResize`, default true), as the reference's `autoResizeImages`.
+   * (settings `images.autoResize`, default true), as the reference's `autoResizeImages`; a
+   * function is asked at each call (a `ctx.reload()` may change the setting).
    */
-  autoResizeImages?: boolean;
+  autoResizeImages?: boolean | (() => boolean);
+  /** The model the result goes to: its models.json `inputLimits.images.resize` are the limits, as in the reference. */
+  model?: () => { inputLimits?: Record<string, unknown> } | undefined;
   /** Where text files are read from once the disk says they are text (default: the disk itself). */
   files?: TextFileOps;
   /** Reads everything elsewhere instead of the local disk (e.g. over ssh); `files` is then unused. */
@@ -111,12 +115,14 @@ async function imageResult(file: ImageRead, options: ReadToolOptions): Promise<T
     const text = `${path} is an image (${mimeType}, ${formatSize(size)}), but the current model does not support images, so it cannot be shown.`;
     return { content: [{ type: "text", text }] };
   }
-  const resize = options.autoResizeImages !== false;
+  const auto = options.autoResizeImages;
+  const resize = (typeof auto === "function" ? auto() : auto) !== false;
   const limit = resize ? MAX_RESIZE_INPUT_BYTES : MAX_IMAGE_BYTES;
   if (size > limit) {
     throw new Error(`${path} is an image of ${formatSize(size)}, over the ${formatSize(limit)} limit for images${resize ? " pion scales down" : ""}.`);
   }
-  const prepared = await prepareImage(await file.bytes(), mimeType, { autoResize: resize });
+  const limits = resizeOptionsFrom(options.model?.()?.inputLimits);
+  const prepared = await prepareImage(await file.bytes(), mimeType, { autoResize: resize, ...(limits ? { limits } : {}) });
   if (!prepared.ok) return notShown(prepared.why);
   return { content: [{ type: "text", text: [heading, ...prepared.notes].join("\n") }, prepared.image] };
 }

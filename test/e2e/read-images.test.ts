@@ -15,14 +15,14 @@ function toolResult(body: unknown): Block[] {
   return result!.content!;
 }
 
-async function readThroughModel(settings: Record<string, unknown> | undefined, image: Uint8Array) {
+async function readThroughModel(settings: Record<string, unknown> | undefined, image: Uint8Array, model?: { inputLimits: Record<string, unknown> }) {
   await using fake = startFakeProvider();
   const dirs = tempDirs();
-  writeFakeModels(dirs.home, fake.url);
+  writeFakeModels(dirs.home, fake.url, model ? { small: { baseUrl: fake.url, api: "anthropic-messages", apiKey: "k", models: [{ id: "eyes", input: ["text", "image"], inputLimits: model.inputLimits }] } } : {});
   if (settings) writeSettings(dirs.home, settings);
   writeFileSync(join(dirs.cwd, "shot.png"), image);
   fake.enqueue({ blocks: [{ type: "toolCall", id: "r1", name: "read", arguments: { path: "shot.png" } }] }, { blocks: [{ type: "text", text: "seen" }] });
-  const r = await runPion(["--mode", "json", "--model", "fake/fake-model", "look at shot.png"], dirs);
+  const r = await runPion(["--mode", "json", "--model", model ? "small/eyes" : "fake/fake-model", "look at shot.png"], dirs);
   expect(r.code).toBe(0);
   const events = r.stdout.trim().split("\n").map((line) => JSON.parse(line) as Rec);
   const end = events.find((e) => e.type === "tool_execution_end")!;
@@ -49,6 +49,12 @@ describe("read scales large images down (settings images.autoResize)", () => {
     const { sent } = await readThroughModel({ images: { autoResize: false } }, big);
     expect(sent[0]!.text).not.toContain("[Image: original");
     expect(sent[1]!.source!.data).toBe(Buffer.from(big).toString("base64"));
+  });
+
+  test.concurrent("the model's inputLimits.images.resize (models.json) are the limits, as the reference's read takes them", async () => {
+    const { sent } = await readThroughModel(undefined, big, { inputLimits: { images: { resize: { maxWidth: 500, maxHeight: 2000 } } } });
+    expect(sent[0]!.text).toContain("[Image: original 2600x1200, displayed at 500x231.");
+    expect(size(sent[1]!.source!.data)).toEqual([500, 231]);
   });
 
   test.concurrent("an extension's resizeImage and convertToPng from @earendil-works/pi-coding-agent", async () => {
