@@ -70,6 +70,8 @@ export class AgentSession {
   private followUps: string[] = [];
   private unsubscribeAgent: (() => void) | undefined;
   private aborted = false;
+  /** A queued message's text as delivered (its image notes added) -> as queued. */
+  private readonly queuedAs = new Map<string, string>();
   private readonly baseSystemPrompt: string | undefined;
 
   constructor(config: AgentSessionConfig) {
@@ -86,7 +88,9 @@ export class AgentSession {
 
   private onAgentEvent(e: SessionEvent): void {
     if (e.type === "message_start" && (e.message as { role: string }).role === "user") {
-      const text = textOf((e.message as { content: unknown }).content);
+      const sent = textOf((e.message as { content: unknown }).content);
+      const text = this.queuedAs.get(sent) ?? sent;
+      this.queuedAs.delete(sent);
       const s = this.steering.indexOf(text);
       const f = s === -1 ? this.followUps.indexOf(text) : -1;
       if (s !== -1) this.steering.splice(s, 1);
@@ -183,7 +187,8 @@ export class AgentSession {
       this.agent.state.messages = [createInitialSystemMessage(this.baseSystemPrompt, []) as unknown as AgentMessage, ...messages];
     }
     this.aborted = false;
-    await this.agent.prompt(text, options.images);
+    const fitted = await this.fitImages(text, options.images);
+    await this.agent.prompt(fitted.text, fitted.images);
     this.emit({ type: "agent_settled", aborted: this.aborted });
   }
 
@@ -191,10 +196,26 @@ export class AgentSession {
     return { role: "user", content: [{ type: "text", text }, ...(images ?? [])], timestamp: Date.now() } as AgentMessage;
   }
 
+  /**
+   * A prompt's images as pion's session fits them (session/prompt-images.ts, loaded with the first
+   * image): an inline type, scaled to the model's limits unless the settings' `images.autoResize`
+   * is off, the notes after the text.
+   */
+  private async fitImages(text: string, images: ImageContent[] | undefined): Promise<{ text: string; images?: ImageContent[] }> {
+    if (!images?.length) return { text, images };
+    const { fitPromptImages } = await import("../../session/prompt-images.ts");
+    const autoResize = (this.settingsManager as { getImageAutoResize?: () => boolean } | undefined)?.getImageAutoResize?.() !== false;
+    const [fitted] = (await fitPromptImages([this.userMessage(text, images)], { model: this.model, autoResize })) as { content: { type: string; text?: string }[] }[];
+    const blocks = fitted!.content;
+    return { text: blocks.filter((b) => b.type === "text").map((b) => b.text).join("\n"), images: blocks.filter((b) => b.type === "image") as unknown as ImageContent[] };
+  }
+
   /** Queue a message delivered after the current turn's tool calls. */
   async steer(text: string, images?: ImageContent[]): Promise<"queued"> {
     this.steering.push(text);
-    this.agent.steer(this.userMessage(text, images));
+    const fitted = await this.fitImages(text, images);
+    if (fitted.text !== text) this.queuedAs.set(fitted.text, text);
+    this.agent.steer(this.userMessage(fitted.text, fitted.images));
     this.emitQueueUpdate();
     return "queued";
   }
@@ -202,7 +223,9 @@ export class AgentSession {
   /** Queue a message delivered once the agent would otherwise stop. */
   async followUp(text: string, images?: ImageContent[]): Promise<"queued"> {
     this.followUps.push(text);
-    this.agent.followUp(this.userMessage(text, images));
+    const fitted = await this.fitImages(text, images);
+    if (fitted.text !== text) this.queuedAs.set(fitted.text, text);
+    this.agent.followUp(this.userMessage(fitted.text, fitted.images));
     this.emitQueueUpdate();
     return "queued";
   }

@@ -394,6 +394,29 @@ describe("pi-coding-agent's createAgentSession", () => {
     expect(rt.pendingProviderRegistrations.length).toBe(1);
   });
 
+  test("a prompt's and a follow-up's images are fitted as pion's session fits them (scaled, with the note); the queue clears", async () => {
+    const { gradientPng, imageSize } = await import("../../support/images.ts");
+    const big = Buffer.from(gradientPng(3000, 2000)).toString("base64");
+    const eyes = { ...model, input: ["text", "image"] };
+    fake.enqueue({ blocks: [{ type: "text", text: "first" }], chunkDelayMs: 30 }, { blocks: [{ type: "text", text: "second" }] });
+    const { session } = await ca.createAgentSession({ model: eyes, tools: [] });
+    const queues: Rec[] = [];
+    session.subscribe((e: Rec) => e.type === "queue_update" && queues.push(e));
+    const from = fake.requests.length;
+    const done = session.prompt("look", { images: [{ type: "image", data: big, mimeType: "image/png" }] });
+    await Bun.sleep(20);
+    await session.prompt("and this", { streamingBehavior: "followUp", images: [{ type: "image", data: big, mimeType: "image/png" }] });
+    await done;
+    const users = (fake.requests[from + 1]!.body as Rec).messages.filter((m: Rec) => m.role === "user");
+    const note = "[Image: original 3000x2000, displayed at 2000x1333. Multiply coordinates by 1.50 to map to original image.]";
+    for (const [i, text] of ["look", "and this"].entries()) {
+      const blocks = users[i].content as Rec[];
+      expect(blocks[0]).toEqual({ type: "text", text: `${text}\n\n${note}` });
+      expect(imageSize(blocks[1].source.data)).toEqual([2000, 1333]);
+    }
+    expect(queues.map((q) => q.followUp)).toEqual([["and this"], []]);
+  });
+
   test("custom tools run with the session's folder as ctx.cwd, beside the built-ins they are added to", async () => {
     const cwd = mkdtempSync(join(tmpdir(), "pion-as-"));
     const where = { ...echo, name: "where", execute: async (_id: string, _p: unknown, _s: unknown, _u: unknown, ctx: Rec) => ({ content: [{ type: "text", text: `at ${ctx.cwd}` }], details: {} }) };
