@@ -41,7 +41,7 @@ import { readSettings } from "./compose-settings.ts";
 import { withDiscoveredResources } from "./extension-events.ts";
 import type { SessionRef } from "./extension-port.ts";
 
-/** The settings a session goes by now and the resources loaded from them; a reload replaces both. */
+/** The settings a session goes by now and the resources loaded from them; a reload or a session change replaces both. */
 export interface LiveSettings {
   settings: Settings;
   resources: Resources;

@@ -272,7 +272,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
   const toolSpec = splitMcpToolSpec(o.tools ?? settings.defaultTools);
   // An extension's tool registered inactive (`defaultActive: false`) is declared when --tools / defaultTools names it.
   const namedTools = new Set([o.tools ?? settings.defaultTools ?? []].flat().flatMap((s) => s.split(",")).map((s) => s.trim()).filter((s) => s !== "" && !s.startsWith("-")).map((s) => s.replace(/^\+/, "")));
-  // Names newly added to defaultTools join it on ctx.reload() (compose-reload.ts).
+  // Names newly added to defaultTools join it on ctx.reload(); a session change selects it anew (compose-reload.ts).
   const selectedNames = builtinSelection(o, settings);
   const excluded = o.excludeTools ? toolMatcher(o.excludeTools) : undefined;
   // The tools' code loads when the first run starts (prepare); their objects (schemas and
@@ -353,7 +353,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
     return maskTools(toolsInUse(ref, all, from, inactive));
   };
   ref.currentTools = tools;
-  // What a ctx.reload() reads again (compose-reload.ts); everything after start-up reads it here.
+  // What a ctx.reload() or a session change reads again (compose-reload.ts); everything after start-up reads it here.
   const current: LiveSettings = { settings, resources: loadResources(o, projectTrust.trusted, settings) };
   const retryCompaction = retryAndCompaction(settings);
   // A damaged database set aside when the store opens (on first use) is announced to the host too.

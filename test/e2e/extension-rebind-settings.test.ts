@@ -7,7 +7,8 @@
  * auto-compaction and the retry numbers taken from the settings; the built-in tools exactly those
  * `defaultTools` names now (a setActiveTools choice forgotten); a new session on the model and
  * thinking level the settings (or the command line) name now, a resumed one on its own (the
- * command line's model winning). Project settings count only in a folder trusted at start-up;
+ * command line's model and level winning); cycle_model's scope from the settings' enabledModels
+ * now. Project settings count only in a folder trusted at start-up;
  * permissions stay as start-up chose them. Compared with the reference where
  * PION_REFERENCE_PKG is set.
  */
@@ -294,4 +295,37 @@ describeWith("the model and thinking level after a session change, pion against 
       expect(mine).toEqual(trail);
     });
   }
+});
+
+/** enabledModels written after start-up: the model a new_session starts on, then where cycle_model goes twice. */
+async function scopeRun(which: "pion" | "reference") {
+  const dirs = tempDirs();
+  writeSettings(dirs.home, BEFORE);
+  const fake = startFakeProvider();
+  writeFakeModels(dirs.home, fake.url);
+  const agent = which === "pion" ? new Pion({ ...dirs, args: ["--mode", "rpc"] }) : referenceRpc(["--mode", "rpc"], dirs, {});
+  const data = async (cmd: Rec) => (await agent.request(cmd)).data;
+  const id = (m: Rec) => `${m.provider}/${m.id}`;
+  const start = id((await data({ type: "get_state" })).model);
+  writeSettings(dirs.home, { ...BEFORE, enabledModels: ["fake/fake-plain", "fake-openai/fake-chat"] });
+  await data({ type: "new_session" });
+  const fresh = id((await data({ type: "get_state" })).model);
+  const cycled = [id((await data({ type: "cycle_model" })).model), id((await data({ type: "cycle_model" })).model)];
+  expect(await agent.close()).toBe(0);
+  await fake.stop();
+  return { start, fresh, cycled };
+}
+
+const SCOPE_TRAIL = { start: "fake/fake-model", fresh: "fake/fake-plain", cycled: ["fake-openai/fake-chat", "fake/fake-plain"] };
+
+test("enabledModels written after start-up: a new session starts on the scope's first model (the default is outside it) and cycle_model goes through the scope", async () => {
+  expect(await scopeRun("pion")).toEqual(SCOPE_TRAIL);
+});
+
+describeWith("enabledModels on a session change, pion against the reference", NO_REFERENCE, () => {
+  test("the same start and cycle", async () => {
+    const [mine, theirs] = await Promise.all([scopeRun("pion"), scopeRun("reference")]);
+    expect(mine).toEqual(theirs);
+    expect(mine).toEqual(SCOPE_TRAIL);
+  });
 });
