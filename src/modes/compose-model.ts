@@ -2,7 +2,9 @@ import type { Settings } from "../config.ts";
 import { chooseModel, type ModelChoice } from "../providers/model-choice.ts";
 import { resolveModelScope } from "../providers/model-reference.ts";
 import type { ModelRegistry } from "../providers/models.ts";
+import { clampThinkingLevel } from "../providers/thinking.ts";
 import type { Model, ThinkingLevel } from "../providers/types.ts";
+import type { AgentSession } from "../session/session.ts";
 import { log } from "../util/log.ts";
 import type { CliOptions } from "./compose.ts";
 
@@ -12,6 +14,8 @@ export interface StartupModel {
   model?: Model;
   /** Chosen by the command line, a `:level` suffix or `modelThinkingLevels`; undefined: the session's default. */
   thinking?: ThinkingLevel;
+  /** The level the command line chose (`--thinking`, else a `:level` suffix of `--model`). */
+  commandLineThinking?: ThinkingLevel;
   /** What `cycle_model` cycles through: `--models`, else the settings' `enabledModels`. */
   scopedModels: Model[];
 }
@@ -48,6 +52,7 @@ export function chooseStartupModel(registry: ModelRegistry, o: CliOptions, setti
   }
   const model = choice.model;
   let thinking = choice.thinkingLevel;
+  const commandLineThinking = thinkingFlag ?? (explicit ? thinking : undefined);
   if (model && explicit && registry.apiKey(model.provider) === undefined) {
     const vars = registry.keySources(model.provider).filter((s) => /^[A-Z][A-Z0-9_]*( \+ [A-Z][A-Z0-9_]*)*$/.test(s));
     const named = vars.length > 0 ? vars.join(" or ") : "its environment variable";
@@ -55,5 +60,19 @@ export function chooseStartupModel(registry: ModelRegistry, o: CliOptions, setti
   }
   if (thinking === undefined && model) thinking = settings.modelThinkingLevels?.[`${model.provider}/${model.id}`];
   if (thinkingFlag !== undefined) thinking = thinkingFlag;
-  return { model, thinking, scopedModels: scoped.map((s) => s.model) };
+  return { model, thinking, ...(commandLineThinking ? { commandLineThinking } : {}), scopedModels: scoped.map((s) => s.model) };
+}
+
+/** The thinking level a new session starts with: the choice's, else the settings' default, else medium. */
+export const startingThinking = (choice: StartupModel, settings: Settings): ThinkingLevel => choice.thinking ?? settings.defaultThinkingLevel ?? "medium";
+
+/**
+ * A session opened with its own model and thinking level keeps them, but for what the command line
+ * named (`--model`, `--provider`; `--thinking` or a `:level` suffix), as the reference opens one.
+ */
+export function keepCommandLineChoice(session: AgentSession, choice: StartupModel, o: CliOptions): void {
+  const restored = session.model;
+  const model = choice.model;
+  if (model && (o.model || o.provider) && (restored?.provider !== model.provider || restored.id !== model.id)) session.setModel(model);
+  if (choice.commandLineThinking) session.thinkingLevel = clampThinkingLevel(session.model, choice.commandLineThinking);
 }

@@ -1,6 +1,7 @@
 /**
- * A composed session's extensions loaded again: `ctx.reload()` and the rebinding after a session
- * change, each followed by session_start and resources_discover.
+ * What a composed session reads again after start-up: `ctx.reload()`, and a session change
+ * (new_session, switch_session, fork, clone, or the same from an extension), each followed by
+ * session_start and resources_discover.
  *
  * `ctx.reload()` works as the reference's: refused while a prompt runs or a compaction is written;
  * otherwise session_shutdown (reason "reload"), the settings files read again (the project's only
@@ -9,11 +10,24 @@
  * shut down), tools newly added to `defaultTools` and the extensions' tools activated, the
  * resources loaded again, then session_start and resources_discover (reason "reload"). The
  * model, thinking level, permissions and sandbox stay as start-up chose them.
+ *
+ * A session change works as the reference's new runtime for the new session: after
+ * session_shutdown the settings are read again under the same trust rule and applied as by a
+ * reload, the built-in tools are exactly those `defaultTools` (or `--tools`) select now, a
+ * setActiveTools choice is forgotten, and a session without messages starts on the model and
+ * thinking level start-up would choose now (the command line's, else the settings' defaults); a
+ * session with messages goes on with its own (the command line's model winning). Then the
+ * extensions the settings list now are bound to it (a module loaded before keeps its module
+ * state, its factory runs again), the resources are loaded again, then session_start and
+ * resources_discover (reason "startup"). Permissions and sandbox stay as start-up chose them.
  */
 import type { Settings } from "../config.ts";
 import type { ExtensionRunner, ExtensionSource } from "../extensions/types.ts";
 import { splitMcpToolSpec } from "../mcp/select.ts";
-import type { SessionStart } from "../rpc/session-handlers.ts";
+import type { ModelRegistry } from "../providers/models.ts";
+import { clampThinkingLevel } from "../providers/thinking.ts";
+import type { Model } from "../providers/types.ts";
+import type { SessionRenewal, SessionStart } from "../rpc/session-handlers.ts";
 import { COMPACTION_DEFAULTS } from "../session/compaction.ts";
 import type { SessionOptions } from "../session/session-types.ts";
 import type { AgentSession } from "../session/session.ts";
@@ -21,12 +35,13 @@ import { BUILTIN_TOOL_NAMES, startingTools } from "../tools/select.ts";
 import { errorMessage, PionError } from "../util/errors.ts";
 import { log } from "../util/log.ts";
 import type { CliOptions } from "./compose.ts";
+import { chooseStartupModel, keepCommandLineChoice, startingThinking, type StartupModel } from "./compose-model.ts";
 import { loadResources, type Resources } from "./compose-resources.ts";
 import { readSettings } from "./compose-settings.ts";
 import { withDiscoveredResources } from "./extension-events.ts";
 import type { SessionRef } from "./extension-port.ts";
 
-/** The settings a session goes by now and the resources loaded from them; a reload replaces both. */
+/** The settings a session goes by now and the resources loaded from them; a reload or a session change replaces both. */
 export interface LiveSettings {
   settings: Settings;
   resources: Resources;
@@ -55,38 +70,42 @@ function replaceContents(target: object, fresh: object): void {
 
 export interface LifecycleDeps {
   o: CliOptions;
-  /** The project-trust decision made at start-up; a reload never trusts a folder anew. */
+  /** The project-trust decision made at start-up; a reload or session change never trusts a folder anew. */
   trusted: boolean;
   live: LiveSettings;
   session: AgentSession;
-  extensions: ExtensionRunner;
+  /** Absent when no extension loaded at start-up (none can join later). */
+  extensions?: ExtensionRunner;
   ref: SessionRef;
   /** The extensions a session with these settings loads (the command line's among them). */
   extensionList: (settings: Settings) => readonly ExtensionSource[];
-  /** The built-in tools' names in use; names newly added to `defaultTools` join them. */
+  /** The built-in tools' names in use; a reload adds names new in `defaultTools`, a session change replaces them. */
   builtinNames: string[];
   /** The objects the session was given as its `retry` and `compaction` settings. */
   retryCompaction: RetryCompaction;
+  /** Where start-up chose the model from; a new session chooses from it again. */
+  models: ModelRegistry;
+  /** What cycle_model goes through, replaced in place when a session change finds another scope. */
+  scopedModels: Model[];
 }
 
-export function extensionLifecycle(d: LifecycleDeps) {
+export function sessionLifecycle(d: LifecycleDeps) {
   const { o, trusted, live, session, extensions, ref } = d;
   // resources_discover after session_start: the paths handlers return join the skills and prompts.
   const discover = async (reason: "startup" | "reload", start: SessionStart = { reason }) => {
+    if (!extensions) return;
     await extensions.notify("session_start", start);
     if (extensions.handles("resources_discover")) live.resources = loadResources(o, trusted, await withDiscoveredResources(live.settings, extensions, o.cwd, reason));
   };
 
-  /**
-   * A session change (after session_shutdown): the loaded modules' factories run again, the old
-   * instances' setActiveTools choice is forgotten, and resources are discovered as at start-up, as
-   * the reference builds a new runtime for the new session.
-   */
-  const rebind = async (start: SessionStart) => {
-    await extensions.reloadExtensions("same");
-    ref.activeTools = undefined;
-    live.resources = loadResources(o, trusted, live.settings);
-    await discover("startup", start);
+  /** The settings files read again (the project's only when trusted at start-up); unreadable ones leave those read before. */
+  const readAgain = async (): Promise<Settings> => {
+    try {
+      return await readSettings(o, trusted);
+    } catch (err) {
+      log("settings", `${errorMessage(err)}; the settings read before stay`);
+      return live.settings;
+    }
   };
 
   /** The settings' values a session keeps until the files change them (pion's set_* commands change the session only). */
@@ -119,28 +138,61 @@ export function extensionLifecycle(d: LifecycleDeps) {
     const added = (selection(fresh) ?? []).filter((name) => !had.has(name));
     for (const name of added) if (!d.builtinNames.includes(name)) d.builtinNames.push(name);
     if (!ref.activeTools) return;
-    const registered = extensions.tools().filter((t) => t.defaultActive !== false).map((t) => t.name);
+    const registered = (extensions?.tools() ?? []).filter((t) => t.defaultActive !== false).map((t) => t.name);
     ref.activeTools = new Set([...ref.activeTools, ...added, ...registered]);
   };
 
   const reload = async () => {
     if (session.isStreaming) throw new PionError("Wait for the current response to finish before reloading.", "busy");
     if (session.isCompacting) throw new PionError("Wait for compaction to finish before reloading.", "busy");
-    await extensions.notify("session_shutdown", { reason: "reload" });
+    await extensions?.notify("session_shutdown", { reason: "reload" });
     const before = live.settings;
-    let fresh = before;
-    try {
-      fresh = await readSettings(o, trusted);
-    } catch (err) {
-      log("settings", `${errorMessage(err)}; the settings read before stay`);
-    }
+    const fresh = await readAgain();
     live.settings = fresh;
     applyRunSettings(before, fresh);
-    await extensions.reloadExtensions("fresh", d.extensionList(fresh));
+    await extensions?.reloadExtensions("fresh", d.extensionList(fresh));
     activateTools(before, fresh);
     live.resources = loadResources(o, trusted, fresh);
     await discover("reload");
   };
 
-  return { discover, rebind, reload };
+  /** The model and thinking level start-up would choose under `settings`; undefined (logged) when it cannot choose. */
+  const startupChoice = (settings: Settings): StartupModel | undefined => {
+    try {
+      return chooseStartupModel(d.models, o, settings);
+    } catch (err) {
+      log("models", `${errorMessage(err)}; the session keeps its model`);
+      return undefined;
+    }
+  };
+  let choice: StartupModel | undefined;
+
+  const renewal: SessionRenewal = {
+    prepare: async () => {
+      const before = live.settings;
+      const fresh = await readAgain();
+      live.settings = fresh;
+      applyRunSettings(before, fresh);
+      const names = selection(fresh);
+      if (names) d.builtinNames.splice(0, d.builtinNames.length, ...names);
+      ref.activeTools = undefined;
+      choice = startupChoice(fresh);
+      if (!choice) return;
+      d.scopedModels.splice(0, d.scopedModels.length, ...choice.scopedModels);
+      // Set before the change, so a new session's first entries record them.
+      if (choice.model) session.model = choice.model;
+      session.thinkingLevel = clampThinkingLevel(session.model, startingThinking(choice, fresh));
+    },
+    finish: async (start) => {
+      if (session.messages().length > 0) {
+        session.restoreSettings();
+        if (choice) keepCommandLineChoice(session, choice, o);
+      }
+      await extensions?.reloadExtensions("same", d.extensionList(live.settings));
+      live.resources = loadResources(o, trusted, live.settings);
+      await discover("startup", start);
+    },
+  };
+
+  return { discover, reload, renewal };
 }

@@ -1,6 +1,6 @@
 /**
  * Settings that change how start-up wires things, kept out of compose.ts: reading them (again
- * on `ctx.reload()`), the user's `httpProxy`, `images.blockImages`, `packages`, the bash shell,
+ * on `ctx.reload()` and a session change), the user's `httpProxy`, `images.blockImages`, `packages`, the bash shell,
  * and what `--verbose` says about where settings came from.
  */
 import { existsSync } from "node:fs";
@@ -54,7 +54,7 @@ export async function withPackageResources(settings: Settings, env: Record<strin
 /**
  * The session's settings: the user's, and the project's when `trusted` (decided once, at start-up),
  * with the listed packages' resources. Read at start-up (`user` read already, for the trust
- * decision) and again by `ctx.reload()`.
+ * decision) and again by `ctx.reload()` and on a session change.
  */
 export async function readSettings(o: Pick<CliOptions, "home" | "cwd" | "env">, trusted: boolean, user: Settings = loadUserSettings(o.home, o.env)): Promise<Settings> {
   return withPackageResources(loadSettings(o.home, o.cwd, trusted, (msg) => log("settings", msg), user), o.env);

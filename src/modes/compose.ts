@@ -4,7 +4,7 @@ import { join, resolve } from "node:path";
 import { loadUserSettings, type Settings } from "../config.ts";
 import { createCredentialGuard, type CredentialGuard } from "../credentials/guard.ts";
 import { toolMasker } from "../credentials/mask-tools.ts";
-import { chooseStartupModel } from "./compose-model.ts";
+import { chooseStartupModel, keepCommandLineChoice, startingThinking } from "./compose-model.ts";
 import { loadModels, type ModelRegistry } from "../providers/models.ts";
 import { llamaConfigured, namesLlamaCpp } from "../providers/llama-cpp.ts";
 import { liveRegistry, type LiveRegistry } from "./llama-models.ts";
@@ -16,7 +16,7 @@ import { expandPromptTemplate } from "../resources/prompt-templates.ts";
 import { expandSkillCommand } from "../resources/skills.ts";
 import { extensionsToLoad, loadResources, resourceScope } from "./compose-resources.ts";
 import { applyHttpProxy, imagePolicy, localShell, readSettings, settingsReport } from "./compose-settings.ts";
-import { builtinSelection, extensionLifecycle, retryAndCompaction, type LiveSettings } from "./compose-reload.ts";
+import { builtinSelection, retryAndCompaction, sessionLifecycle, type LiveSettings } from "./compose-reload.ts";
 import { withSettingsSessionDir } from "./session-dir.ts";
 import { projectConfigDirs } from "../config-dirs.ts";
 import { buildSystemPrompt } from "../resources/system-prompt.ts";
@@ -34,7 +34,7 @@ import { openSqliteStore } from "../store/sqlite-store.ts";
 import type { SessionStore } from "../store/store.ts";
 import { HostTools } from "../extensions/host-tools.ts";
 import type { ExtensionRunner, RegisteredFlag } from "../extensions/types.ts";
-import type { SessionStart } from "../rpc/session-handlers.ts";
+import type { SessionRenewal } from "../rpc/session-handlers.ts";
 import type { DialogHost } from "../extensions/ui-bridge.ts";
 import { toolMatcher } from "../tools/select.ts";
 import { attachSession, extensionPort, toolsInUse, type SessionRef } from "./extension-port.ts";
@@ -158,8 +158,8 @@ export interface Composed {
   /** The reference's built-in commands (`/mcp`, `/llama`), answered by pion. */
   builtins?: BuiltinCommands;
   extensions?: ExtensionRunner;
-  /** After a session change: the extensions' factories run again for the new session, then session_start. */
-  rebindExtensions?: (start: SessionStart) => Promise<void>;
+  /** Around a session change: settings, model, tools, resources and extensions as for a new runtime (compose-reload.ts). */
+  renewal: SessionRenewal;
   /** Tool permissions; absent in auto mode without rules (everything runs, nothing to check). */
   permissions?: PermissionGate;
   /** pion's sandbox around the model's commands; absent when it is off. */
@@ -272,7 +272,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
   const toolSpec = splitMcpToolSpec(o.tools ?? settings.defaultTools);
   // An extension's tool registered inactive (`defaultActive: false`) is declared when --tools / defaultTools names it.
   const namedTools = new Set([o.tools ?? settings.defaultTools ?? []].flat().flatMap((s) => s.split(",")).map((s) => s.trim()).filter((s) => s !== "" && !s.startsWith("-")).map((s) => s.replace(/^\+/, "")));
-  // Names newly added to defaultTools join it on ctx.reload() (compose-reload.ts).
+  // Names newly added to defaultTools join it on ctx.reload(); a session change selects it anew (compose-reload.ts).
   const selectedNames = builtinSelection(o, settings);
   const excluded = o.excludeTools ? toolMatcher(o.excludeTools) : undefined;
   // The tools' code loads when the first run starts (prepare); their objects (schemas and
@@ -330,12 +330,13 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
   if (extensions) registry = withVirtualModels(registry, extensions);
   ref.models = registry;
 
-  let { model, thinking, scopedModels } = chooseStartupModel(registry, o, settings);
+  let startup = chooseStartupModel(registry, o, settings);
   // Nothing else to start on: a llama.cpp server at LLAMA_BASE_URL may be the model there is.
-  if (!model && !o.model && !o.provider && !settings.defaultModel && !settings.defaultProvider && llamaConfigured(o.env)) {
+  if (!startup.model && !o.model && !o.provider && !settings.defaultModel && !settings.defaultProvider && llamaConfigured(o.env)) {
     await live.refresh(false);
-    ({ model, thinking, scopedModels } = chooseStartupModel(registry, o, settings));
+    startup = chooseStartupModel(registry, o, settings);
   }
+  const { model, scopedModels } = startup;
 
   // Host tools join from the next model call; the todo tool once the host set a plan.
   const tools = () => {
@@ -352,7 +353,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
     return maskTools(toolsInUse(ref, all, from, inactive));
   };
   ref.currentTools = tools;
-  // What a ctx.reload() reads again (compose-reload.ts); everything after start-up reads it here.
+  // What a ctx.reload() or a session change reads again (compose-reload.ts); everything after start-up reads it here.
   const current: LiveSettings = { settings, resources: loadResources(o, projectTrust.trusted, settings) };
   const retryCompaction = retryAndCompaction(settings);
   // A damaged database set aside when the store opens (on first use) is announced to the host too.
@@ -389,7 +390,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
     expand: (text) => expandSkillCommand(expandPromptTemplate(text, current.resources.templates), current.resources.skills),
     cwd: o.cwd,
     model,
-    thinkingLevel: thinking ?? settings.defaultThinkingLevel ?? "medium",
+    thinkingLevel: startingThinking(startup, settings),
     steeringMode: settings.steeringMode ?? "one-at-a-time",
     followUpMode: settings.followUpMode ?? "one-at-a-time",
     interruptMode: settings.interruptMode ?? "wait",
@@ -405,13 +406,10 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
   });
   announce = (r) => void session.publish(storeFrame(r));
   for (const r of recovered.splice(0)) announce(r);
-  if (openStartupSession(session, store, o, fileFor)) {
-    const restored = session.model;
-    if (model && (o.model || o.provider) && (restored?.provider !== model.provider || restored.id !== model.id)) session.setModel(model);
-  }
-  const lifecycle = extensions && extensionLifecycle({ o, trusted: projectTrust.trusted, live: current, session, extensions, ref, extensionList, builtinNames: selectedNames, retryCompaction });
-  const rebindExtensions = hasExtensions ? lifecycle!.rebind : undefined;
-  attachSession(ref, { session, store, fileFor, extensions, cwd: o.cwd, scopedModels, ...(lifecycle ? { reload: lifecycle.reload } : {}), ...(rebindExtensions ? { rebindExtensions } : {}) });
+  if (openStartupSession(session, store, o, fileFor)) keepCommandLineChoice(session, startup, o);
+  const lifecycle = sessionLifecycle({ o, trusted: projectTrust.trusted, live: current, session, extensions: hasExtensions ? extensions : undefined, ref, extensionList, builtinNames: selectedNames, retryCompaction, models: registry, scopedModels });
+  const { renewal } = lifecycle;
+  attachSession(ref, { session, store, fileFor, extensions, cwd: o.cwd, scopedModels, reload: lifecycle.reload, renewal });
   for (const frame of ref.early.splice(0)) void session.publish(frame);
   if (o.name) session.setName(o.name);
   const own = () => (hasExtensions ? extensions!.commands() : []);
@@ -442,7 +440,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
   if (extensions && hasExtensions) {
     // Extensions see the agent's events in order, after they are written.
     forwardEvents(extensions, (fn) => session.subscribe(fn), () => session.model && { provider: session.model.provider, id: session.model.id }, session.thinkingLevel);
-    await lifecycle!.discover("startup");
+    await lifecycle.discover("startup");
   }
   if (o.verbose) {
     const m = session.model;
@@ -474,7 +472,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
     commands,
     ...(builtins ? { builtins } : {}),
     extensions: hasExtensions ? extensions : undefined,
-    ...(rebindExtensions ? { rebindExtensions } : {}),
+    renewal,
     permissions,
     ...(sandbox ? { sandbox } : {}),
     shutdown: shutdown.signal,

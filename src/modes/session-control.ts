@@ -23,8 +23,8 @@ export interface ControlDeps {
   scopedModels?: Model[];
   /** `ctx.reload()` (compose-reload.ts: settings, extensions and resources again). */
   reload?: () => Promise<void>;
-  /** New extension instances after a session change (SessionHandlerContext). */
-  rebindExtensions?: SessionHandlerContext["rebindExtensions"];
+  /** Settings, resources and new extension instances around a session change (SessionHandlerContext). */
+  renewal?: SessionHandlerContext["renewal"];
 }
 
 /** Chosen with `setActiveTools`, else every tool but those registered inactive. */

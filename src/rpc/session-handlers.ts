@@ -15,14 +15,19 @@ import { commaJoined } from "../util/json-pieces.ts";
 /** What extensions are told when a session starts after a change. */
 export type SessionStart = { reason: string; previousSessionFile?: string };
 
+/** What a session change does beside changing the session (compose-reload.ts), as the reference builds a new runtime. */
+export interface SessionRenewal {
+  /** After session_shutdown and the abort, before the change: the settings read again, a new session's model chosen. */
+  prepare(): Promise<void>;
+  /** After the change: the model the session goes on with settled, the resources and extensions loaded for it, session_start. */
+  finish(start: SessionStart): Promise<void>;
+}
+
 export interface SessionHandlerContext {
   session: AgentSession;
   extensions?: ExtensionRunner;
-  /**
-   * After a change, the extensions bound to the new session: every factory run again (new
-   * instances), then session_start (compose.ts). Without it they are only told session_start.
-   */
-  rebindExtensions?: (start: SessionStart) => Promise<void>;
+  /** Without it the session changes under the same settings and extensions are only told session_start. */
+  renewal?: SessionRenewal;
   store: SessionStore;
   cwd: string;
   fileFor: (h: SessionHeader) => string | undefined;
@@ -43,15 +48,15 @@ export function sessionHandlers(ctx: SessionHandlerContext) {
 
   /**
    * Ask extensions first (session_before_*); a cancel changes nothing. Otherwise the old instances
-   * see session_shutdown (with the file the session changes to), the session changes, and new
-   * instances see session_start.
+   * see session_shutdown (with the file the session changes to), the run is aborted, the session
+   * changes (renewed around it), and new instances see session_start.
    */
   const change = async (
     event: "session_before_switch" | "session_before_fork",
     payload: Record<string, unknown>,
     reason: string,
     targetSessionFile: () => string | undefined,
-    apply: () => Promise<void> | void,
+    apply: () => void,
   ): Promise<boolean> => {
     const ext = ctx.extensions;
     if (ext && (await ext.beforeSessionChange(event, payload))) return false;
@@ -59,11 +64,13 @@ export function sessionHandlers(ctx: SessionHandlerContext) {
     const previousSessionId = s().sessionId;
     const target = targetSessionFile();
     if (ext) await ext.notify("session_shutdown", { reason, ...(target !== undefined ? { targetSessionFile: target } : {}) });
+    await s().abort();
+    await ctx.renewal?.prepare();
     await apply();
     // The session left behind ends here, as the reference disposes its session after session_shutdown.
     s().releaseResources(previousSessionId);
     const start: SessionStart = { reason, previousSessionFile };
-    if (ctx.rebindExtensions) await ctx.rebindExtensions(start);
+    if (ctx.renewal) await ctx.renewal.finish(start);
     else if (ext) await ext.notify("session_start", start);
     return true;
   };
@@ -75,27 +82,20 @@ export function sessionHandlers(ctx: SessionHandlerContext) {
     if (at < 0 || text === undefined) throw new PionError("Invalid entry ID for forking", "invalid_argument");
     // The new session's id and time are chosen first, so session_shutdown can name its file.
     const next = s().planSession();
-    const done = await change("session_before_fork", { entryId: c.entryId, position: "before" }, "fork", () => next.file, async () => {
-      await s().abort();
-      s().branchInto(path.slice(0, at), next.planned);
-    });
+    const done = await change("session_before_fork", { entryId: c.entryId, position: "before" }, "fork", () => next.file, () => s().branchInto(path.slice(0, at), next.planned));
     return { text, cancelled: !done };
   };
 
   return {
     new_session: async (c: CommandOf<"new_session">) => {
       const next = s().planSession();
-      const done = await change("session_before_switch", { reason: "new" }, "new", () => next.file, async () => {
-        await s().abort();
-        s().startNew(c.parentSession, next.planned);
-      });
+      const done = await change("session_before_switch", { reason: "new" }, "new", () => next.file, () => s().startNew(c.parentSession, next.planned));
       return { cancelled: !done };
     },
     switch_session: async (c: CommandOf<"switch_session">) => {
       const id = locateSession(ctx.store, c.sessionPath, ctx.cwd, ctx.fileFor);
       const file = () => ctx.store.getSession(id)?.file ?? c.sessionPath;
-      const done = await change("session_before_switch", { reason: "resume", targetSessionFile: c.sessionPath }, "resume", file, async () => {
-        await s().abort();
+      const done = await change("session_before_switch", { reason: "resume", targetSessionFile: c.sessionPath }, "resume", file, () => {
         s().openStored(id);
         s().restoreSettings();
       });
@@ -108,10 +108,7 @@ export function sessionHandlers(ctx: SessionHandlerContext) {
         throw new PionError("This session has not been saved yet. Send a message before cloning or forking it.", "invalid_state");
       }
       const next = s().planSession();
-      const done = await change("session_before_fork", { entryId: s().leaf, position: "at" }, "fork", () => next.file, async () => {
-        await s().abort();
-        s().branchInto(s().branchPath(), next.planned);
-      });
+      const done = await change("session_before_fork", { entryId: s().leaf, position: "at" }, "fork", () => next.file, () => s().branchInto(s().branchPath(), next.planned));
       return { cancelled: !done };
     },
     get_fork_messages: forkMessages,

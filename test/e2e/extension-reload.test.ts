@@ -8,17 +8,13 @@
  * PION_REFERENCE_PKG is set.
  */
 import { expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { startFakeProvider } from "../support/fake-provider.ts";
 import { GATED_COMMAND, Pion, releaseGate, tempDirs, writeFakeModels, type Rec } from "../support/pion.ts";
 import { NO_REFERENCE, referenceRpc, type RpcAgent } from "../support/reference-rpc.ts";
 import { describeWith } from "../support/requires.ts";
-
-const write = (path: string, text: string) => {
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, text);
-};
+import { settingsChange, write } from "../support/settings-change.ts";
 
 /** Logs the lifecycle events in a global list (which outlives a reload); registers `/<name>` and `/events`, `/reload-me`. */
 const extension = (command: string) => `
@@ -66,68 +62,6 @@ test("at exit (stdin closed) extensions see session_shutdown with reason quit, a
   expect(await p.close()).toBe(0);
   expect(readFileSync(out, "utf8")).toBe("quit\n");
 });
-
-/**
- * Extension `name` logging its factory runs and lifecycle events to `log`, with a command
- * `<name>-cmd`; the main one adds `/reload-me` (the refusal's message is notified), `/tools`
- * (the active tools) and `/narrow` (only read active).
- */
-const logging = (name: string, log: string, main = false) => `
-import { appendFileSync } from "node:fs";
-const note = (s) => appendFileSync(${JSON.stringify(log)}, ${JSON.stringify(name)} + " " + s + "\\n");
-export default function (pi) {
-  note("factory");
-  for (const e of ["session_start", "resources_discover", "session_shutdown"]) pi.on(e, (ev) => { note(e + ":" + ev.reason); });
-  pi.registerCommand(${JSON.stringify(`${name}-cmd`)}, { description: "d", handler: async () => {} });
-  ${
-    main
-      ? `pi.registerCommand("reload-me", { handler: async (_a, ctx) => { const ui = ctx.ui; try { await ctx.reload(); ui.notify("reloaded", "info"); } catch (e) { ui.notify("refused: " + e.message, "info"); } } });
-  pi.registerCommand("tools", { handler: async (_a, ctx) => ctx.ui.notify(pi.getActiveTools().join(","), "info") });
-  pi.registerTool({ name: "main_tool", label: "main tool", description: "d", parameters: { type: "object", properties: {} }, execute: async () => ({ content: [{ type: "text", text: "x" }], details: {} }) });
-  pi.registerCommand("narrow", { handler: async (_a, ctx) => { pi.setActiveTools(["read"]); ctx.ui.notify("narrowed", "info"); } });`
-      : ""
-  }
-}
-`;
-
-/**
- * Settings before and after: extensions [main, gone] become [main, added] plus a local package
- * (whose extension and skill load), a skills and a prompts folder join, steeringMode and
- * followUpMode become "all", auto-compaction is turned off, defaultTools gains grep.
- */
-function settingsChange(dirs: { home: string; cwd: string }) {
-  const root = dirname(dirs.home);
-  const log = join(root, "lifecycle.log");
-  const ext = (name: string, main = false) => {
-    const path = join(root, "exts", `${name}.ts`);
-    write(path, logging(name, log, main));
-    return path;
-  };
-  const main = ext("main", true);
-  const gone = ext("gone");
-  const added = ext("added");
-  const pkg = join(root, "pkg");
-  write(join(pkg, "package.json"), JSON.stringify({ name: "local-pkg", version: "1.0.0" }));
-  write(join(pkg, "extensions", "from-pkg.ts"), logging("pkg", log));
-  write(join(pkg, "skills", "pkg-skill", "SKILL.md"), "---\nname: pkg-skill\ndescription: from the package\n---\nbody");
-  write(join(root, "more-skills", "listed", "SKILL.md"), "---\nname: listed\ndescription: listed in settings\n---\nbody");
-  write(join(root, "more-prompts", "greet.md"), "---\ndescription: a listed prompt\n---\nSay hello");
-  const settings = (s: Rec) => writeFileSync(join(dirs.home, "settings.json"), JSON.stringify(s));
-  settings({ extensions: [main, gone], defaultTools: ["read", "bash"] });
-  const change = () =>
-    settings({
-      extensions: [main, added],
-      packages: [pkg],
-      skills: [join(root, "more-skills")],
-      prompts: [join(root, "more-prompts")],
-      steeringMode: "all",
-      followUpMode: "all",
-      compaction: { enabled: false },
-      defaultTools: ["read", "bash", "grep"],
-    });
-  const steps = () => (existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean) : []);
-  return { change, steps };
-}
 
 /** The reload with a settings change (settingsChange, written before the agent started), as a trail of what an RPC client sees; `narrow` first turns every tool but read off. */
 async function settingsReloadScenario(agent: RpcAgent, { change, steps }: ReturnType<typeof settingsChange>, narrow = false) {
