@@ -184,7 +184,8 @@ export function sessionLifecycle(d: LifecycleDeps) {
       session.thinkingLevel = clampThinkingLevel(session.model, startingThinking(choice, fresh));
     },
     finish: async (start) => {
-      if (session.messages().length > 0) {
+      // Counted, not built: a resumed session may be a file of hundreds of MB read a window at a time.
+      if (session.messageCount() > 0) {
         session.restoreSettings();
         if (choice) keepCommandLineChoice(session, choice, o);
       }

@@ -88,8 +88,8 @@ export function indexEntries(rows: readonly IndexRow[], onMessage?: (message: ob
   return byId;
 }
 
-/** The summary of a session from its entries (see indexEntries) and leaf. */
-function summaryOf(byId: ReadonlyMap<string, Entry>, leafId: string | null): SessionCache {
+/** The summary of a session from its entries (see indexEntries) and leaf: the model and thinking level its branch recorded last. */
+export function summaryOf(byId: ReadonlyMap<string, Entry>, leafId: string | null): SessionCache {
   const branch = pathTo(byId, leafId);
   const cache: SessionCache = { leafId, messageCount: buildContext(branch).length };
   Object.assign(cache, linearity(branch, byId.values()));

@@ -3,8 +3,8 @@ import type { GrantedRule, SessionCache, SessionStore } from "../store/store.ts"
 import { errorMessage, PionError } from "../util/errors.ts";
 import { log } from "../util/log.ts";
 import { shortId, uuid } from "../util/id.ts";
-import { buildContext, linearity } from "./context.ts";
-import { indexEntries } from "./navigation.ts";
+import { buildContext } from "./context.ts";
+import { indexEntries, summaryOf } from "./navigation.ts";
 import { commaJoined, type JsonPiece } from "../util/json-pieces.ts";
 
 /** An entry before the tree gives it an id, parent and time. */
@@ -150,9 +150,9 @@ export class SessionTree {
     // the entries instead) and a lock that dies with this process.
     try {
       if (this.loaded) {
-        const cache: SessionCache = { leafId: this.leafId, messageCount: this.messages().length, ...this.settings() };
-        Object.assign(cache, linearity(this.branchPath(), this.byId.values()));
-        this.store.setSessionCache(this.header.id, cache);
+        // What the branch recorded (a session change may have set the next session's model on the
+        // session already); the session's own settings only where the branch recorded none.
+        this.store.setSessionCache(this.header.id, { ...this.settings(), ...summaryOf(this.byId, this.leafId) });
       }
     } catch (err) {
       log("session", "the session's summary could not be saved; the next opener reads its entries", { error: errorMessage(err) });
