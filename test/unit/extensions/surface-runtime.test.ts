@@ -146,7 +146,9 @@ describe("DefaultResourceLoader on pion's resource loaders", () => {
     const trimmed = new ca.DefaultResourceLoader({ cwd, agentDir: dir, noSkills: true, noContextFiles: true, promptsOverride: (b: Rec) => ({ ...b, prompts: [] }) });
     await trimmed.reload();
     expect([trimmed.getSkills().skills, trimmed.getPrompts().prompts, trimmed.getAgentsFiles().agentsFiles]).toEqual([[], [], []]);
-    expect(() => new ca.DefaultResourceLoader({ cwd, agentDir: dir, extensionFactories: [() => {}] })).toThrow("extensions are not available");
+    const inline = new ca.DefaultResourceLoader({ cwd, agentDir: dir, noExtensions: true, extensionFactories: [(pi: Rec) => pi.on("agent_start", () => {}), { name: "named", factory: () => {} }] });
+    await inline.reload();
+    expect(inline.getExtensions().extensions.map((e: Rec) => [e.path, e.sourceInfo.source])).toEqual([["<inline:1>", "inline"], ["<inline:named>", "inline"]]);
   });
 
   (REF ? test : test.skip)("the same skills, prompts, system prompts and context files as the reference's loader for the same folders", async () => {
