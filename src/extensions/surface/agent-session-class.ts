@@ -320,14 +320,14 @@ export class AgentSession {
   }
 
   async sendUserMessage(content: string | (Rec & { type: string })[], options: { deliverAs?: "steer" | "followUp" } = {}): Promise<void> {
-    const text = typeof content === "string" ? content : textOf(content);
+    const text = typeof content === "string" ? content : textOf(content, "\n");
     const images = typeof content === "string" ? [] : (content.filter((c) => c.type === "image") as unknown as ImageContent[]);
     if (this.isStreaming) {
       if (options.deliverAs === "followUp") await this.followUp(text, images);
       else await this.steer(text, images);
       return;
     }
-    await this.prompt(text, { images });
+    await this.prompt(text, { images, source: "extension" });
   }
 
   clearQueue(): { steering: string[]; followUp: string[] } {
