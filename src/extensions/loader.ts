@@ -5,11 +5,12 @@
  * load order. A module that fails (import error, no default function, factory throws) is
  * reported as an `extension_error` with event "load" and on stderr, and whatever it had
  * registered is dropped; the others still load. Failures of their later asynchronous work
- * can be reported too (`reportAsyncErrors`).
+ * can be reported too (`reportAsyncErrors`). An inline extension (a factory, no module) is
+ * called the same way, named by its path.
  */
 import { existsSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
-import { CLI_FOUND, sourceInfoAt } from "../resources/source-info.ts";
+import { CLI_FOUND, sourceInfoAt, type FoundBy, type SourceInfo } from "../resources/source-info.ts";
 import { watchAsyncErrors } from "./async-errors.ts";
 import { setModelAuth } from "./model-calls.ts";
 import { Runner } from "./runner.ts";
@@ -24,24 +25,36 @@ export interface LoadOptions {
    * runner or `--help`).
    */
   reportAsyncErrors?: boolean;
+  /**
+   * A load for an in-process session inside a process that serves its own (surface/): the
+   * process-wide shell guard and model auth stay the serving session's.
+   */
+  nested?: boolean;
+  /** Evaluate each module anew (Bun caches one per specifier), so no module state is shared with an earlier load. */
+  fresh?: boolean;
 }
+
+let freshLoads = 0;
 
 /** What to load: discovered extensions (discover.ts), or plain paths, which count as named on the command line. */
 export async function loadExtensions(paths: readonly ExtensionSource[], port: ExtensionSessionPort, options: LoadOptions = {}): Promise<ExtensionRunner> {
   registerVirtualModules();
-  setFactoryShellGuard(port.shellGuard, port.shellSandbox);
-  setModelAuth(async (provider) => port.control?.()?.apiKeyAndHeaders(provider));
+  if (!options.nested) {
+    setFactoryShellGuard(port.shellGuard, port.shellSandbox);
+    setModelAuth(async (provider) => port.control?.()?.apiKeyAndHeaders(provider));
+  }
   const runner = new Runner(port);
   if (options.reportAsyncErrors) watchAsyncErrors(runner);
   let generation = 0;
-  let query = "";
+  const tag = options.fresh ? `load=${++freshLoads}` : "";
+  let query = tag ? `?${tag}` : "";
   let list = paths;
   // ctx.reload(): each module evaluated anew (a query makes it a new module to Bun), from the list
   // the settings name now. A session change: the modules already loaded (Bun's cache answers the
   // same query), their factories run again.
   runner.setReloader((modules, next) => {
     if (next) list = next;
-    return loadInto(runner, list, port, modules === "fresh" ? (query = `?reload=${++generation}`) : query);
+    return loadInto(runner, list, port, modules === "fresh" ? (query = `?${tag ? `${tag}&` : ""}reload=${++generation}`) : query);
   });
   await loadInto(runner, list, port, query);
   return runner;
@@ -49,6 +62,10 @@ export async function loadExtensions(paths: readonly ExtensionSource[], port: Ex
 
 async function loadInto(runner: Runner, paths: readonly ExtensionSource[], port: ExtensionSessionPort, query: string): Promise<void> {
   for (const item of paths) {
+    if (typeof item !== "string" && "factory" in item) {
+      await runFactory(runner, item.path, sourceInfoAt(item.path, INLINE_FOUND), item.factory);
+      continue;
+    }
     const { path: raw, found } = typeof item === "string" ? { path: item, found: CLI_FOUND } : item;
     const path = isAbsolute(raw) ? raw : resolve(port.cwd, raw);
     if (!existsSync(path)) {
@@ -69,12 +86,19 @@ async function loadInto(runner: Runner, paths: readonly ExtensionSource[], port:
       runner.reportError(path, "load", "Extension does not export a default function");
       continue;
     }
-    const { record, api } = runner.add(path, sourceInfoAt(path, found));
-    try {
-      await factory(api);
-    } catch (err) {
-      runner.remove(record);
-      runner.reportError(path, "load", `Extension factory failed: ${err instanceof Error ? err.message : String(err)}`);
-    }
+    await runFactory(runner, path, sourceInfoAt(path, found), factory as (pi: never) => unknown);
+  }
+}
+
+const INLINE_FOUND: FoundBy = { source: "inline", scope: "temporary", origin: "top-level" };
+
+async function runFactory(runner: Runner, path: string, sourceInfo: SourceInfo, factory: (pi: never) => unknown): Promise<void> {
+  runner.track(path);
+  const { record, api } = runner.add(path, sourceInfo);
+  try {
+    await factory(api as never);
+  } catch (err) {
+    runner.remove(record);
+    runner.reportError(path, "load", `Extension factory failed: ${err instanceof Error ? err.message : String(err)}`);
   }
 }

@@ -12,6 +12,8 @@ import { describeProviderError } from "../providers/errors.ts";
 import { emptyAssistant } from "../providers/event-stream.ts";
 import { streamByApi } from "../providers/index.ts";
 import type { AssistantMessage, LlmRequest, Message, Model, StreamFn, ThinkingLevel, ToolSpec } from "../providers/types.ts";
+import { normalizeContext } from "../providers/transcript.ts";
+import { requestParts } from "./surface/agent-transcript.ts";
 import { AssistantMessageEventStream, PartialAssistant } from "./surface/ai-utils-stream.ts";
 
 type Auth = (provider: string) => Promise<{ apiKey?: string; headers?: Record<string, string> } | undefined>;
@@ -62,12 +64,14 @@ export interface CallOptions {
 export function streamModel(model: Model, context: CallContext, options: CallOptions = {}, via: StreamFn = streamByApi): AssistantMessageEventStream {
   const out = new AssistantMessageEventStream();
   void (async () => {
+    // pi-ai's context may carry the prompt and tools as system messages too (a transcript): replayed into one of each.
+    const parts = requestParts(normalizeContext({ systemPrompt: context.systemPrompt, tools: context.tools, messages: context.messages ?? [] }).messages);
     const req: LlmRequest = {
       model,
       ...(await callAuth(model, options)),
-      systemPrompt: context.systemPrompt ?? "",
-      messages: context.messages ?? [],
-      tools: toolSpecs(context.tools ?? []),
+      systemPrompt: parts.systemPrompt,
+      messages: parts.messages,
+      tools: toolSpecs(parts.tools),
       thinkingLevel: options.reasoning ?? options.thinkingLevel ?? "off",
       ...(options.sessionId ? { sessionId: options.sessionId } : {}),
     };

@@ -151,6 +151,12 @@ export class Runner implements ExtensionRunner {
     return { record, api: guardStale(Object.assign(createExtensionApi(record, host), apiMembers(this.port)), stale) };
   }
 
+  /** Run the extensions in this order (stable: records not named keep theirs, after the named ones). */
+  order(records: readonly ExtensionRecord[]): void {
+    const rank = new Map(records.map((r, i) => [r, i]));
+    this.records.sort((a, b) => (rank.get(a) ?? records.length) - (rank.get(b) ?? records.length));
+  }
+
   remove(record: ExtensionRecord): void {
     const at = this.records.indexOf(record);
     if (at >= 0) this.records.splice(at, 1);

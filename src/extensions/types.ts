@@ -195,8 +195,17 @@ export interface RegisteredFlag {
 /** How `reloadExtensions` gets each extension's factory: its module evaluated anew, or the one already loaded. */
 export type ReloadModules = "fresh" | "same";
 
-/** One extension to load: a discovered one (discover.ts), or a plain path, which counts as named on the command line. */
-export type ExtensionSource = string | DiscoveredExtension;
+/**
+ * An extension given as its factory rather than a module (the reference's `extensionFactories`):
+ * `path` names it (`<inline:name>`), and it counts as found inline.
+ */
+export interface InlineExtension {
+  path: string;
+  factory: (pi: never) => unknown;
+}
+
+/** One extension to load: a discovered one (discover.ts), a factory, or a plain path, which counts as named on the command line. */
+export type ExtensionSource = string | DiscoveredExtension | InlineExtension;
 
 /** What a `user_bash` handler decided (see ExtensionRunner.onUserBash). */
 export type UserBashOutcome =

@@ -26,9 +26,10 @@ import type {
 export class JsonlAppender {
   constructor(private fd: number) {}
 
-  static open(path: string): JsonlAppender {
+  /** `flags`: "a" appends, "w" writes the file anew, "wx" creates it and fails if it exists. */
+  static open(path: string, flags: "a" | "w" | "wx" = "a"): JsonlAppender {
     ensurePrivateDir(dirname(path));
-    return new JsonlAppender(openSync(path, "a", 0o600));
+    return new JsonlAppender(openSync(path, flags, 0o600));
   }
 
   write(text: string): void {

@@ -3,9 +3,13 @@
  * prompt templates, context files and SYSTEM.md / APPEND_SYSTEM.md pion would load for `cwd`
  * (the user folders and, when the settings manager trusts the project, the project's), in the
  * reference's shapes, read again by `reload()`. The `*Override` options reshape each result, as
- * in the reference. Extensions are not loaded: pion's in-process sessions do not bind
- * extensions, so extension paths and factories are refused and `getExtensions()` lists none.
- * Themes are terminal UI: none.
+ * in the reference. Extensions load on `reload()` through pion's loader (coding-runner.ts):
+ * unless `noExtensions`, those pion finds for `cwd` and `agentDir` (the trusted project's
+ * folders, `agentDir/extensions`), then `additionalExtensionPaths`, then `extensionFactories`
+ * (each a factory or `{ name, factory }`, named `<inline:name>` or `<inline:n>`); a session
+ * created on the loader binds them. As the reference's, a loader whose private `loaded` flag is
+ * set evaluates the modules anew on its reload, so they share no module state with an earlier
+ * load. Themes are terminal UI: none.
  */
 import { userConfigDirs } from "../../config-dirs.ts";
 import { loadContextFiles } from "../../resources/context-files.ts";
@@ -17,7 +21,9 @@ import { systemPromptFiles } from "../../resources/system-prompt-files.ts";
 import { textOrFile } from "../../resources/text-or-file.ts";
 import { expandHome } from "../../util/home-path.ts";
 import { resolve } from "node:path";
+import type { InlineExtension } from "../types.ts";
 import { createExtensionRuntime } from "./agent-session.ts";
+import { loadExtensionSet, pathsToLoad } from "./coding-runner.ts";
 import { toSkill, type Diagnostic, type Skill } from "./coding-resources.ts";
 
 type Rec = Record<string, unknown>;
@@ -38,7 +44,7 @@ export interface DefaultResourceLoaderOptions {
   additionalExtensionPaths?: string[];
   additionalSkillPaths?: string[];
   additionalPromptTemplatePaths?: string[];
-  extensionFactories?: unknown[];
+  extensionFactories?: ExtensionFactoryInput[];
   noExtensions?: boolean;
   noSkills?: boolean;
   noPromptTemplates?: boolean;
@@ -65,6 +71,12 @@ interface Loaded {
 
 const warnings = (list: readonly string[]): Diagnostic[] => list.map((message) => ({ type: "warning", message }));
 
+type Factory = (pi: never) => unknown;
+type ExtensionFactoryInput = Factory | { name: string; factory: Factory };
+
+const inline = (inputs: readonly ExtensionFactoryInput[]): InlineExtension[] =>
+  inputs.map((input, i) => (typeof input === "function" ? { path: `<inline:${i + 1}>`, factory: input } : { path: `<inline:${input.name}>`, factory: input.factory }));
+
 export class DefaultResourceLoader {
   readonly #o: DefaultResourceLoaderOptions;
   #loaded: Loaded | undefined;
@@ -72,10 +84,10 @@ export class DefaultResourceLoader {
   #extraSkills: string[] = [];
   #extraPrompts: string[] = [];
 
+  /** Set once a reload loaded the extensions (the reference's private field, which hosts set to get fresh modules). */
+  loaded = false;
+
   constructor(options: DefaultResourceLoaderOptions) {
-    if (options.additionalExtensionPaths?.length || options.extensionFactories?.length) {
-      throw new Error("DefaultResourceLoader: extensions are not available in pion's in-process sessions (additionalExtensionPaths, extensionFactories)");
-    }
     this.#o = { ...options, cwd: resolve(expandHome(options.cwd)), agentDir: resolve(expandHome(options.agentDir)) };
   }
 
@@ -95,10 +107,19 @@ export class DefaultResourceLoader {
   async reload(): Promise<void> {
     this.#extraSkills = [];
     this.#extraPrompts = [];
-    this.#load();
+    const extensions = await this.#loadExtensions(this.loaded);
+    this.loaded = true;
+    this.#load(extensions);
   }
 
-  #load(): void {
+  async #loadExtensions(fresh: boolean): Promise<Rec> {
+    const o = this.#o;
+    const paths = pathsToLoad(o.additionalExtensionPaths ?? [], o.cwd, o.agentDir, o.noExtensions === true);
+    const base = await loadExtensionSet(paths, inline(o.extensionFactories ?? []), o.cwd, fresh);
+    return o.extensionsOverride ? o.extensionsOverride(base) : base;
+  }
+
+  #load(extensions: Rec = this.#r.extensions): void {
     const o = this.#o;
     const scope: ResourceScope = { home: o.agentDir, cwd: o.cwd, userDirs: userConfigDirs(o.agentDir), project: o.settingsManager?.isProjectTrusted?.() ?? true };
     const path = (p: string) => resolve(o.cwd, expandHome(p.trim()));
@@ -121,13 +142,8 @@ export class DefaultResourceLoader {
       agentsFiles: o.agentsFilesOverride ? o.agentsFilesOverride(baseFiles) : baseFiles,
       systemPrompt: { text: o.systemPromptOverride ? o.systemPromptOverride(system) : system, ...(customSystem === undefined && files.system ? { path: files.system.path } : {}) },
       append: { texts: o.appendSystemPromptOverride ? o.appendSystemPromptOverride(append) : append, paths: customAppend === undefined && files.append ? [files.append.path] : [] },
-      extensions: this.#extensions(),
+      extensions,
     };
-  }
-
-  #extensions(): Rec {
-    const base = { extensions: [], errors: [], runtime: createExtensionRuntime() };
-    return this.#o.extensionsOverride ? this.#o.extensionsOverride(base) : base;
   }
 
   getExtensions(): Rec {

@@ -3,18 +3,18 @@
  * `createAgentSessionServices` gathers what a session in one folder needs (a ModelRuntime over
  * pion's models, the settings, a DefaultResourceLoader, diagnostics), `createAgentSessionFromServices`
  * makes the session on them (its requests use the runtime's keys), and `AgentSessionRuntime` owns
- * one session at a time and replaces it: a new session, another session's file (opened read-only,
- * as pion's SessionManager opens every file), a fork at an entry. In-process sessions bind no
- * extensions, so no `session_before_*` / `session_shutdown` handlers run and `withSession`
- * (an extension context of the new session) is refused. Writing session files is the reference's
- * and not pion's (pion keeps its sessions in SQLite): a new session or fork of a file-backed
- * session, and `importFromJsonl`, throw, naming the method.
+ * one session at a time and replaces it: a new session, another session's file, a fork at an
+ * entry, an imported session file, each in the reference's session files when the current session
+ * has one (session-manager.ts). The session being replaced gets `session_shutdown`; no
+ * `session_before_*` handler is asked, and `withSession` (an extension context of the new
+ * session) is refused.
  */
-import { existsSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { constants, copyFileSync, existsSync, mkdirSync } from "node:fs";
+import { basename, join, parse, resolve } from "node:path";
 import { pionHome } from "../../config.ts";
 import type { Model, ThinkingLevel } from "../../providers/types.ts";
 import { contentText } from "../../store/entries.ts";
+import { sessionDirFor } from "../../store/paths.ts";
 import { expandHome } from "../../util/home-path.ts";
 import type { ToolDefinition } from "../api.ts";
 import { ModelRuntime } from "./agent-runtime-models.ts";
@@ -67,6 +67,7 @@ interface SessionManagerLike {
   getEntries(): unknown[];
   getBranch(): unknown[];
   isPersisted(): boolean;
+  getSessionDir(): string;
   newSession(options?: { parentSession?: string }): string | undefined;
   createBranchedSession(leafId: string): string | undefined;
   appendMessage(message: unknown): string;
@@ -200,9 +201,15 @@ function assertSessionCwd(manager: SessionManagerLike, fallbackCwd: string): voi
   throw err;
 }
 
-const noFileWriter = (method: string) =>
-  new Error(`AgentSessionRuntime.${method} is not available in pion for a session file: pion keeps its sessions in its own database and does not write the reference's session files (use SessionManager.inMemory())`);
-const noExtensionContext = (method: string) => new Error(`AgentSessionRuntime.${method}: withSession is not available in pion (in-process sessions bind no extensions)`);
+const noExtensionContext = (method: string) => new Error(`AgentSessionRuntime.${method}: withSession is not available in pion (the runtime does not rebind extensions to a new session's context)`);
+
+/** A free name in `dir` for a copy of `file`: its own, else `<name>-<n><ext>`. */
+function freeName(dir: string, file: string): string {
+  const { name, ext } = parse(file);
+  let out = join(dir, basename(file));
+  for (let n = 1; existsSync(out); n++) out = join(dir, `${name}-${n}${ext}`);
+  return out;
+}
 
 /** Owns the current session and its services; each replacement tears the current one down, then builds the next with the factory. */
 export class AgentSessionRuntime {
@@ -260,8 +267,10 @@ export class AgentSessionRuntime {
     return this.#session.sessionManager as unknown as SessionManagerLike;
   }
 
-  async #teardown(): Promise<void> {
+  async #teardown(reason = "quit", targetSessionFile?: string): Promise<void> {
     await this.#session.abort();
+    const runner = this.#session.extensionRunner;
+    if (runner.hasHandlers("session_shutdown")) await runner.emit({ type: "session_shutdown", reason, ...(targetSessionFile ? { targetSessionFile } : {}) });
     this.#beforeInvalidate?.();
     this.#session.dispose();
   }
@@ -275,25 +284,24 @@ export class AgentSessionRuntime {
     await this.#rebind?.(this.#session);
   }
 
-  /** Continue in the session file at `sessionPath` (read-only in pion: the session can be read, not prompted). */
+  /** Continue in the session file at `sessionPath` (appended to from now on). */
   async switchSession(sessionPath: string, options: { cwdOverride?: string; withSession?: unknown } = {}): Promise<{ cancelled: boolean }> {
     if (options.withSession) throw noExtensionContext("switchSession");
     const previous = this.#session.sessionFile;
     const manager = SessionManager.open(sessionPath, undefined, options.cwdOverride) as unknown as SessionManagerLike;
     assertSessionCwd(manager, this.cwd);
-    await this.#teardown();
+    await this.#teardown("resume", manager.getSessionFile());
     await this.#replace(manager.getCwd(), manager, "resume", previous);
     return { cancelled: false };
   }
 
-  /** A new, empty in-memory session in the same folder; `setup` may add entries before it starts. */
+  /** A new, empty session in the same folder (a new file in the session folder when the current one has a file); `setup` may add entries before it starts. */
   async newSession(options: { parentSession?: string; setup?: (manager: SessionManagerLike) => Promise<void>; withSession?: unknown } = {}): Promise<{ cancelled: boolean }> {
     if (options.withSession) throw noExtensionContext("newSession");
-    if (this.#manager.isPersisted()) throw noFileWriter("newSession");
     const previous = this.#session.sessionFile;
-    const manager = SessionManager.inMemory(this.cwd) as unknown as SessionManagerLike;
+    const manager = (this.#manager.isPersisted() ? SessionManager.create(this.cwd, this.#manager.getSessionDir()) : SessionManager.inMemory(this.cwd)) as unknown as SessionManagerLike;
     if (options.parentSession) manager.newSession({ parentSession: options.parentSession });
-    await this.#teardown();
+    await this.#teardown("new", manager.getSessionFile());
     await this.#replace(this.cwd, manager, "new", previous);
     if (options.setup) {
       await options.setup(this.#manager);
@@ -317,23 +325,54 @@ export class AgentSessionRuntime {
       target = entry.parentId;
       selectedText = contentText(entry.message.content as never);
     }
-    if (this.#manager.isPersisted()) throw noFileWriter("fork");
-    const manager = this.#manager;
     const previous = this.#session.sessionFile;
-    await this.#teardown();
+    const done = { cancelled: false, ...(selectedText === undefined ? {} : { selectedText }) };
+    if (this.#manager.isPersisted()) {
+      // A fork of a file-backed session is a new file beside it, whose parent is the current one.
+      if (!previous) throw new Error("Persisted session is missing a session file");
+      const dir = this.#manager.getSessionDir();
+      let manager: SessionManagerLike;
+      if (target === null) {
+        manager = SessionManager.create(this.cwd, dir) as unknown as SessionManagerLike;
+        manager.newSession({ parentSession: previous });
+      } else {
+        if (!existsSync(previous)) throw new Error("This session has no file yet (it is written with the first message): send a message before forking it");
+        manager = SessionManager.open(previous, dir) as unknown as SessionManagerLike;
+        manager.createBranchedSession(target);
+      }
+      await this.#teardown("fork", manager.getSessionFile());
+      await this.#replace(manager.getCwd(), manager, "fork", previous);
+      return done;
+    }
+    const manager = this.#manager;
+    await this.#teardown("fork", manager.getSessionFile());
     if (target === null) manager.newSession(previous === undefined ? {} : { parentSession: previous });
     else manager.createBranchedSession(target);
     await this.#replace(this.cwd, manager, "fork", previous);
-    return { cancelled: false, ...(selectedText === undefined ? {} : { selectedText }) };
+    return done;
   }
 
-  importFromJsonl(_inputPath: string, _cwdOverride?: string): Promise<never> {
-    return Promise.reject(noFileWriter("importFromJsonl"));
+  /** Continue in a copy of the session file at `inputPath`, put in the current session folder (the file itself when it is there already). */
+  async importFromJsonl(inputPath: string, cwdOverride?: string): Promise<{ cancelled: boolean }> {
+    const source = resolve(inputPath);
+    if (!existsSync(source)) throw new Error(`Session file not found: ${source}`);
+    // An in-memory session has no folder: the default one for the cwd, as SessionManager.create uses.
+    const dir = this.#manager.getSessionDir() || sessionDirFor(join(pionHome(), "sessions"), this.cwd);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const stored = resolve(dir, basename(source)) === source;
+    const target = stored ? source : freeName(dir, source);
+    if (!stored) copyFileSync(source, target, constants.COPYFILE_EXCL);
+    const previous = this.#session.sessionFile;
+    const manager = SessionManager.open(target, dir, cwdOverride) as unknown as SessionManagerLike;
+    assertSessionCwd(manager, this.cwd);
+    await this.#teardown("resume", target);
+    await this.#replace(manager.getCwd(), manager, "resume", previous);
+    return { cancelled: false };
   }
 
   /** End the current session for good. */
   async dispose(): Promise<void> {
-    await this.#teardown();
+    await this.#teardown("quit");
     await this.#services.modelRuntime.settleCredentialWrites();
   }
 }

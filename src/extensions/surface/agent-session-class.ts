@@ -4,9 +4,10 @@
  * reference's session events (the agent's, `agent_end` with `willRetry`, `agent_settled`,
  * `queue_update`, `thinking_level_changed`), prompting with steering and follow-up queues while a
  * run streams, model and thinking-level changes, the tool loadout, stats and context usage, and
- * `dispose`. What belongs
- * to pion's own session (compaction, retries, branching, bash, export, extension binding) throws
- * a clear error here.
+ * `dispose`, and the extensions of its resource loader bound to it (agent-session-extensions.ts:
+ * `bindExtensions`, `extensionRunner`, their tools, hooks and events, `sendCustomMessage`,
+ * `setSessionName`). What belongs to pion's own session (compaction, retries, branching, bash,
+ * export) throws a clear error here.
  */
 import type { ImageContent, Model, ThinkingLevel } from "../../providers/types.ts";
 import type { QueueMode } from "../../session/queues.ts";
@@ -17,6 +18,7 @@ import { contentText as textOf } from "../../store/entries.ts";
 import type { Agent } from "./agent.ts";
 import type { AgentTool } from "./agent-core.ts";
 import { createInitialSystemMessage } from "../../session/system-messages.ts";
+import type { ExtensionBindings, SessionExtensions } from "./agent-session-extensions.ts";
 
 type Rec = Record<string, unknown>;
 type SessionEvent = Rec & { type: string };
@@ -31,6 +33,7 @@ export interface SessionRecord {
   getSessionId(): string;
   getSessionFile(): string | undefined;
   getSessionName?(): string | undefined;
+  appendSessionInfo?(name: string): string;
   getEntries(): unknown[];
   getBranch(): unknown[];
 }
@@ -46,6 +49,11 @@ export interface AgentSessionConfig {
   toolsByName?: Map<string, AgentTool>;
   /** The session's system prompt, put back at the head of a transcript that lost it (an extension replaced the messages). */
   systemPrompt?: string;
+  /** The reference's `tools` option: only these names become active (unknown ones once an extension registers them). */
+  allowedTools?: string[];
+  excludedTools?: string[];
+  /** Binds the resource loader's extensions to the session (createAgentSession gives it); `emit` reaches the session's listeners. */
+  extensions?: (session: AgentSession, emit: (event: SessionEvent) => void) => SessionExtensions;
 }
 
 interface PromptOptions {
@@ -73,6 +81,14 @@ export class AgentSession {
   /** A queued message's text as delivered (its image notes added) -> as queued. */
   private readonly queuedAs = new Map<string, string>();
   private readonly baseSystemPrompt: string | undefined;
+  private readonly extensions: SessionExtensions | undefined;
+  private readonly allowedTools: string[] | undefined;
+  private readonly excludedTools: Set<string>;
+  /** Extension tools seen by `refreshTools`: one activates when first registered, not again after a deactivation. */
+  private readonly registeredTools = new Set<string>();
+  /** Custom messages for the next run (`deliverAs: "nextTurn"`), and those sent during a turn, recorded at its end. */
+  private nextTurn: AgentMessage[] = [];
+  private pendingCustom: AgentMessage[] = [];
 
   constructor(config: AgentSessionConfig) {
     this.agent = config.agent;
@@ -83,10 +99,14 @@ export class AgentSession {
     this.cwd = config.cwd;
     this.toolsByName = config.toolsByName ?? new Map(config.agent.state.tools.map((t) => [t.name, t]));
     this.baseSystemPrompt = config.systemPrompt;
+    this.allowedTools = config.allowedTools;
+    this.excludedTools = new Set(config.excludedTools ?? []);
     this.unsubscribeAgent = this.agent.subscribe((e) => this.onAgentEvent(e));
+    this.extensions = config.extensions?.(this, (e) => this.emit(e));
+    this.refreshTools();
   }
 
-  private onAgentEvent(e: SessionEvent): void {
+  private async onAgentEvent(e: SessionEvent): Promise<void> {
     if (e.type === "message_start" && (e.message as { role: string }).role === "user") {
       const sent = textOf((e.message as { content: unknown }).content);
       const text = this.queuedAs.get(sent) ?? sent;
@@ -97,12 +117,25 @@ export class AgentSession {
       if (f !== -1) this.followUps.splice(f, 1);
       if (s !== -1 || f !== -1) this.emitQueueUpdate();
     }
+    // Extensions first, then the session's listeners, as in the reference.
+    await this.extensions?.onAgentEvent(e);
     this.emit(e.type === "agent_end" ? { ...e, willRetry: false } : e);
-    if (e.type === "message_end") {
-      const m = e.message as { role: string; customType?: string; content?: unknown; display?: boolean; details?: unknown };
-      if (m.role === "custom") this.sessionManager.appendCustomMessageEntry?.(m.customType ?? "", m.content, m.display ?? true, m.details);
-      else if (PERSISTED.has(m.role)) this.sessionManager.appendMessage(m);
-    }
+    if (e.type === "message_end") this.record(e.message as AgentMessage);
+    if (e.type === "turn_end") for (const m of this.pendingCustom.splice(0)) this.appendCustom(m);
+  }
+
+  private record(message: AgentMessage): void {
+    const m = message as { role: string; customType?: string; content?: unknown; display?: boolean; details?: unknown };
+    if (m.role === "custom") this.sessionManager.appendCustomMessageEntry?.(m.customType ?? "", m.content, m.display ?? true, m.details);
+    else if (PERSISTED.has(m.role)) this.sessionManager.appendMessage(m);
+  }
+
+  /** A custom message recorded outside a run: in the transcript and the session, announced. */
+  private appendCustom(message: AgentMessage): void {
+    this.agent.state.messages.push(message);
+    this.record(message);
+    this.emit({ type: "message_start", message });
+    this.emit({ type: "message_end", message });
   }
 
   private emit(e: SessionEvent): void {
@@ -118,11 +151,25 @@ export class AgentSession {
     return () => this.listeners.delete(listener);
   }
 
-  /** Stop listening to the agent and drop every listener; the session is not used afterwards. */
+  /** Stop listening to the agent and drop every listener; the session is not used afterwards (its extensions' `pi` and `ctx` are stale). */
   dispose(): void {
+    this.agent.abort();
+    this.extensions?.dispose();
     this.unsubscribeAgent?.();
     this.unsubscribeAgent = undefined;
     this.listeners.clear();
+  }
+
+  /** The runner of the session's extensions (the reference's; `hasHandlers`, `emit`, ...). */
+  get extensionRunner() {
+    if (!this.extensions) throw new Error("AgentSession.extensionRunner: this session was created without extensions (createAgentSession binds them)");
+    return this.extensions.runner;
+  }
+
+  /** Bind the extensions: mode, UI context and error listener, then the session's start event and `resources_discover`. */
+  async bindExtensions(bindings: ExtensionBindings = {}): Promise<void> {
+    if (!this.extensions) throw new Error("AgentSession.bindExtensions: this session was created without extensions (createAgentSession binds them)");
+    await this.extensions.bind(bindings);
   }
 
   get state() {
@@ -181,15 +228,57 @@ export class AgentSession {
       return;
     }
     if (!this.model) throw new Error("No model selected for this session");
-    const messages = this.agent.state.messages;
-    if (this.baseSystemPrompt && (messages[0] as { role?: string } | undefined)?.role !== "system") {
+    let images = options.images;
+    let after: AgentMessage[] = [];
+    if (this.extensions) {
+      const prepared = await this.extensions.beforeRun(text, images, options.source ?? "interactive");
+      if (!prepared) return;
+      ({ text, images, messages: after } = prepared);
+    }
+    const fitted = await this.fitImages(text, images);
+    await this.run([this.userMessage(fitted.text, fitted.images), ...this.nextTurn.splice(0), ...after]);
+  }
+
+  /** One run of the agent from `messages`, then `agent_settled` to the extensions and the listeners. */
+  private async run(messages: AgentMessage[]): Promise<void> {
+    const transcript = this.agent.state.messages;
+    if (this.baseSystemPrompt && (transcript[0] as { role?: string } | undefined)?.role !== "system") {
       // The loop declares the tools; the prompt is the session's own.
-      this.agent.state.messages = [createInitialSystemMessage(this.baseSystemPrompt, []) as unknown as AgentMessage, ...messages];
+      this.agent.state.messages = [createInitialSystemMessage(this.baseSystemPrompt, []) as unknown as AgentMessage, ...transcript];
     }
     this.aborted = false;
-    const fitted = await this.fitImages(text, options.images);
-    await this.agent.prompt(fitted.text, fitted.images);
+    try {
+      await this.agent.prompt(messages);
+    } finally {
+      await this.extensions?.afterRun(this.aborted);
+    }
     this.emit({ type: "agent_settled", aborted: this.aborted });
+  }
+
+  /**
+   * An extension's message (role "custom"): for the next run (`deliverAs: "nextTurn"`), queued
+   * while a run streams (`followUp` or steering), the start of a run (`triggerTurn`), recorded at
+   * the end of the current turn, or recorded now.
+   */
+  async sendCustomMessage(message: Rec, options: { triggerTurn?: boolean; deliverAs?: "steer" | "followUp" | "nextTurn" } = {}): Promise<void> {
+    const custom = { role: "custom", customType: message.customType, content: message.content ?? [], display: message.display, details: message.details, timestamp: Date.now() } as unknown as AgentMessage;
+    if (options.deliverAs === "nextTurn") this.nextTurn.push(custom);
+    else if (this.isStreaming && options.triggerTurn !== false) {
+      if (options.deliverAs === "followUp") this.agent.followUp(custom);
+      else this.agent.steer(custom);
+    } else if (options.triggerTurn) {
+      if (!this.model) throw new Error("No model selected for this session");
+      await this.run([custom]);
+    } else if (this.isStreaming) this.pendingCustom.push(custom);
+    else this.appendCustom(custom);
+  }
+
+  /** Name the session (a session_info entry), announced to the listeners and the extensions. */
+  setSessionName(name: string): void {
+    this.sessionManager.appendSessionInfo?.(name);
+    const event = { type: "session_info_changed", name: this.sessionName };
+    this.emit(event);
+    void this.extensions?.runner.emit(event);
   }
 
   private userMessage(text: string, images?: ImageContent[]): AgentMessage {
@@ -231,14 +320,14 @@ export class AgentSession {
   }
 
   async sendUserMessage(content: string | (Rec & { type: string })[], options: { deliverAs?: "steer" | "followUp" } = {}): Promise<void> {
-    const text = typeof content === "string" ? content : textOf(content);
+    const text = typeof content === "string" ? content : textOf(content, "\n");
     const images = typeof content === "string" ? [] : (content.filter((c) => c.type === "image") as unknown as ImageContent[]);
     if (this.isStreaming) {
       if (options.deliverAs === "followUp") await this.followUp(text, images);
       else await this.steer(text, images);
       return;
     }
-    await this.prompt(text, { images });
+    await this.prompt(text, { images, source: "extension" });
   }
 
   clearQueue(): { steering: string[]; followUp: string[] } {
@@ -302,7 +391,26 @@ export class AgentSession {
   }
   /** Offer these of the session's tools (unknown names are skipped); the model learns of the change on its next request. */
   setActiveToolsByName(names: string[]): void {
-    this.agent.state.tools = names.flatMap((n) => this.toolsByName.get(n) ?? []);
+    this.agent.state.tools = [...new Set(names)].flatMap((n) => this.toolsByName.get(n) ?? []);
+  }
+
+  /**
+   * The extensions' tools joined to the session's: each one registered since the last refresh
+   * becomes active unless the `tools` allowlist leaves it out (one it names is active even if
+   * not by default) or it is excluded; a tool registered again replaces the one of its name.
+   */
+  refreshTools(): void {
+    if (!this.extensions) return;
+    const active = this.getActiveToolNames();
+    for (const tool of this.extensions.tools()) {
+      this.toolsByName.set(tool.name, tool);
+      if (this.registeredTools.has(tool.name)) continue;
+      this.registeredTools.add(tool.name);
+      if (this.excludedTools.has(tool.name)) continue;
+      const named = this.allowedTools?.includes(tool.name);
+      if (named || (this.allowedTools === undefined && tool.defaultActive !== false)) active.push(tool.name);
+    }
+    this.setActiveToolsByName(active);
   }
 
   getLastAssistantText(): string | undefined {
@@ -336,8 +444,7 @@ export class AgentSession {
 const NOT_IN_PROCESS = [
   "compact", "abortCompaction", "setAutoCompactionEnabled", "abortRetry", "setAutoRetryEnabled", "abortBranchSummary",
   "executeBash", "abortBash", "recordBashResult", "navigateTree", "fork", "exportToHtml", "exportToJsonl", "reload",
-  "bindExtensions", "cycleModel", "cycleThinkingLevel", "sendCustomMessage", "setScopedModels", "refreshContext",
-  "setSessionName", "getUserMessagesForForking", "setCacheWarmingMode",
+  "cycleModel", "cycleThinkingLevel", "setScopedModels", "refreshContext", "getUserMessagesForForking", "setCacheWarmingMode",
 ];
 for (const name of NOT_IN_PROCESS) {
   Object.defineProperty(AgentSession.prototype, name, {

@@ -1,10 +1,13 @@
 /**
  * pi-coding-agent's in-process sessions for extensions: `createAgentSession(options)` builds an
  * `AgentSession` (agent-session-class.ts) on pi-agent-core's `Agent`, so its requests go through
- * pion's providers with the session's keys, and its tools are pion's built-ins for the session's
- * folder (`tools` names them, default read, bash, edit, write) plus `customTools`. The system
- * prompt is pion's, with the resource loader's prompt as its base and its appended prompts and
- * context files; the SessionManager (default: a new in-memory one) records every message.
+ * pion's providers with the session's keys (a `modelRuntime`'s when one is given), and its tools
+ * are pion's built-ins for the session's folder plus `customTools` and the resource loader's
+ * extensions' (agent-session-extensions.ts). `tools` is the reference's allowlist (default read,
+ * bash, edit, write and every extension and custom tool): a name no tool has yet becomes active
+ * once an extension registers it. The system prompt is pion's, with the resource loader's prompt
+ * as its base and its appended prompts and context files; the SessionManager (default: a new
+ * in-memory one) records every message.
  * `createExtensionRuntime` is the reference's not-yet-bound runtime object that resource loaders
  * hand back from `getExtensions()`.
  */
@@ -18,6 +21,9 @@ import { toolFactoryExports } from "../tool-factories.ts";
 import { Agent } from "./agent.ts";
 import type { AgentTool } from "./agent-core.ts";
 import { AgentSession, type SessionRecord } from "./agent-session-class.ts";
+import { SessionExtensions } from "./agent-session-extensions.ts";
+import { ModelRegistry } from "./coding-models.ts";
+import { convertToLlm } from "./compaction-context.ts";
 import { SessionManager } from "./session-manager.ts";
 
 type Rec = Record<string, unknown>;
@@ -30,6 +36,10 @@ interface ResourceLoaderLike {
   getAppendSystemPrompt?(): string[];
   getAgentsFiles?(): { agentsFiles: { path: string; content: string }[] };
   getExtensions?(): unknown;
+}
+
+interface ModelRuntimeLike {
+  getAuth(provider: string): Promise<{ auth: { apiKey?: string } } | undefined>;
 }
 
 interface CreateAgentSessionOptions {
@@ -45,6 +55,8 @@ interface CreateAgentSessionOptions {
   settingsManager?: unknown;
   modelRegistry?: unknown;
   modelRuntime?: unknown;
+  /** What `bindExtensions` fires first (default: a startup `session_start`). */
+  sessionStartEvent?: Record<string, unknown> & { type: string };
 }
 
 type Manager = SessionRecord & { getCwd(): string };
@@ -54,16 +66,42 @@ function builtInTool(name: string, cwd: string): AgentTool {
   return (toolFactoryExports()[`create${Name}Tool`] as (cwd: string) => AgentTool)(cwd);
 }
 
-/** The tools by name (built-ins unless `noTools`, then the custom ones) and which start active. */
-function toolLoadout(o: CreateAgentSessionOptions, cwd: string): { all: Map<string, AgentTool>; active: string[] } {
+/**
+ * The tools by name (built-ins unless `noTools`, then the custom ones) and which start active;
+ * the extensions' tools join them when the session refreshes its tools.
+ */
+function toolLoadout(o: CreateAgentSessionOptions, cwd: string): { all: Map<string, AgentTool>; active: string[]; allowed?: string[] } {
   const all = new Map<string, AgentTool>();
   if (!o.noTools) for (const name of BUILT_IN) all.set(name, builtInTool(name, cwd));
   for (const t of o.customTools ?? []) all.set(t.name, t as AgentTool);
-  const unknown = (o.tools ?? []).filter((n) => !all.has(n) && !(BUILT_IN as readonly string[]).includes(n));
-  if (unknown.length > 0) throw new Error(`Invalid tools option: unknown tool${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")}`);
   const excluded = new Set(o.excludeTools ?? []);
-  const chosen = o.tools ?? (o.noTools === "all" ? [] : [...(o.noTools ? [] : DEFAULT_TOOLS), ...(o.customTools ?? []).map((t) => t.name)]);
-  return { all, active: chosen.filter((n) => all.has(n) && !excluded.has(n)) };
+  const defaults = o.noTools === "all" ? [] : [...(o.noTools ? [] : DEFAULT_TOOLS), ...(o.customTools ?? []).map((t) => t.name)];
+  // As in the reference: a list of only `+name` / `-name` entries changes the default selection.
+  const modifiers = o.tools?.filter((n) => n.startsWith("+") || n.startsWith("-")) ?? [];
+  if (modifiers.length > 0 && modifiers.length < o.tools!.length) throw new Error("Invalid tools option: tool names cannot be mixed with +name or -name entries");
+  const chosen = modifiers.length === 0 ? (o.tools ?? defaults) : applyModifiers(defaults, modifiers);
+  const allowed = modifiers.length === 0 ? o.tools : o.noTools === "all" ? chosen : undefined;
+  return { all, active: chosen.filter((n) => all.has(n) && !excluded.has(n)), ...(allowed ? { allowed } : {}) };
+}
+
+function applyModifiers(base: readonly string[], modifiers: readonly string[]): string[] {
+  const out = [...base];
+  for (const m of modifiers) {
+    const name = m.slice(1);
+    const at = out.indexOf(name);
+    if (m.startsWith("+") && at === -1 && name) out.push(name);
+    else if (m.startsWith("-") && at !== -1) out.splice(at, 1);
+  }
+  return out;
+}
+
+const NO_EXTENSIONS = () => ({ extensions: [], runtime: createExtensionRuntime() });
+
+/** The loader's extensions as the reference's result holds them (none without a loader, or from one whose result has no extension runtime). */
+function extensionsOf(loader: ResourceLoaderLike | undefined): { extensions: Record<string, unknown>[]; runtime: Record<string, unknown> } {
+  const result = loader?.getExtensions?.() as { extensions?: unknown; runtime?: { invalidate?: unknown } } | undefined;
+  if (!result || !Array.isArray(result.extensions) || typeof result.runtime?.invalidate !== "function") return NO_EXTENSIONS();
+  return result as { extensions: Record<string, unknown>[]; runtime: Record<string, unknown> };
 }
 
 function systemPrompt(cwd: string, tools: AgentTool[], loader: ResourceLoaderLike | undefined): string {
@@ -94,24 +132,41 @@ export function branchMessages(manager: Pick<SessionRecord, "getBranch">): Agent
 export async function createAgentSession(options: CreateAgentSessionOptions = {}) {
   const manager = (options.sessionManager ?? SessionManager.inMemory(options.cwd ?? process.cwd())) as unknown as Manager;
   const cwd = options.cwd ?? manager.getCwd() ?? process.cwd();
-  const { all, active } = toolLoadout(options, cwd);
+  const { all, active, allowed } = toolLoadout(options, cwd);
   const tools = active.map((n) => all.get(n)!);
   const existing = branchMessages(manager);
   const model = fullModel(options.model, options.modelRegistry);
   // The reference's default level, then clamped to what the model offers.
   const thinkingLevel: ThinkingLevel = model ? clampThinkingLevel(model, options.thinkingLevel ?? "medium") : "off";
   const prompt = systemPrompt(cwd, tools, options.resourceLoader);
+  const runtime = options.modelRuntime as ModelRuntimeLike | undefined;
   const agent = new Agent({
     initialState: { systemPrompt: prompt, ...(model ? { model } : {}), thinkingLevel, tools, messages: existing },
     sessionId: manager.getSessionId(),
     cwd,
+    convertToLlm: (messages) => convertToLlm(messages),
+    ...(runtime && typeof runtime.getAuth === "function" ? { getApiKey: async (provider: string) => (await runtime.getAuth(provider))?.auth.apiKey } : {}),
   });
   if (existing.length === 0) {
     if (model) manager.appendModelChange(model.provider, model.id);
     manager.appendThinkingLevelChange(thinkingLevel);
   }
-  const session = new AgentSession({ agent, sessionManager: manager, settingsManager: options.settingsManager, cwd, resourceLoader: options.resourceLoader, modelRegistry: options.modelRegistry, toolsByName: all, systemPrompt: prompt });
-  const extensionsResult = options.resourceLoader?.getExtensions?.() ?? { extensions: [], errors: [], runtime: createExtensionRuntime() };
+  const registry = options.modelRegistry ?? (runtime ? new ModelRegistry(runtime) : undefined);
+  const extensions = extensionsOf(options.resourceLoader);
+  const session = new AgentSession({
+    agent,
+    sessionManager: manager,
+    settingsManager: options.settingsManager,
+    cwd,
+    resourceLoader: options.resourceLoader,
+    modelRegistry: registry,
+    toolsByName: all,
+    systemPrompt: prompt,
+    ...(allowed ? { allowedTools: allowed } : {}),
+    ...(options.excludeTools ? { excludedTools: options.excludeTools } : {}),
+    extensions: (s, emit) => new SessionExtensions(s, emit, { result: extensions, cwd, sessionManager: manager, modelRegistry: (registry ?? {}) as object, ...(options.sessionStartEvent ? { startEvent: options.sessionStartEvent } : {}) }),
+  });
+  const extensionsResult = options.resourceLoader?.getExtensions?.() ?? { ...extensions, errors: [] };
   return { session, extensionsResult, ...(model ? {} : { modelFallbackMessage: "No model given: pass options.model (for example ctx.model)" }) };
 }
 

@@ -19,6 +19,7 @@ import { loadUserSettings, pionHome } from "../../config.ts";
 import { decideProjectTrust } from "../../trust/project-trust.ts";
 import { expandHome } from "../../util/home-path.ts";
 import type { ExtensionRecord } from "../api.ts";
+import type { InlineExtension } from "../types.ts";
 import { discoverExtensions, scanLevel } from "../discover.ts";
 import { packageResources } from "../package-resources.ts";
 import { Runner } from "../runner.ts";
@@ -64,11 +65,14 @@ function newBinding(runtime: Rec, report: RunnerBinding["report"]): RunnerBindin
   return { runtime, mode: "print", context: defaultContextActions(), commands: defaultCommandActions(), report };
 }
 
-/** The reference's order: the project's folders (when trusted), `agentDir/extensions`, then each configured path. */
-function pathsToLoad(configuredPaths: readonly string[], cwd: string, agentDir: string): string[] {
+/**
+ * The reference's order: the project's folders (when trusted), `agentDir/extensions` (unless
+ * `noDiscovery`), then each configured path.
+ */
+export function pathsToLoad(configuredPaths: readonly string[], cwd: string, agentDir: string, noDiscovery = false): string[] {
   const home = pionHome();
-  const trusted = decideProjectTrust({ home, cwd, defaultProjectTrust: loadUserSettings(home).defaultProjectTrust }).trusted;
-  const paths = discoverExtensions({ home: agentDir, userDirs: [agentDir], cwd, extra: [], noDiscovery: false, project: trusted }).map((e) => e.path);
+  const trusted = !noDiscovery && decideProjectTrust({ home, cwd, defaultProjectTrust: loadUserSettings(home).defaultProjectTrust }).trusted;
+  const paths = discoverExtensions({ home: agentDir, userDirs: [agentDir], cwd, extra: [], noDiscovery, project: trusted }).map((e) => e.path);
   for (const p of configuredPaths) {
     const path = resolve(cwd, expandHome(p));
     if (!existsSync(path) || !statSync(path).isDirectory()) paths.push(path); // a missing one is the loader's to report
@@ -83,15 +87,22 @@ function pathsToLoad(configuredPaths: readonly string[], cwd: string, agentDir: 
 
 export async function discoverAndLoadExtensions(configuredPaths: readonly string[], cwd: string, agentDir: string = pionHome(), _eventBus?: unknown) {
   const root = resolve(cwd);
-  const paths = pathsToLoad(configuredPaths, root, resolve(expandHome(agentDir)));
+  return loadExtensionSet(pathsToLoad(configuredPaths, root, resolve(expandHome(agentDir))), [], root);
+}
+
+/**
+ * Extension paths and factories loaded outside a session, into the reference's `LoadExtensionsResult`
+ * whose `runtime` an ExtensionRunner runs them from. Paths load first, each recorded as the
+ * reference records it (`local`, temporary); `fresh` evaluates their modules anew.
+ */
+export async function loadExtensionSet(paths: readonly string[], factories: readonly InlineExtension[], cwd: string, fresh = false) {
   const runtime = createExtensionRuntime();
   const errors: { path: string; error: string }[] = [];
   // Load failures are the result's errors; later ones go to the runner built on it (its constructor takes `report` over).
   const binding = newBinding(runtime, (e) => void errors.push({ path: e.extensionPath, error: e.error }));
   const { loadExtensions } = await import("../loader.ts");
-  // As the reference records them: each loaded from where it was found, `local` and temporary.
   const found = paths.map((path) => ({ path, found: { source: "local", scope: "temporary" as const, origin: "top-level" as const, baseDir: dirname(path) } }));
-  const runner = (await loadExtensions(found, bindingPort(root, binding))) as Runner;
+  const runner = (await loadExtensions([...found, ...factories], bindingPort(cwd, binding), { nested: true, fresh })) as Runner;
   const views = new WeakMap<ExtensionRecord, Rec>();
   const extensions = runner.extensionRecords().map((r) => {
     const view = extensionView(r);
@@ -128,9 +139,11 @@ export class ExtensionRunner {
     this.#runner = loaded.runner;
     this.#binding = loaded.binding;
     this.#views = loaded.views;
-    // Only the extensions given run (a host may leave some of a load out).
+    // Only the extensions given run (a host may leave some of a load out), in the order given.
     const given = new Set(extensions);
     for (const r of [...this.#runner.extensionRecords()]) if (!given.has(this.#views.get(r) as Rec)) this.#runner.remove(r);
+    const byView = new Map(this.#runner.extensionRecords().map((r) => [this.#views.get(r), r]));
+    this.#runner.order(extensions.flatMap((e) => byView.get(e) ?? []));
     Object.assign(this.#binding, { sessionManager: sessionManager as Rec, modelRegistry: modelRegistry as Rec, report: (e: RunnerError) => this.emitError(e) });
   }
 

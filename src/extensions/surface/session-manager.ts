@@ -1,170 +1,104 @@
 /**
- * The reference's `SessionManager` class: `SessionManager.open(path)` reads a session JSONL file
- * (the reference's v3 format, which pion writes beside its database) read-only: its writing
- * methods throw, as an extension changes pion's session through `pi` and `ctx`, and pion's
- * database is the session's record. `SessionManager.inMemory(cwd, options, entries)` holds
- * entries in memory and can be appended to (an in-process session of an extension records its
- * messages there), started afresh (`newSession`) or cut down to one branch (`createBranchedSession`),
- * as AgentSessionRuntime (agent-runtime.ts) does for a new session and a fork. Both answer the same reads as `ctx.sessionManager` (context-members.ts).
+ * The reference's `SessionManager` class. `create(cwd, sessionDir?)` starts a session whose file
+ * (`<sessionDir>/<timestamp>_<id>.jsonl`, by default in the session folder for `cwd` under pion's
+ * home, where pion's session list finds it) is written in the reference's v3 format once it holds
+ * a conversation (session-manager-file.ts); `open(path, sessionDir?, cwdOverride?)` continues a
+ * session file (a missing one is started there, as the reference does) and appends to it;
+ * `inMemory(cwd, options, entries)` keeps its entries in memory. All three can be appended to,
+ * started afresh (`newSession`) or cut down to one branch (`createBranchedSession`)
+ * (session-manager-writes.ts), and answer the same reads as `ctx.sessionManager` (context-members.ts).
  */
-import { readFileSync } from "node:fs";
-import { shortId } from "../../util/id.ts";
+import { existsSync, mkdirSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { pionHome } from "../../config.ts";
+import { sessionDirFor, sessionFileName } from "../../store/paths.ts";
 import { sessionManagerView } from "../context-members.ts";
 import type { ExtensionSessionPort, SessionControl } from "../types.ts";
+import { readSessionFile, SessionFile, type FileEntry as Entry } from "./session-manager-file.ts";
+import { managerWrites, newHeader, type ManagerState } from "./session-manager-writes.ts";
 
-type Entry = { id: string; parentId: string | null; type: string; [key: string]: unknown };
+type Rec = Record<string, unknown>;
 
-type Header = Record<string, unknown> | null;
-
-function view(cwd: string, at: { header: Header; leaf: string | null }, entries: Entry[], file: string | undefined, byId: Map<string, Entry>) {
+function view(s: ManagerState) {
   const control: Partial<SessionControl> = {
-    header: () => at.header,
-    file: () => file,
-    sessionId: () => String(at.header?.id ?? ""),
-    leafId: () => at.leaf,
-    entries: () => entries,
-    entry: (id) => byId.get(id),
+    header: () => s.header,
+    file: () => s.file?.path,
+    sessionId: () => String(s.header.id ?? ""),
+    leafId: () => s.leaf,
+    entries: () => [...s.entries],
+    entry: (id) => s.byId.get(id),
     branch: (fromId) => {
       const out: Entry[] = [];
-      for (let e = byId.get(fromId ?? at.leaf ?? ""); e; e = e.parentId ? byId.get(e.parentId) : undefined) out.push(e);
+      for (let e = s.byId.get(fromId ?? s.leaf ?? ""); e; e = e.parentId ? s.byId.get(e.parentId) : undefined) out.push(e);
       return out.reverse();
     },
-    name: () => entries.filter((e) => e.type === "session_info").at(-1)?.name as string | undefined,
+    name: () => String(s.entries.findLast((e) => e.type === "session_info")?.name ?? "").trim() || undefined,
   };
-  return sessionManagerView({ cwd, control: () => control as SessionControl } as ExtensionSessionPort);
+  return sessionManagerView({
+    get cwd() {
+      return s.cwd;
+    },
+    control: () => control as SessionControl,
+  } as ExtensionSessionPort);
 }
 
-const readOnly = (name: string) => () => {
-  throw new Error(`SessionManager.${name}: pion's SessionManager is read-only (change the session through pi and ctx)`);
-};
-
-const WRITES = ["appendMessage", "appendThinkingLevelChange", "appendModelChange", "appendCustomEntry", "appendCustomMessageEntry", "appendSessionInfo", "appendLabelChange", "branch", "resetLeaf", "newSession", "createBranchedSession", "setSessionFile"];
-
-const newHeader = (cwd: string, parentSession?: string): Record<string, unknown> => ({
-  type: "session",
-  version: 3,
-  id: crypto.randomUUID(),
-  timestamp: new Date().toISOString(),
-  cwd,
-  ...(parentSession === undefined ? {} : { parentSession }),
-});
-
-/** The current label of each entry: the newest label entry for it, an empty one removing it. */
-function labelsOf(entries: readonly Entry[]): Map<string, { label: string; timestamp: unknown }> {
-  const out = new Map<string, { label: string; timestamp: unknown }>();
-  for (const e of entries) {
-    if (e.type !== "label" || typeof e.targetId !== "string") continue;
-    if (e.label) out.set(e.targetId, { label: String(e.label), timestamp: e.timestamp });
-    else out.delete(e.targetId);
-  }
-  return out;
-}
-
-/**
- * The path from the root to `leafId` without its label entries (each kept entry re-parented onto
- * the one before it, a compaction's first kept entry moved off a dropped label), then a label
- * entry for each kept entry that has a label now.
- */
-function branchCopy(entries: readonly Entry[], byId: Map<string, Entry>, leafId: string): Entry[] {
-  const path: Entry[] = [];
-  for (let e = byId.get(leafId); e; e = e.parentId ? byId.get(e.parentId) : undefined) path.unshift(e);
-  if (path.length === 0) throw new Error(`Entry ${leafId} not found`);
-  const kept: Entry[] = [];
-  const movedTo = new Map<string, string>();
-  let pendingLabels: string[] = [];
-  for (const e of path) {
-    if (e.type === "label") {
-      pendingLabels.push(e.id);
-      continue;
-    }
-    for (const id of pendingLabels) movedTo.set(id, e.id);
-    pendingLabels = [];
-    const parentId = kept.at(-1)?.id ?? null;
-    const firstKept = e.firstKeptEntryId as string | undefined;
-    kept.push(e.type === "compaction" && firstKept ? { ...e, parentId, firstKeptEntryId: movedTo.get(firstKept) ?? firstKept } : { ...e, parentId });
-  }
-  const ids = new Map(kept.map((e) => [e.id, e]));
-  for (const [targetId, { label, timestamp }] of labelsOf(entries)) {
-    if (!ids.has(targetId)) continue;
-    const entry: Entry = { type: "label", id: shortId(ids), parentId: kept.at(-1)?.id ?? null, timestamp, targetId, label };
-    ids.set(entry.id, entry);
-    kept.push(entry);
-  }
-  return kept;
-}
-
-/** The writes of an in-memory SessionManager: each appends an entry under the leaf and moves the leaf to it. */
-function writes(cwd: string, entries: Entry[], byId: Map<string, Entry>, at: { header: Header; leaf: string | null }): Record<string, (...args: never[]) => unknown> {
-  const replace = (next: Entry[], header: Record<string, unknown>) => {
-    entries.splice(0, entries.length, ...next);
-    byId.clear();
-    for (const e of next) byId.set(e.id, e);
-    at.header = header;
-    at.leaf = next.at(-1)?.id ?? null;
-  };
-  const append = (type: string, fields: Record<string, unknown>): string => {
-    const entry: Entry = { type, id: shortId(byId), parentId: at.leaf, timestamp: new Date().toISOString(), ...fields };
-    entries.push(entry);
-    byId.set(entry.id, entry);
-    at.leaf = entry.id;
-    return entry.id;
-  };
-  return {
-    appendMessage: (message: unknown) => append("message", { message }),
-    appendThinkingLevelChange: (thinkingLevel: string) => append("thinking_level_change", { thinkingLevel }),
-    appendModelChange: (provider: string, modelId: string) => append("model_change", { provider, modelId }),
-    appendCustomEntry: (customType: string, data?: unknown) => append("custom", { customType, ...(data === undefined ? {} : { data }) }),
-    appendCustomMessageEntry: (customType: string, content: unknown, display: boolean, details?: unknown) =>
-      append("custom_message", { customType, content, display, ...(details === undefined ? {} : { details }) }),
-    appendSessionInfo: (name: string) => append("session_info", { name }),
-    appendLabelChange: (targetId: string, label: string | undefined) => append("label", { targetId, label }),
-    branch: (id: string) => {
-      if (!byId.has(id)) throw new Error(`Entry ${id} not found`);
-      at.leaf = id;
-    },
-    resetLeaf: () => {
-      at.leaf = null;
-    },
-    /** Start over: a new session id and header, no entries. No file is written (undefined). */
-    newSession: (options?: { id?: string; parentSession?: string }) => {
-      replace([], { ...newHeader(cwd, options?.parentSession), ...(options?.id ? { id: options.id } : {}) });
-      return undefined;
-    },
-    /** Keep only the branch ending at `leafId`, under a new session id. No file is written (undefined). */
-    createBranchedSession: (leafId: string) => {
-      replace(branchCopy(entries, byId, leafId), newHeader(cwd));
-      return undefined;
-    },
-  };
+/** The reference's default session folder for `cwd`: `<agent dir>/sessions/--<cwd>--` (pion's home is the agent dir), created. */
+function defaultSessionDir(cwd: string): string {
+  const dir = sessionDirFor(resolve(pionHome(), "sessions"), cwd);
+  if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
+  return dir;
 }
 
 export class SessionManager {
-  constructor(cwd: string, header: Header, entries: Entry[], file?: string, writable = false) {
-    const byId = new Map(entries.map((e) => [e.id, e]));
-    const at = { header, leaf: entries.at(-1)?.id ?? null };
-    const sessionCwd = String(header?.cwd ?? cwd);
-    const v = view(sessionCwd, at, entries, file, byId);
-    Object.assign(this, v, {
-      isPersisted: () => file !== undefined,
-      getEntryCount: () => entries.length,
-      getChildren: (parentId: string) => entries.filter((e) => e.parentId === parentId),
-      usesDefaultSessionDir: () => false,
+  /** `file`: where a persisted manager writes (none in memory); `sessionDir`: where its new sessions go. */
+  constructor(cwd: string, header: Rec, entries: Entry[], file?: SessionFile, sessionDir = "") {
+    const s: ManagerState = { header, leaf: entries.at(-1)?.id ?? null, entries, byId: new Map(entries.map((e) => [e.id, e])), cwd: resolve(cwd), sessionDir, file };
+    if (file && sessionDir && !existsSync(sessionDir)) mkdirSync(sessionDir, { recursive: true, mode: 0o700 });
+    Object.assign(this, view(s), managerWrites(s), {
+      isPersisted: () => s.file !== undefined,
+      getSessionDir: () => s.sessionDir,
+      usesDefaultSessionDir: () => s.file !== undefined && resolve(s.sessionDir) === sessionDirFor(resolve(pionHome(), "sessions"), s.cwd),
+      getEntryCount: () => s.entries.length,
+      getChildren: (parentId: string) => s.entries.filter((e) => e.parentId === parentId),
+      /** Continue in another session file (read if it exists, started there if not). */
+      setSessionFile: (path: string) => Object.assign(s, SessionManager.#fromFile(resolve(path), s.cwd)),
     });
-    const own = writable ? writes(sessionCwd, entries, byId, at) : {};
-    for (const name of WRITES) (this as Record<string, unknown>)[name] = own[name] ?? readOnly(name);
   }
 
-  static open(path: string, _sessionDir?: string, cwdOverride?: string): SessionManager {
-    const lines = readFileSync(path, "utf8")
-      .split("\n")
-      .filter((l) => l.trim())
-      .map((l) => JSON.parse(l) as Entry);
-    const header = lines[0]?.type === "session" ? (lines.shift() as Record<string, unknown>) : null;
-    return new SessionManager(cwdOverride ?? String(header?.cwd ?? process.cwd()), cwdOverride && header ? { ...header, cwd: cwdOverride } : header, lines, path);
+  /** The state a persisted manager starts from for the file at `path`. */
+  static #fromFile(path: string, cwd: string): Pick<ManagerState, "header" | "entries" | "byId" | "leaf" | "file"> {
+    const read = readSessionFile(path);
+    const file = new SessionFile(path, read.kind === "read");
+    const header = read.kind === "read" ? read.header : newHeader(cwd);
+    const entries = read.kind === "read" ? read.entries : [];
+    // An empty file becomes a session at once: its header is written (the reference does the same).
+    if (read.kind === "empty") file.rewrite(header, entries);
+    return { header, entries, byId: new Map(entries.map((e) => [e.id, e])), leaf: entries.at(-1)?.id ?? null, file };
   }
 
-  static inMemory(cwd: string = process.cwd(), _options?: unknown, entries: Entry[] = []): SessionManager {
-    const header = entries[0]?.type === "session" ? (entries[0] as Record<string, unknown>) : newHeader(cwd);
-    return new SessionManager(cwd, header, entries.filter((e) => e.type !== "session"), undefined, true);
+  /** A new session in `sessionDir` (default: the session folder for `cwd`); its file is written once it holds a conversation. */
+  static create(cwd: string, sessionDir?: string, options?: { id?: string; parentSession?: string }): SessionManager {
+    const dir = sessionDir ? resolve(sessionDir) : defaultSessionDir(cwd);
+    const header = newHeader(resolve(cwd), options?.parentSession, options?.id);
+    return new SessionManager(cwd, header, [], new SessionFile(join(dir, sessionFileName(String(header.timestamp), String(header.id))), false), dir);
+  }
+
+  /**
+   * The session in the file at `path`, appended to from now on; a missing file is a new session
+   * written there later. `sessionDir` (default: the file's folder) is where its new sessions go;
+   * `cwdOverride` replaces the header's folder as the session's cwd.
+   */
+  static open(path: string, sessionDir?: string, cwdOverride?: string): SessionManager {
+    const file = resolve(path);
+    const dir = sessionDir ? resolve(sessionDir) : resolve(file, "..");
+    const start = SessionManager.#fromFile(file, cwdOverride ?? process.cwd());
+    const cwd = cwdOverride ?? (typeof start.header.cwd === "string" && start.header.cwd ? start.header.cwd : process.cwd());
+    return new SessionManager(cwd, start.header, start.entries, start.file, dir);
+  }
+
+  static inMemory(cwd: string = process.cwd(), options?: { id?: string; parentSession?: string }, entries: Entry[] = []): SessionManager {
+    const given = entries[0]?.type === "session" ? (entries[0] as Rec) : undefined;
+    const header = given ?? newHeader(resolve(cwd), options?.parentSession, options?.id);
+    return new SessionManager(cwd, header, entries.filter((e) => e.type !== "session"));
   }
 }

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startFakeProvider } from "../../support/fake-provider.ts";
@@ -369,7 +369,10 @@ describe("pi-coding-agent's createAgentSession", () => {
   });
 
   test("seeded messages, steering while streaming, unknown tool names, the unbound extension runtime", async () => {
-    await expect(ca.createAgentSession({ model, tools: ["nope"] })).rejects.toThrow("Invalid tools option");
+    // As in the reference: `tools` is an allowlist, a name no tool has yet waits for an extension to register it.
+    expect((await ca.createAgentSession({ model, tools: ["nope", "read"] })).session.getActiveToolNames()).toEqual(["read"]);
+    expect((await ca.createAgentSession({ model, tools: ["-bash", "+ls"] })).session.getActiveToolNames()).toEqual(["read", "edit", "write", "ls"]);
+    await expect(ca.createAgentSession({ model, tools: ["read", "+ls"] })).rejects.toThrow("Invalid tools option");
     fake.enqueue({ blocks: [{ type: "text", text: "first" }], chunkDelayMs: 30 }, { blocks: [{ type: "text", text: "second" }] });
     const { session } = await ca.createAgentSession({ model, tools: [] });
     session.agent.state.messages = [user("earlier"), { role: "assistant", content: [{ type: "text", text: "ok" }], api: "anthropic-messages", provider: "fake", model: "fake-model", usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } }, stopReason: "stop", timestamp: 1 }];
@@ -427,15 +430,18 @@ describe("pi-coding-agent's createAgentSession", () => {
     expect(session.messages.find((m: Rec) => m.role === "toolResult").content[0].text).toBe(`at ${cwd}`);
   });
 
-  test("SessionManager.inMemory appends under its leaf; open stays read-only", () => {
+  test("SessionManager.inMemory appends under its leaf; open appends to the file", () => {
     const sm = ca.SessionManager.inMemory("/w");
     const a = sm.appendMessage(user("x"));
     const b = sm.appendModelChange("p", "m");
     expect(sm.getLeafId()).toBe(b);
     expect(sm.getEntry(b).parentId).toBe(a);
     expect(sm.getBranch().map((e: Rec) => e.type)).toEqual(["message", "model_change"]);
-    const file = join(import.meta.dir, "../../fixtures/reference-v3-compaction.jsonl");
-    expect(readFileSync(file, "utf8").length).toBeGreaterThan(0);
-    expect(() => ca.SessionManager.open(file).appendMessage({})).toThrow("read-only");
+    const file = join(mkdtempSync(join(tmpdir(), "pion-sm-")), "s.jsonl");
+    const original = readFileSync(join(import.meta.dir, "../../fixtures/reference-v3-compaction.jsonl"), "utf8");
+    writeFileSync(file, original);
+    const id = ca.SessionManager.open(file).appendMessage(user("more"));
+    expect(readFileSync(file, "utf8")).toStartWith(original);
+    expect(JSON.parse(readFileSync(file, "utf8").trim().split("\n").at(-1)!)).toMatchObject({ type: "message", id, message: { content: "more" } });
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { startFakeProvider } from "../../support/fake-provider.ts";
 import { setModelAuth } from "../../../src/extensions/model-calls.ts";
 import { agentRuntimeExports } from "../../../src/extensions/surface/agent-runtime.ts";
@@ -146,7 +146,9 @@ describe("DefaultResourceLoader on pion's resource loaders", () => {
     const trimmed = new ca.DefaultResourceLoader({ cwd, agentDir: dir, noSkills: true, noContextFiles: true, promptsOverride: (b: Rec) => ({ ...b, prompts: [] }) });
     await trimmed.reload();
     expect([trimmed.getSkills().skills, trimmed.getPrompts().prompts, trimmed.getAgentsFiles().agentsFiles]).toEqual([[], [], []]);
-    expect(() => new ca.DefaultResourceLoader({ cwd, agentDir: dir, extensionFactories: [() => {}] })).toThrow("extensions are not available");
+    const inline = new ca.DefaultResourceLoader({ cwd, agentDir: dir, noExtensions: true, extensionFactories: [(pi: Rec) => pi.on("agent_start", () => {}), { name: "named", factory: () => {} }] });
+    await inline.reload();
+    expect(inline.getExtensions().extensions.map((e: Rec) => [e.path, e.sourceInfo.source])).toEqual([["<inline:1>", "inline"], ["<inline:named>", "inline"]]);
   });
 
   (REF ? test : test.skip)("the same skills, prompts, system prompts and context files as the reference's loader for the same folders", async () => {
@@ -243,7 +245,7 @@ describe("AgentSessionRuntime", () => {
     expect(reasons).toEqual(["startup", "fork", "new"]);
     expect(rebound).toEqual([afterFork, runtime.session]);
     expect(() => runtime.fork("nope")).toThrow("Invalid entry ID for forking");
-    await expect(runtime.importFromJsonl("/tmp/x.jsonl")).rejects.toThrow("AgentSessionRuntime.importFromJsonl is not available in pion");
+    await expect(runtime.importFromJsonl("/nonexistent/x.jsonl")).rejects.toThrow("Session file not found: /nonexistent/x.jsonl");
     await runtime.dispose();
   });
 
@@ -270,7 +272,7 @@ describe("AgentSessionRuntime", () => {
     await runtime.dispose();
   });
 
-  test("switchSession opens a session file read-only; a new session or fork of a file-backed one throws naming the method", async () => {
+  test("switchSession continues a session file; a new session, a fork and an import of a file-backed one are files beside it", async () => {
     const dir = agentDir();
     const cwd = workDir();
     const file = join(cwd, "s.jsonl");
@@ -284,11 +286,22 @@ describe("AgentSessionRuntime", () => {
     expect(await runtime.switchSession(file)).toEqual({ cancelled: false });
     expect([runtime.session.sessionId, runtime.session.sessionFile, runtime.session.model.id]).toEqual(["file-session", file, "fake-model"]);
     expect(runtime.session.messages.filter((m: Rec) => m.role !== "system").map((m: Rec) => m.content)).toEqual(["from file"]);
-    const requests = fake.requests.length;
-    await expect(runtime.session.prompt("more")).rejects.toThrow("SessionManager.appendMessage: pion's SessionManager is read-only");
-    expect(fake.requests.length).toBe(requests);
-    await expect(runtime.newSession()).rejects.toThrow("AgentSessionRuntime.newSession is not available in pion for a session file");
-    await expect(runtime.fork("a2")).rejects.toThrow("AgentSessionRuntime.fork is not available in pion for a session file");
+    fake.enqueue({ blocks: [{ type: "text", text: "appended" }] });
+    await runtime.session.prompt("more");
+    const written = readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    expect(written.slice(0, 3)).toEqual(lines);
+    expect(written.slice(3).filter((e: Rec) => e.type === "message").map((e: Rec) => e.message.role)).toEqual(expect.arrayContaining(["user", "assistant"]));
+    await runtime.newSession();
+    const fresh = runtime.session.sessionFile as string;
+    expect([dirname(fresh), existsSync(fresh), runtime.session.sessionId === "file-session"]).toEqual([cwd, false, false]);
+    await runtime.switchSession(file);
+    expect(await runtime.fork("a2")).toEqual({ cancelled: false, selectedText: "from file" });
+    const forked = runtime.session.sessionFile as string;
+    expect([dirname(forked), forked === file, runtime.session.sessionManager.getHeader().parentSession]).toEqual([cwd, false, file]);
+    const elsewhere = join(workDir(), "s.jsonl");
+    writeFileSync(elsewhere, readFileSync(file));
+    await runtime.importFromJsonl(elsewhere);
+    expect([runtime.session.sessionFile, runtime.session.sessionId]).toEqual([join(cwd, "s-1.jsonl"), "file-session"]);
     await expect(runtime.switchSession(file, { withSession: async () => {} })).rejects.toThrow("withSession is not available in pion");
     await runtime.dispose();
   });
