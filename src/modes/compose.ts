@@ -36,7 +36,7 @@ import { HostTools } from "../extensions/host-tools.ts";
 import type { ExtensionRunner, RegisteredFlag } from "../extensions/types.ts";
 import type { SessionRenewal } from "../rpc/session-handlers.ts";
 import type { DialogHost } from "../extensions/ui-bridge.ts";
-import { toolMatcher } from "../tools/select.ts";
+import { BUILTIN_TOOL_NAMES, toolMatcher } from "../tools/select.ts";
 import { attachSession, extensionPort, toolsInUse, type SessionRef } from "./extension-port.ts";
 import { forwardEvents, withProviderHooks } from "./extension-events.ts";
 import { openStartupSession } from "./startup-session.ts";
@@ -301,7 +301,11 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
       todoTool = toolModule.createTodoTool({ get: () => session.todos, set: (phases) => void session.setTodos(phases) });
       builtin.set("todo", todoTool);
     }
-    return { selected: new Map(selectedNames.map((name) => [name, builtin!.get(name)!])), todoTool: todoTool! };
+    const selected = new Map(selectedNames.map((name) => [name, builtin!.get(name)!]));
+    // Without --tools every built-in is registered, those not selected inactive, as in the
+    // reference: pi.getAllTools() lists grep, find and ls, and pi.setActiveTools can turn them on.
+    const unselected = o.tools === undefined && !o.noTools ? BUILTIN_TOOL_NAMES.filter((n) => !selected.has(n)).map((n) => [n, builtin!.get(n)!] as const) : [];
+    return { selected, unselected, todoTool: todoTool! };
   };
   const hostTools = new HostTools((frame) => void session.publish(frame));
   // Extensions load before the session exists; what they write meanwhile waits in `early`.
@@ -340,8 +344,8 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
 
   // Host tools join from the next model call; the todo tool once the host set a plan.
   const tools = () => {
-    const { selected, todoTool } = builtinTools();
-    const all = new Map(selected);
+    const { selected, unselected, todoTool } = builtinTools();
+    const all = new Map([...selected, ...unselected]);
     const from = new Map<string, SourceInfo>();
     const add = (t: Tool, source: SourceInfo) => (all.set(t.name, t), from.set(t.name, source));
     if (hooks.todoTool || session.todos.length > 0) all.set("todo", todoTool);
@@ -350,6 +354,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
     if (!o.noTools) for (const t of mcp.tools(session)) if (toolSpec.mcp(t.name)) add(t, builtinSource("mcp"));
     if (excluded) for (const name of [...all.keys()]) if (excluded(name)) all.delete(name);
     const inactive = new Set(hasExtensions ? extensions!.tools().filter((t) => t.defaultActive === false && all.get(t.name) === t && !namedTools.has(t.name)).map((t) => t.name) : []);
+    for (const [name, t] of unselected) if (all.get(name) === t) inactive.add(name);
     return maskTools(toolsInUse(ref, all, from, inactive));
   };
   ref.currentTools = tools;
