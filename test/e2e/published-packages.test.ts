@@ -127,7 +127,9 @@ describeWith("published pi packages in dist/pion", () => {
       expect(run).toMatchObject({ isError: false, mode: "single", child: { agent: "delegate", exitCode: 0, finalOutput: CHILD_ANSWER, model: "fake/fake-model" }, file: "<run>/run-0/session.jsonl", answer: [{ type: "text", text: CHILD_ANSWER }] });
       expect(run.text).toContain(CHILD_ANSWER);
       // The child's own request: its task, the child prompt its extension hooks put first.
-      const child = fake.requests[1]!.body as { system: { text: string }[]; messages: Rec[] };
+      const child = fake.requests[1]!.body as { system: { text: string }[]; messages: Rec[]; tools?: { name: string }[] };
+      // The built-ins pi.getAllTools() lists, as the reference's child gets them.
+      expect((child.tools ?? []).map((t) => t.name).sort()).toEqual(["bash", "contact_supervisor", "edit", "find", "grep", "ls", "read", "write"]);
       expect(child.messages).toEqual([{ role: "user", content: [expect.objectContaining({ text: "Task: Say the magic word." })] }]);
       expect(child.system.map((b) => b.text).join("")).toStartWith("You are a child subagent");
       // The parent's follow-up got the result.
