@@ -5,8 +5,9 @@
  *
  * `ctx.reload()` works as the reference's: refused while a prompt runs or a compaction is written;
  * otherwise session_shutdown (reason "reload"), the settings files read again (the project's only
- * when the folder was trusted at start-up), the queue modes and the retry and compaction settings
- * taken from them, the extensions the settings list now loaded anew (those no longer listed stay
+ * when the folder was trusted at start-up), the queue modes, `interruptMode`, the retry and
+ * compaction settings and the bash shell (`shellPath`, `shellCommandPrefix`) taken from them (the
+ * session asks for `limits`, `httpIdleTimeoutMs` and `thinkingBudgets` at each run or request), the extensions the settings list now loaded anew (those no longer listed stay
  * shut down), tools newly added to `defaultTools` and the extensions' tools activated, the
  * resources loaded again, then session_start and resources_discover (reason "reload"). The
  * model, thinking level, permissions and sandbox stay as start-up chose them.
@@ -35,9 +36,10 @@ import { BUILTIN_TOOL_NAMES, startingTools } from "../tools/select.ts";
 import { errorMessage, PionError } from "../util/errors.ts";
 import { log } from "../util/log.ts";
 import type { CliOptions } from "./compose.ts";
+import type { LocalShell } from "../tools/index.ts";
 import { chooseStartupModel, keepCommandLineChoice, startingThinking, type StartupModel } from "./compose-model.ts";
 import { loadResources, type Resources } from "./compose-resources.ts";
-import { readSettings } from "./compose-settings.ts";
+import { localShell, readSettings } from "./compose-settings.ts";
 import { withDiscoveredResources } from "./extension-events.ts";
 import type { SessionRef } from "./extension-port.ts";
 
@@ -83,6 +85,8 @@ export interface LifecycleDeps {
   builtinNames: string[];
   /** The objects the session was given as its `retry` and `compaction` settings. */
   retryCompaction: RetryCompaction;
+  /** The bash shell the tools read at each call (settings `shellPath`, `shellCommandPrefix`). */
+  shell: LocalShell;
   /** Where start-up chose the model from; a new session chooses from it again. */
   models: ModelRegistry;
   /** What cycle_model goes through, replaced in place when a session change finds another scope. */
@@ -114,6 +118,8 @@ export function sessionLifecycle(d: LifecycleDeps) {
     if (fresh.followUpMode !== before.followUpMode) session.queues.followUpMode = fresh.followUpMode ?? "one-at-a-time";
     if (fresh.compaction?.enabled !== before.compaction?.enabled) session.autoCompaction = fresh.compaction?.enabled ?? true;
     if (fresh.retry?.enabled !== before.retry?.enabled) session.autoRetry = fresh.retry?.enabled ?? true;
+    if (fresh.interruptMode !== before.interruptMode) session.interruptMode = fresh.interruptMode ?? "wait";
+    replaceContents(d.shell, localShell(fresh));
     const numbers = retryAndCompaction(fresh);
     replaceContents(d.retryCompaction.retry, numbers.retry);
     replaceContents(d.retryCompaction.compaction, numbers.compaction);

@@ -402,9 +402,10 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
     autoCompaction: settings.compaction?.enabled ?? true,
     autoRetry: settings.retry?.enabled ?? true,
     ...retryCompaction,
-    limits: { maxTurns: o.maxTurns ?? settings.limits?.maxTurns, maxCostUsd: o.maxCostUsd ?? settings.limits?.maxCostUsd },
-    idleTimeoutMs: settings.httpIdleTimeoutMs,
-    thinkingBudgets: settings.thinkingBudgets,
+    // Asked at each run or request: a ctx.reload() or a session change may change the settings (the command line's limits win).
+    limits: () => ({ maxTurns: o.maxTurns ?? current.settings.limits?.maxTurns, maxCostUsd: o.maxCostUsd ?? current.settings.limits?.maxCostUsd }),
+    idleTimeoutMs: () => current.settings.httpIdleTimeoutMs,
+    thinkingBudgets: () => current.settings.thinkingBudgets,
     fileFor,
     shellGuard: guard,
     shell,
@@ -412,7 +413,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
   announce = (r) => void session.publish(storeFrame(r));
   for (const r of recovered.splice(0)) announce(r);
   if (openStartupSession(session, store, o, fileFor)) keepCommandLineChoice(session, startup, o);
-  const lifecycle = sessionLifecycle({ o, trusted: projectTrust.trusted, live: current, session, extensions: hasExtensions ? extensions : undefined, ref, extensionList, builtinNames: selectedNames, retryCompaction, models: registry, scopedModels });
+  const lifecycle = sessionLifecycle({ o, trusted: projectTrust.trusted, live: current, session, extensions: hasExtensions ? extensions : undefined, ref, extensionList, builtinNames: selectedNames, retryCompaction, shell, models: registry, scopedModels });
   const { renewal } = lifecycle;
   attachSession(ref, { session, store, fileFor, extensions, cwd: o.cwd, scopedModels, reload: lifecycle.reload, renewal });
   for (const frame of ref.early.splice(0)) void session.publish(frame);

@@ -75,11 +75,12 @@ export interface SessionOptions {
   /** Read at each use: `ctx.reload()` refreshes these objects from the settings (compose-reload.ts). */
   retry: { maxRetries: number; baseDelayMs: number; maxAgentDelayMs?: number };
   compaction: { reserveTokens: number; keepRecentTokens: number };
-  /** Limits every run gets unless its prompt sets its own. */
-  limits?: RunLimits;
-  idleTimeoutMs?: number;
-  /** settings.json `thinkingBudgets`, passed with every request. */
-  thinkingBudgets?: ThinkingBudgets;
+  /** Limits every run gets unless its prompt sets its own (asked as each run starts: a ctx.reload() may change them). */
+  limits?: () => RunLimits;
+  /** settings.json `httpIdleTimeoutMs`, asked at each request. */
+  idleTimeoutMs?: () => number | undefined;
+  /** settings.json `thinkingBudgets`, asked at each request and passed with it. */
+  thinkingBudgets?: () => ThinkingBudgets | undefined;
   /** JSONL path for a new session, or undefined when nothing goes to disk. */
   fileFor: (header: SessionHeader) => string | undefined;
   /** The host shell's environment and output masking (the credential guard). */

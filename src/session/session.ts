@@ -323,7 +323,7 @@ export class AgentSession extends SessionEntries {
   }
 
   private startRun(prompts: AgentMessage[], requestId?: string, limits?: RunLimits): void {
-    this.runInfo = new RunState(requestId ? [requestId] : [], mergeLimits(this.opts.limits ?? {}, limits));
+    this.runInfo = new RunState(requestId ? [requestId] : [], mergeLimits(this.opts.limits?.() ?? {}, limits));
     const controller = new AbortController();
     const run = { controller, done: Promise.resolve() };
     this.run = run;
@@ -576,8 +576,8 @@ export class AgentSession extends SessionEntries {
       tools: tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })),
       thinkingLevel: this.thinkingLevel,
       sessionId: this.sessionId,
-      idleTimeoutMs: this.opts.idleTimeoutMs,
-      thinkingBudgets: this.opts.thinkingBudgets,
+      idleTimeoutMs: this.opts.idleTimeoutMs?.(),
+      thinkingBudgets: this.opts.thinkingBudgets?.(),
     };
     return this.routing ? this.routing.forLoop(req, messages, failed, signal) : req;
   }

@@ -44,7 +44,8 @@ export function createBuiltinTools(options: BuiltinToolOptions): Map<string, Too
   const boundary = sandbox;
   return new Map<string, Tool>([
     ["read", createReadTool({ cwd, images, autoResizeImages, model, files, boundary })],
-    ["bash", createBashTool({ cwd, guard, exec, sandbox, shellPath: shell?.path, commandPrefix: shell?.commandPrefix })],
+    // Read at each call: a ctx.reload() may change the settings' shell.
+    ["bash", createBashTool({ cwd, guard, exec, sandbox, get shellPath() { return shell?.path; }, get commandPrefix() { return shell?.commandPrefix; } })],
     ["edit", createEditTool({ cwd, files, boundary })],
     ["write", createWriteTool({ cwd, files, boundary })],
     ["grep", createGrepTool({ cwd })],

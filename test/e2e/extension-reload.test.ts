@@ -263,3 +263,38 @@ describeWith("ctx.reload after a settings change, pion against the reference", N
     expect(mine).toEqual(BUSY_TRAIL);
   });
 });
+
+test("ctx.reload applies the shell, interruptMode, thinkingBudgets and limits the settings name now", async () => {
+  await using fake = startFakeProvider();
+  const dirs = tempDirs();
+  writeFakeModels(dirs.home, fake.url);
+  const ext = join(dirname(dirs.home), "reloader.ts");
+  write(ext, extension("r"));
+  const settings = (s: Rec) => writeFileSync(join(dirs.home, "settings.json"), JSON.stringify(s));
+  settings({ interruptMode: "wait" });
+  const p = new Pion({ ...dirs, args: ["--mode", "rpc", "--model", "fake/fake-model", "--thinking", "low", "--max-cost", "5", "-e", ext] });
+  const note = async (message: string) => {
+    const from = p.records.length;
+    await p.request({ type: "prompt", message });
+    return String((await p.waitFor((r) => r.type === "extension_ui_request" && r.method === "notify", from)).message);
+  };
+  const bash = async () => {
+    const r = await p.request({ type: "bash", command: 'echo "[$PION_RELOADED]"' });
+    return String(r.data.output).trim();
+  };
+  expect(await bash()).toBe("[]");
+  expect((await p.request({ type: "get_state" })).data.interruptMode).toBe("wait");
+  settings({ interruptMode: "immediate", shellCommandPrefix: "export PION_RELOADED=yes", thinkingBudgets: { low: 1500 }, limits: { maxTurns: 1, maxCostUsd: 1 } });
+  expect(await note("/reload-me")).toBe("reloaded");
+  expect(await bash()).toBe("[yes]");
+  expect((await p.request({ type: "get_state" })).data.interruptMode).toBe("immediate");
+  // The next request carries the new budget; limits.maxTurns 1 ends the run after its first turn (a tool call asked for more).
+  fake.enqueue({ blocks: [{ type: "toolCall", id: "t1", name: "bash", arguments: { command: "true" } }] }, { blocks: [{ type: "text", text: "never" }] });
+  const from = p.records.length;
+  await p.request({ type: "prompt", message: "go" });
+  const settled = await p.waitFor((r) => r.type === "agent_settled", from);
+  expect((fake.requests.at(-1)!.body as { thinking?: { budget_tokens?: number } }).thinking?.budget_tokens).toBe(1500);
+  expect(fake.requests).toHaveLength(1);
+  expect(settled).toMatchObject({ stopReason: "limit", errorMessage: expect.stringContaining("max turns 1") });
+  await p.close();
+});
