@@ -7,7 +7,8 @@
  * otherwise session_shutdown (reason "reload"), the settings files read again (the project's only
  * when the folder was trusted at start-up), the queue modes, `interruptMode`, the retry and
  * compaction settings and the bash shell (`shellPath`, `shellCommandPrefix`) taken from them (the
- * session asks for `limits`, `httpIdleTimeoutMs` and `thinkingBudgets` at each run or request), the extensions the settings list now loaded anew (those no longer listed stay
+ * session asks for `limits`, `httpIdleTimeoutMs`, `thinkingBudgets` and `images.blockImages` at
+ * each run or request), the extensions the settings list now loaded anew (those no longer listed stay
  * shut down), tools newly added to `defaultTools` and the extensions' tools activated, the
  * resources loaded again, then session_start and resources_discover (reason "reload"). The
  * model, thinking level, permissions and sandbox stay as start-up chose them.

@@ -25,7 +25,11 @@ export function applyHttpProxy(user: Settings, env: Record<string, string | unde
 }
 
 /** The stream, with images kept from the model when `images.blockImages` is set. */
-export const imagePolicy = (stream: StreamFn, settings: Settings): StreamFn => (settings.images?.blockImages === true ? blockImages(stream) : stream);
+export const imagePolicy = (stream: StreamFn, settings: () => Settings): StreamFn => {
+  const blocked = blockImages(stream);
+  // Asked at each request: a ctx.reload() or a session change may turn it on or off.
+  return (req, signal) => (settings().images?.blockImages === true ? blocked : stream)(req, signal);
+};
 
 /** The bash tool's and host shell's program (a leading `~` expanded) and command prefix. */
 export function localShell(settings: Settings): LocalShell {

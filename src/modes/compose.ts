@@ -250,7 +250,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
   const live = liveRegistry((extraProviders) => loadModels(o.home, o.env, { provider: o.provider, apiKey: o.apiKey }, { extraProviders }), o.env);
   await live.refresh(namesLlamaCpp({ provider: o.provider ?? settings.defaultProvider, model: o.model ?? settings.defaultModel }));
   let registry = live.registry;
-  let stream: StreamFn = imagePolicy(streamByApi, settings);
+  let stream: StreamFn = imagePolicy(streamByApi, () => current.settings);
   if (o.provider === "scripted") {
     // --provider scripted --model <replies.json>: canned replies, no network.
     if (!o.model) throw new Error("--provider scripted needs --model <path to a JSON file of replies>");

@@ -298,3 +298,29 @@ test("ctx.reload applies the shell, interruptMode, thinkingBudgets and limits th
   expect(settled).toMatchObject({ stopReason: "limit", errorMessage: expect.stringContaining("max turns 1") });
   await p.close();
 });
+
+test("ctx.reload turns images.blockImages on for the next request", async () => {
+  await using fake = startFakeProvider();
+  const dirs = tempDirs();
+  writeFakeModels(dirs.home, fake.url);
+  const ext = join(dirname(dirs.home), "reloader.ts");
+  write(ext, extension("r"));
+  const p = new Pion({ ...dirs, args: ["--mode", "rpc", "--model", "fake/fake-model", "-e", ext] });
+  const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+  const ask = async () => {
+    fake.enqueue({ blocks: [{ type: "text", text: "seen" }] });
+    const from = p.records.length;
+    await p.request({ type: "prompt", message: "look", images: [{ type: "image", data: png, mimeType: "image/png" }] });
+    await p.waitFor((r) => r.type === "agent_settled", from);
+    return JSON.stringify((fake.requests.at(-1)!.body as { messages: unknown[] }).messages.at(-1));
+  };
+  expect(await ask()).toContain('"type":"image"');
+  writeFileSync(join(dirs.home, "settings.json"), JSON.stringify({ images: { blockImages: true } }));
+  const from = p.records.length;
+  await p.request({ type: "prompt", message: "/reload-me" });
+  await p.waitFor((r) => r.type === "extension_ui_request" && r.method === "notify" && r.message === "reloaded", from);
+  const after = await ask();
+  expect(after).not.toContain('"type":"image"');
+  expect(after).toContain("image not sent");
+  await p.close();
+});
