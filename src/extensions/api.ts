@@ -301,9 +301,8 @@ export function dropRecordProviders(record: ExtensionRecord): void {
   for (const name of record.providers.keys()) setProviderStream(name, undefined);
 }
 
-/** `sendUserMessage` accepts a content array; pion's port takes text, so text parts are joined. */
-/** `pi.sendUserMessage` content as the reference splits it: the text parts joined by newlines, the images beside (the session fits them to the model). */
-function splitUserContent(content: string | unknown[]): { text: string; images?: ImageContent[] } {
+/** `sendUserMessage` content as the reference splits it: the text parts joined by newlines, the images beside (the session fits them to the model). */
+export function splitUserContent(content: string | unknown[]): { text: string; images?: ImageContent[] } {
   if (typeof content === "string") return { text: content };
   const texts: string[] = [];
   const images: ImageContent[] = [];

@@ -264,12 +264,18 @@ describeWith("ctx.reload after a settings change, pion against the reference", N
   });
 });
 
-test("ctx.reload applies the shell, interruptMode, thinkingBudgets and limits the settings name now", async () => {
-  await using fake = startFakeProvider();
+/** A home with the fake provider's models, and the logging extension with `/reload-me` beside it. */
+function withReloader(url: string) {
   const dirs = tempDirs();
-  writeFakeModels(dirs.home, fake.url);
+  writeFakeModels(dirs.home, url);
   const ext = join(dirname(dirs.home), "reloader.ts");
   write(ext, extension("r"));
+  return { dirs, ext };
+}
+
+test("ctx.reload applies the shell, interruptMode, thinkingBudgets and limits the settings name now", async () => {
+  await using fake = startFakeProvider();
+  const { dirs, ext } = withReloader(fake.url);
   const settings = (s: Rec) => writeFileSync(join(dirs.home, "settings.json"), JSON.stringify(s));
   settings({ interruptMode: "wait" });
   const p = new Pion({ ...dirs, args: ["--mode", "rpc", "--model", "fake/fake-model", "--thinking", "low", "--max-cost", "5", "-e", ext] });
@@ -301,10 +307,7 @@ test("ctx.reload applies the shell, interruptMode, thinkingBudgets and limits th
 
 test("ctx.reload turns images.blockImages on for the next request", async () => {
   await using fake = startFakeProvider();
-  const dirs = tempDirs();
-  writeFakeModels(dirs.home, fake.url);
-  const ext = join(dirname(dirs.home), "reloader.ts");
-  write(ext, extension("r"));
+  const { dirs, ext } = withReloader(fake.url);
   const p = new Pion({ ...dirs, args: ["--mode", "rpc", "--model", "fake/fake-model", "-e", ext] });
   const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
   const ask = async () => {

@@ -21,6 +21,22 @@ const firstUser = (body: unknown): string => {
   return typeof m.content === "string" ? m.content : m.content.map((c) => (c.type === "text" ? c.text : `[${c.type}]`)).join("|");
 };
 
+/** The reference's `-p` run of `args` in `dirs.cwd` against the fake provider at `url` (its agent folder beside pion's home); its exit code. */
+async function referencePrint(args: string[], dirs: { home: string; cwd: string }, url: string): Promise<number> {
+  const refDir = join(dirs.home, "ref-agent");
+  mkdirSync(refDir, { recursive: true });
+  writeFakeModels(refDir, url);
+  // async: the fake provider answers from this process's event loop
+  const ref = Bun.spawn([process.execPath, CLI, "-p", "--provider", "fake", "--model", "fake-model", ...args], {
+    cwd: dirs.cwd,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dirs.home, PI_CODING_AGENT_DIR: refDir, PI_OFFLINE: "1", PI_SKIP_VERSION_CHECK: "1", PI_TELEMETRY: "0" },
+    stdin: "ignore",
+    stdout: "ignore",
+    stderr: "pipe",
+  });
+  return ref.exited;
+}
+
 describeWith("@file arguments as the reference frames them", missing, () => {
   test("a text file and a message: the same first user message", async () => {
     const fake = startFakeProvider();
@@ -31,18 +47,7 @@ describeWith("@file arguments as the reference frames them", missing, () => {
     fake.enqueue({ blocks: [{ type: "text", text: "ok" }] });
     const pion = await runPion(["-p", "--model", "fake/fake-model", "@notes.txt", "Summarize it"], dirs);
     expect(pion.code).toBe(0);
-    const refDir = join(dirs.home, "ref-agent");
-    mkdirSync(refDir, { recursive: true });
-    writeFakeModels(refDir, fake.url);
-    // async: the fake provider answers from this process's event loop
-    const ref = Bun.spawn([process.execPath, CLI, "-p", "--provider", "fake", "--model", "fake-model", "@notes.txt", "Summarize it"], {
-      cwd: dirs.cwd,
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dirs.home, PI_CODING_AGENT_DIR: refDir, PI_OFFLINE: "1", PI_SKIP_VERSION_CHECK: "1", PI_TELEMETRY: "0" },
-      stdin: "ignore",
-      stdout: "ignore",
-      stderr: "pipe",
-    });
-    expect(await ref.exited).toBe(0);
+    expect(await referencePrint(["@notes.txt", "Summarize it"], dirs, fake.url)).toBe(0);
     expect(fake.requests).toHaveLength(2);
     const [mine, theirs] = fake.requests.map((r) => firstUser(r.body));
     expect(mine).toBe(theirs!);
@@ -60,17 +65,7 @@ describeWith("@file arguments as the reference frames them", missing, () => {
     const args = ["@big.png", "@small.png", "What is in them?"];
     const pion = await runPion(["-p", "--model", "fake/fake-model", ...args], dirs);
     expect(pion.code).toBe(0);
-    const refDir = join(dirs.home, "ref-agent");
-    mkdirSync(refDir, { recursive: true });
-    writeFakeModels(refDir, fake.url);
-    const ref = Bun.spawn([process.execPath, CLI, "-p", "--provider", "fake", "--model", "fake-model", ...args], {
-      cwd: dirs.cwd,
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dirs.home, PI_CODING_AGENT_DIR: refDir, PI_OFFLINE: "1", PI_SKIP_VERSION_CHECK: "1", PI_TELEMETRY: "0" },
-      stdin: "ignore",
-      stdout: "ignore",
-      stderr: "pipe",
-    });
-    expect(await ref.exited).toBe(0);
+    expect(await referencePrint(args, dirs, fake.url)).toBe(0);
     expect(fake.requests).toHaveLength(2);
     const [mine, theirs] = fake.requests.map((r) => firstUser(r.body));
     expect(mine).toBe(theirs!);

@@ -19,6 +19,7 @@ import type { Agent } from "./agent.ts";
 import type { AgentTool } from "./agent-core.ts";
 import { createInitialSystemMessage } from "../../session/system-messages.ts";
 import type { ExtensionBindings, SessionExtensions } from "./agent-session-extensions.ts";
+import { splitUserContent } from "../api.ts";
 
 type Rec = Record<string, unknown>;
 type SessionEvent = Rec & { type: string };
@@ -320,8 +321,7 @@ export class AgentSession {
   }
 
   async sendUserMessage(content: string | (Rec & { type: string })[], options: { deliverAs?: "steer" | "followUp" } = {}): Promise<void> {
-    const text = typeof content === "string" ? content : textOf(content, "\n");
-    const images = typeof content === "string" ? [] : (content.filter((c) => c.type === "image") as unknown as ImageContent[]);
+    const { text, images } = splitUserContent(content);
     if (this.isStreaming) {
       if (options.deliverAs === "followUp") await this.followUp(text, images);
       else await this.steer(text, images);
