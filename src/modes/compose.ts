@@ -33,7 +33,7 @@ import { LazyStore } from "../store/lazy-store.ts";
 import { openSqliteStore } from "../store/sqlite-store.ts";
 import type { SessionStore } from "../store/store.ts";
 import { HostTools } from "../extensions/host-tools.ts";
-import type { ExtensionRunner, RegisteredFlag } from "../extensions/types.ts";
+import type { ExtensionRunner, ExtensionSource, InlineExtension, RegisteredFlag } from "../extensions/types.ts";
 import type { SessionRenewal } from "../rpc/session-handlers.ts";
 import type { DialogHost } from "../extensions/ui-bridge.ts";
 import { BUILTIN_TOOL_NAMES, toolMatcher } from "../tools/select.ts";
@@ -75,6 +75,10 @@ export interface CliOptions {
   mode?: "rpc" | "json" | "print" | "acp";
   extensions?: string[];
   noExtensions?: boolean;
+  /** Extensions given as factories, loaded after the rest: `main(args, { extensionFactories })` and `runRpcMode(runtime)` in `pion run` (program.ts). */
+  inlineExtensions?: InlineExtension[];
+  /** No `/llama` or `/mcp` command: a session of the reference's SDK has no built-in extensions (`runRpcMode` in `pion run`). */
+  noBuiltinExtensions?: boolean;
   tools?: string;
   /** `--exclude-tools`: names or `*` patterns removed from every tool source, after the rest. */
   excludeTools?: string;
@@ -315,7 +319,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
   };
   const shutdown = new AbortController();
   // `-e builtin:<name>` names one of the reference's built-in extensions, not a file.
-  const extensionList = (s: Settings) => extensionsToLoad({ ...o, extensions: o.extensions?.filter((e) => !e.startsWith(BUILTIN_PREFIX)) }, projectTrust.trusted, s);
+  const extensionList = (s: Settings): ExtensionSource[] => [...extensionsToLoad({ ...o, extensions: o.extensions?.filter((e) => !e.startsWith(BUILTIN_PREFIX)) }, projectTrust.trusted, s), ...(o.inlineExtensions ?? [])];
   const extensionPaths = extensionList(settings);
   // The loader (and its virtual modules) is only imported when there is something to load;
   // from then on stdout is pion's alone (what extensions print goes to stderr).
@@ -420,7 +424,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
   if (o.name) session.setName(o.name);
   const own = () => (hasExtensions ? extensions!.commands() : []);
   // ACP sessions get no built-in commands: an editor has its own ways to show MCP servers.
-  const builtinSet = builtinCommands({ cliExtensions: o.extensions, noExtensions: o.noExtensions, noMcp: o.noMcp, listed: settings.listedResources?.extensions ?? [] });
+  const builtinSet = builtinCommands({ cliExtensions: o.extensions, noExtensions: o.noExtensions, noBuiltinExtensions: o.noBuiltinExtensions, noMcp: o.noMcp, listed: settings.listedResources?.extensions ?? [] });
   for (const name of builtinSet.unknown) log("extensions", `${name}: there is no such built-in extension`);
   const builtins =
     o.mode === "acp"

@@ -42,6 +42,8 @@ export interface BuiltinCommandOptions {
   cliExtensions?: readonly string[];
   noExtensions?: boolean;
   noMcp?: boolean;
+  /** None of them unless `-e` names it: a session of the reference's SDK, which has no built-in extensions (`pion run`'s `runRpcMode`). */
+  noBuiltinExtensions?: boolean;
   /** Settings `extensions` entries of every level, in file order. */
   listed?: readonly ListedEntry[];
 }
@@ -63,7 +65,7 @@ export function builtinCommands(o: BuiltinCommandOptions): BuiltinCommandSet {
   const info = (b: (typeof BUILTINS)[number]): BuiltinCommandInfo[] =>
     b.command && allowed(b.extension) ? [{ ...b.command, source: "extension", path: `${BUILTIN_PREFIX}${b.extension}`, sourceInfo: builtinSource(b.extension) }] : [];
   const first = [...new Set(named)].flatMap((n) => BUILTINS.filter((b) => b.extension === n).flatMap(info));
-  const last = o.noExtensions ? [] : BUILTINS.filter((b) => !named.includes(b.extension) && enabledBySettings(b.extension, o.listed ?? [])).flatMap(info);
+  const last = o.noExtensions || o.noBuiltinExtensions ? [] : BUILTINS.filter((b) => !named.includes(b.extension) && enabledBySettings(b.extension, o.listed ?? [])).flatMap(info);
   return { first, last, unknown };
 }
 

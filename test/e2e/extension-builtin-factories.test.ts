@@ -2,7 +2,7 @@
  * The reference's built-in extension factories as a user's extension calls them
  * (`export default createMcpExtension({...})` in a file loaded with -e): over pion's own MCP
  * client, codemode and tool_search, with the permission gate and project trust applying; and
- * the whole-program entry points main and runRpcMode, which stay errors inside pion (runPrintMode:
+ * the whole-program entry points main and runRpcMode, which are errors inside pion (they work in `pion run`, program-run.test.ts; runPrintMode:
  * extension-print-mode.test.ts).
  */
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
@@ -201,7 +201,8 @@ export default (pi) => pi.registerCommand("entry", { handler: async (_args, ctx)
     await p.request({ type: "prompt", message: "/entry" });
     const note = await p.waitFor((r) => r.type === "extension_ui_request" && r.method === "notify");
     const lines = String(note.message).split("\n");
-    expect(lines.map((l) => l.split(":")[0])).toEqual(["main is not available in pion extensions", "runRpcMode is not available in pion extensions"]);
+    expect(lines.map((l) => l.split(":")[0])).toEqual(["main cannot run here", "runRpcMode cannot run here"]);
+    for (const l of lines) expect(l).toMatch(/stdin and stdout.*pion --mode rpc.*pion run <program>/);
     expect(((await p.request({ type: "get_state" })) as Rec).success).toBe(true);
   });
 });

@@ -20,11 +20,14 @@ const REFERENCE = process.env.PION_REFERENCE_PKG;
 const REFERENCE_CLI = join(REFERENCE ?? "", "dist/cli.js");
 export const NO_REFERENCE = !REFERENCE ? "PION_REFERENCE_PKG (the folder of @earendil-works/pi-coding-agent) is not set" : existsSync(REFERENCE_CLI) ? undefined : `${REFERENCE_CLI} does not exist`;
 
-/** The reference in RPC mode, its home and agent folder in `home`, against the models.json there. */
-export function referenceRpc(args: string[], dirs: { home: string; cwd: string }, env: Record<string, string>): RpcAgent {
+/**
+ * The reference in RPC mode, its home and agent folder in `home`, against the models.json there;
+ * `program`: a program on the reference's SDK run in its place (`bun program ...args`).
+ */
+export function referenceRpc(args: string[], dirs: { home: string; cwd: string }, env: Record<string, string>, program = REFERENCE_CLI): RpcAgent {
   const log = new RecordLog(() => stderr);
   let stderr = "";
-  const proc = Bun.spawn([process.execPath, REFERENCE_CLI, ...args], {
+  const proc = Bun.spawn([process.execPath, program, ...args], {
     cwd: dirs.cwd,
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dirs.home, PI_CODING_AGENT_DIR: dirs.home, PI_OFFLINE: "1", PI_SKIP_VERSION_CHECK: "1", PI_TELEMETRY: "0", ...env },
     stdin: "pipe",

@@ -74,7 +74,15 @@ const warnings = (list: readonly string[]): Diagnostic[] => list.map((message) =
 type Factory = (pi: never) => unknown;
 type ExtensionFactoryInput = Factory | { name: string; factory: Factory };
 
-const inline = (inputs: readonly ExtensionFactoryInput[]): InlineExtension[] =>
+const loaderOptions = new WeakMap<object, DefaultResourceLoaderOptions>();
+
+/** What a DefaultResourceLoader was made with (its cwd and agent dir resolved); undefined for any other loader. */
+export function resourceLoaderOptions(loader: unknown): DefaultResourceLoaderOptions | undefined {
+  return loader && typeof loader === "object" ? loaderOptions.get(loader) : undefined;
+}
+
+/** The reference's `extensionFactories` as the loader's inline extensions (named `<inline:N>` or by their name). */
+export const inlineExtensions = (inputs: readonly ExtensionFactoryInput[]): InlineExtension[] =>
   inputs.map((input, i) => (typeof input === "function" ? { path: `<inline:${i + 1}>`, factory: input } : { path: `<inline:${input.name}>`, factory: input.factory }));
 
 export class DefaultResourceLoader {
@@ -89,6 +97,7 @@ export class DefaultResourceLoader {
 
   constructor(options: DefaultResourceLoaderOptions) {
     this.#o = { ...options, cwd: resolve(expandHome(options.cwd)), agentDir: resolve(expandHome(options.agentDir)) };
+    loaderOptions.set(this, this.#o);
   }
 
   /** Until the first reload, nothing (as the reference's loader answers before it). */
@@ -115,7 +124,7 @@ export class DefaultResourceLoader {
   async #loadExtensions(fresh: boolean): Promise<Rec> {
     const o = this.#o;
     const paths = pathsToLoad(o.additionalExtensionPaths ?? [], o.cwd, o.agentDir, o.noExtensions === true);
-    const base = await loadExtensionSet(paths, inline(o.extensionFactories ?? []), o.cwd, fresh);
+    const base = await loadExtensionSet(paths, inlineExtensions(o.extensionFactories ?? []), o.cwd, fresh);
     return o.extensionsOverride ? o.extensionsOverride(base) : base;
   }
 

@@ -42,7 +42,7 @@ interface ModelRuntimeLike {
   getAuth(provider: string): Promise<{ auth: { apiKey?: string } } | undefined>;
 }
 
-interface CreateAgentSessionOptions {
+export interface CreateAgentSessionOptions {
   cwd?: string;
   model?: Model;
   thinkingLevel?: ThinkingLevel;
@@ -129,6 +129,11 @@ export function branchMessages(manager: Pick<SessionRecord, "getBranch">): Agent
   return (manager.getBranch() as { type: string; message?: unknown }[]).flatMap((e) => (e.type === "message" && e.message ? [e.message as AgentMessage] : []));
 }
 
+const created = new WeakMap<AgentSession, CreateAgentSessionOptions>();
+
+/** The options `createAgentSession` made `session` with (its custom tools, its `tools` allowlist...). */
+export const sessionOptionsOf = (session: AgentSession): CreateAgentSessionOptions | undefined => created.get(session);
+
 export async function createAgentSession(options: CreateAgentSessionOptions = {}) {
   const manager = (options.sessionManager ?? SessionManager.inMemory(options.cwd ?? process.cwd())) as unknown as Manager;
   const cwd = options.cwd ?? manager.getCwd() ?? process.cwd();
@@ -166,6 +171,7 @@ export async function createAgentSession(options: CreateAgentSessionOptions = {}
     ...(options.excludeTools ? { excludedTools: options.excludeTools } : {}),
     extensions: (s, emit) => new SessionExtensions(s, emit, { result: extensions, cwd, sessionManager: manager, modelRegistry: (registry ?? {}) as object, ...(options.sessionStartEvent ? { startEvent: options.sessionStartEvent } : {}) }),
   });
+  created.set(session, options);
   const extensionsResult = options.resourceLoader?.getExtensions?.() ?? { ...extensions, errors: [] };
   return { session, extensionsResult, ...(model ? {} : { modelFallbackMessage: "No model given: pass options.model (for example ctx.model)" }) };
 }

@@ -49,11 +49,26 @@ function defaultSessionDir(cwd: string): string {
   return dir;
 }
 
+const states = new WeakMap<object, ManagerState>();
+
+/**
+ * A persisted manager's file, written now if it holds no conversation yet (its header and
+ * entries so far), so another reader can open it: `runRpcMode` hands the session to pion's own
+ * RPC mode that way. Undefined for a manager in memory (or not this module's).
+ */
+export function sessionFileNow(manager: unknown): string | undefined {
+  const s = manager && typeof manager === "object" ? states.get(manager) : undefined;
+  if (!s?.file) return undefined;
+  if (!s.file.flushed) s.file.rewrite(s.header, s.entries);
+  return s.file.path;
+}
+
 export class SessionManager {
   /** `file`: where a persisted manager writes (none in memory); `sessionDir`: where its new sessions go. */
   constructor(cwd: string, header: Rec, entries: Entry[], file?: SessionFile, sessionDir = "") {
     const s: ManagerState = { header, leaf: entries.at(-1)?.id ?? null, entries, byId: new Map(entries.map((e) => [e.id, e])), cwd: resolve(cwd), sessionDir, file };
     if (file && sessionDir && !existsSync(sessionDir)) mkdirSync(sessionDir, { recursive: true, mode: 0o700 });
+    states.set(this, s);
     Object.assign(this, view(s), managerWrites(s), {
       isPersisted: () => s.file !== undefined,
       getSessionDir: () => s.sessionDir,

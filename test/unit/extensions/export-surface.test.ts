@@ -40,7 +40,7 @@ describe("the reference's export surface", () => {
     expect([mem.getCwd!(), mem.getLeafId!(), mem.isPersisted!()]).toEqual(["/w", "a", false]);
   });
 
-  test("helpers behave as the reference's: front matter, thinking levels, key hints; unavailable names throw on use", () => {
+  test("helpers behave as the reference's: front matter, thinking levels, key hints; runRpcMode refuses where pion owns stdio", async () => {
     const ca = referenceModules()["pi-coding-agent"] as Record<string, (...a: unknown[]) => unknown>;
     expect(ca.parseFrontmatter!("---\nname: x\ncount: 3\ntags: [a, b]\n---\nbody\n")).toEqual({ frontmatter: { name: "x", count: 3, tags: ["a", "b"] }, body: "body\n" });
     expect(ca.stripFrontmatter!("---\na: 1\n---\nrest")).toBe("rest");
@@ -50,7 +50,7 @@ describe("the reference's export surface", () => {
     expect(ai.clampThinkingLevel!({ reasoning: true, thinkingLevelMap: { minimal: null } }, "minimal")).toBe("low");
     expect(ai.clampThinkingLevel!({ reasoning: true, thinkingLevelMap: {} }, "max")).toBe("high");
     expect(ca.keyHint!("app.tools.expand", "to expand")).toBe("app.tools.expand to expand");
-    expect(() => ca.runRpcMode!()).toThrow("runRpcMode is not available in pion extensions");
+    await expect(ca.runRpcMode!()).rejects.toThrow("runRpcMode cannot run here");
     const Tui = (referenceModules()["pi-tui"] as Record<string, new (...a: unknown[]) => { render(w: number): string[] }>).Markdown!;
     expect(new Tui("# x").render(80)).toEqual([]);
   });

@@ -54,7 +54,7 @@ describe("loadExtensions", () => {
     const { port, errors } = fakePort();
     await loadExtensions([file], port);
     expect(errors()[0]).toMatchObject({ type: "extension_error", extensionPath: file, event: "load" });
-    expect(String(errors()[0]!.error)).toContain("runRpcMode is not available");
+    expect(String(errors()[0]!.error)).toContain("runRpcMode cannot run here");
   });
 });
 

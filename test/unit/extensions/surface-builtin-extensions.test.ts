@@ -93,11 +93,10 @@ describe("the factories register what the reference's do", () => {
 });
 
 describe("the whole-program entry points", () => {
-  test("main and runRpcMode stay unavailable and say why and what to use; runPrintMode is pion's (surface-print-mode.test.ts)", async () => {
+  test("main and runRpcMode are pion's, refused where pion's own program owns stdin and stdout (they run in `pion run`, program-run.test.ts); runPrintMode is pion's (surface-print-mode.test.ts)", async () => {
     const { behaviourOf } = await import("../../../src/extensions/surface/export-surface.ts");
-    for (const name of ["main", "runRpcMode"]) expect(behaviourOf(pion[name])).toBe("unavailable");
-    expect(behaviourOf(pion.runPrintMode)).toBe("pion");
-    expect(() => pion.main!(["--version"])).toThrow(/^main is not available in pion extensions: it is the reference CLI's whole program.*RpcClient/);
-    expect(() => pion.runRpcMode!({})).toThrow(/runRpcMode is not available in pion extensions: .*stdin and stdout.*pion --mode rpc/);
+    for (const name of ["main", "runRpcMode", "runPrintMode"]) expect(behaviourOf(pion[name])).toBe("pion");
+    await expect(pion.main!(["--version"])).rejects.toThrow(/^main cannot run here: it takes over the process's stdin and stdout.*RpcClient.*pion run <program>/);
+    await expect(pion.runRpcMode!({})).rejects.toThrow(/^runRpcMode cannot run here: .*stdin and stdout.*pion --mode rpc/);
   });
 });
