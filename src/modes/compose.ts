@@ -432,18 +432,10 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
       : createBuiltinCommands({ set: builtinSet, hasUI: (o.mode ?? "rpc") === "rpc", extensionCommands: () => own().map((c) => c.name), mcp: () => mcp.command(), write: (frame) => void session.publish(frame as unknown as ExtensionFrame) });
   const commands = () => {
     const listed = builtins?.listed();
-    return [
-      ...(listed?.first ?? []),
-      ...own().map((c) => ({
-        name: c.name,
-        description: c.description,
-        source: "extension" as const,
-        path: c.path,
-        sourceInfo: c.sourceInfo,
-      })),
-      ...(listed?.last ?? []),
-      ...listCommands(current.resources.skills, current.resources.templates),
-    ];
+    const mine = own().map((c) => ({ name: c.name, description: c.description, source: "extension" as const, path: c.path, sourceInfo: c.sourceInfo }));
+    // Factories given to main() or runRpcMode load after the built-in extensions, as in the reference.
+    const inline = (c: (typeof mine)[number]) => c.sourceInfo?.source === "inline";
+    return [...(listed?.first ?? []), ...mine.filter((c) => !inline(c)), ...(listed?.last ?? []), ...mine.filter(inline), ...listCommands(current.resources.skills, current.resources.templates)];
   };
   // pi.getCommands() answers this list too, from the first session_start on.
   ref.commands = commands;

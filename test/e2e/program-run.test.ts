@@ -104,13 +104,7 @@ describeWith("pion run: runRpcMode(runtime), pion against the reference running 
       script(fake);
       let agent: RpcAgent;
       if (which === "pion") agent = new Pion({ ...dirs, args: ["run", RPC_PROGRAM, "a", "b"] });
-      else {
-        // Under bun the program imports the reference's package from a node_modules beside it.
-        const dir = mkdtempSync(join(tmpdir(), "pion-program-"));
-        copyFileSync(RPC_PROGRAM, join(dir, "program.ts"));
-        symlinkSync(dirname(dirname(process.env.PION_REFERENCE_PKG!)), join(dir, "node_modules"));
-        agent = referenceRpc(["a", "b"], dirs, {}, join(dir, "program.ts"));
-      }
+      else agent = referenceRpc(["a", "b"], dirs, {}, onReference(RPC_PROGRAM));
       const seen = await drive(agent, fake);
       expect(await agent.close()).toBe(0);
       return { ...seen, files: sessionFiles(dirs.home, dirs.cwd).length };
@@ -121,14 +115,40 @@ describeWith("pion run: runRpcMode(runtime), pion against the reference running 
   }, 60_000);
 });
 
+/** `program` copied into a folder whose node_modules is the reference's, so `bun` runs it on the reference's package. */
+function onReference(program: string): string {
+  const dir = mkdtempSync(join(tmpdir(), "pion-program-"));
+  copyFileSync(program, join(dir, "program.ts"));
+  symlinkSync(dirname(dirname(process.env.PION_REFERENCE_PKG!)), join(dir, "node_modules"));
+  return join(dir, "program.ts");
+}
+
+describeWith("pion run: main(args, { extensionFactories }), pion against the reference running the same program", NO_REFERENCE, () => {
+  test("the same commands in the same order, and the factory's command answers the same", async () => {
+    const run = async (which: "pion" | "reference") => {
+      await using fake = startFakeProvider();
+      const dirs = setup(fake);
+      const args = ["--mode", "rpc", "--no-session"];
+      const agent: RpcAgent = which === "pion" ? new Pion({ ...dirs, args: ["run", CLI_PROGRAM, ...args] }) : referenceRpc(args, dirs, {}, onReference(CLI_PROGRAM));
+      const commands = ((await agent.request({ type: "get_commands" })) as { data: { commands: Rec[] } }).data.commands.map((c) => [c.name, c.source, (c.sourceInfo as Rec).path]);
+      await agent.request({ type: "prompt", message: "/brand" });
+      const note = (await agent.waitFor((r) => r.type === "extension_ui_request" && r.method === "notify")).message;
+      expect(await agent.close()).toBe(0);
+      return { commands, note };
+    };
+    const [mine, theirs] = await Promise.all([run("pion"), run("reference")]);
+    expect(mine).toEqual(theirs);
+  }, 60_000);
+});
+
 describe("pion run: main(args, { extensionFactories })", () => {
   test.concurrent("is pion's command line with the program's extensions: RPC mode lists and runs its command", async () => {
     await using fake = startFakeProvider();
     const dirs = setup(fake);
     const p = new Pion({ ...dirs, args: ["run", CLI_PROGRAM, "--mode", "rpc", "--no-session"] });
     const commands = ((await p.request({ type: "get_commands" })) as { data: { commands: Rec[] } }).data.commands;
-    // The CLI's built-in commands too, as the reference's CLI lists them.
-    expect(commands.filter((c) => c.source === "extension").map((c) => [c.name, c.path])).toEqual([["brand", "<inline:1>"], ["llama", "builtin:llama.cpp"], ["mcp", "builtin:mcp"]]);
+    // The CLI's built-in commands too, before the factories' as the reference's CLI lists them.
+    expect(commands.filter((c) => c.source === "extension").map((c) => [c.name, c.path])).toEqual([["llama", "builtin:llama.cpp"], ["mcp", "builtin:mcp"], ["brand", "<inline:1>"]]);
     await p.request({ type: "prompt", message: "/brand" });
     expect((await p.waitFor((r) => r.type === "extension_ui_request" && r.method === "notify")).message).toBe("acme-agent");
     expect(await p.close()).toBe(0);
