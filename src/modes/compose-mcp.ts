@@ -21,16 +21,19 @@ const MCP_START_DELAY_MS = 100;
  * loads only when a server is configured; servers start once the session can report on them.
  */
 export async function startMcp(o: CliOptions, projectTrusted: boolean, guard: CredentialGuard, publish: (e: Record<string, unknown>) => void) {
-  let config: McpConfig | undefined;
-  const trusted = projectTrusted;
-  // Most folders have no MCP configuration: the config module loads only when a file exists.
-  if (!o.noMcp && mcpConfigFiles({ ...o, projectTrusted: trusted }).some((f) => existsSync(f))) {
+  /** mcp.json's servers (user's, then the trusted project's); undefined when there are none. */
+  const readConfig = async (): Promise<McpConfig | undefined> => {
+    // Most folders have no MCP configuration: the config module loads only when a file exists.
+    if (o.noMcp || !mcpConfigFiles({ ...o, projectTrusted }).some((f) => existsSync(f))) return undefined;
     const { loadMcpConfig, serverCredentials } = await import("../mcp/config.ts");
-    config = loadMcpConfig({ home: o.home, cwd: o.cwd, env: o.env, projectTrusted: trusted });
-    // Known from now on, not only once the servers start: the host's first bash command must not get them either.
-    guard.addCredentials(serverCredentials(config.servers));
-    if (config.servers.length === 0 && config.errors.length === 0) config = undefined;
-  }
+    const read = loadMcpConfig({ home: o.home, cwd: o.cwd, env: o.env, projectTrusted });
+    // Known from now on, not only once the servers start: the host's next bash command must not get them either.
+    guard.addCredentials(serverCredentials(read.servers));
+    return read.servers.length === 0 && read.errors.length === 0 ? undefined : read;
+  };
+  const config = await readConfig();
+  /** Whether an extension's createMcpExtension configured the servers since the last reload or session change began. */
+  let configuredByExtension = false;
   let hasDirect: ((c: McpServerConfig) => boolean) | undefined;
   let standalone: Promise<Tool> | undefined;
   /** Servers given at run time, on top of the configured ones. */
@@ -113,6 +116,7 @@ export async function startMcp(o: CliOptions, projectTrusted: boolean, guard: Cr
      */
     async configure(next: McpConfig) {
       const { withRuntimeServers } = await import("../mcp/config.ts");
+      configuredByExtension = true;
       state.config = next;
       await state.ensure();
       state.started = true;
@@ -148,6 +152,29 @@ export async function startMcp(o: CliOptions, projectTrusted: boolean, guard: Cr
       },
       reconnect: async (name) => state.manager?.connections().find((c) => c.config.name === name)?.connect(),
     }),
+    /** A reload or session change begins: an extension that configures the servers from here on wins over mcp.json. */
+    markReread() {
+      configuredByExtension = false;
+    },
+    /**
+     * After a reload or session change (the extensions' session_start handlers ran): mcp.json is
+     * read again, as the reference's MCP does, unless an extension configured the servers. Changed,
+     * added and removed servers are connected and stopped now if the servers had started; those
+     * unchanged keep their connections (McpManager.setServers).
+     */
+    async reread() {
+      if (configuredByExtension) return;
+      const next = await readConfig();
+      if (JSON.stringify(next) === JSON.stringify(state.config)) return;
+      state.config = next;
+      if (!next && !state.manager) return;
+      await state.ensure();
+      if (!state.started) return state.ready();
+      const { withRuntimeServers } = await import("../mcp/config.ts");
+      if (next) logConfigErrors(next);
+      const all = withRuntimeServers(next, runtime);
+      await state.manager!.setServers(all.servers, all.errors);
+    },
     /** Called once the session exists to report on the servers. */
     ready() {
       if (state.config) setTimeout(() => state.start(), MCP_START_DELAY_MS).unref();

@@ -92,6 +92,8 @@ export interface LifecycleDeps {
   models: ModelRegistry;
   /** What cycle_model goes through, replaced in place when a session change finds another scope. */
   scopedModels: Model[];
+  /** mcp.json read again after a reload or session change (compose-mcp.ts), unless an extension configures MCP meanwhile. */
+  mcp: { markReread(): void; reread(): Promise<void> };
 }
 
 export function sessionLifecycle(d: LifecycleDeps) {
@@ -153,6 +155,7 @@ export function sessionLifecycle(d: LifecycleDeps) {
     if (session.isStreaming) throw new PionError("Wait for the current response to finish before reloading.", "busy");
     if (session.isCompacting) throw new PionError("Wait for compaction to finish before reloading.", "busy");
     await extensions?.notify("session_shutdown", { reason: "reload" });
+    d.mcp.markReread();
     const before = live.settings;
     const fresh = await readAgain();
     live.settings = fresh;
@@ -161,6 +164,7 @@ export function sessionLifecycle(d: LifecycleDeps) {
     activateTools(before, fresh);
     live.resources = loadResources(o, trusted, fresh);
     await discover("reload");
+    await d.mcp.reread();
   };
 
   /** The model and thinking level start-up would choose under `settings`; undefined (logged) when it cannot choose. */
@@ -176,6 +180,7 @@ export function sessionLifecycle(d: LifecycleDeps) {
 
   const renewal: SessionRenewal = {
     prepare: async () => {
+      d.mcp.markReread();
       const before = live.settings;
       const fresh = await readAgain();
       live.settings = fresh;
@@ -199,6 +204,7 @@ export function sessionLifecycle(d: LifecycleDeps) {
       await extensions?.reloadExtensions("same", d.extensionList(live.settings));
       live.resources = loadResources(o, trusted, live.settings);
       await discover("startup", start);
+      await d.mcp.reread();
     },
   };
 

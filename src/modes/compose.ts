@@ -417,7 +417,7 @@ export async function composeSession(opts: CliOptions, hooks: ComposeHooks = {})
   announce = (r) => void session.publish(storeFrame(r));
   for (const r of recovered.splice(0)) announce(r);
   if (openStartupSession(session, store, o, fileFor)) keepCommandLineChoice(session, startup, o);
-  const lifecycle = sessionLifecycle({ o, trusted: projectTrust.trusted, live: current, session, extensions: hasExtensions ? extensions : undefined, ref, extensionList, builtinNames: selectedNames, retryCompaction, shell, models: registry, scopedModels });
+  const lifecycle = sessionLifecycle({ o, trusted: projectTrust.trusted, live: current, session, extensions: hasExtensions ? extensions : undefined, ref, extensionList, builtinNames: selectedNames, retryCompaction, shell, models: registry, scopedModels, mcp });
   const { renewal } = lifecycle;
   attachSession(ref, { session, store, fileFor, extensions, cwd: o.cwd, scopedModels, reload: lifecycle.reload, renewal });
   for (const frame of ref.early.splice(0)) void session.publish(frame);
