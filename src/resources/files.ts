@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import type { ResourceList } from "./resource-list.ts";
 import type { FoundBy } from "./source-info.ts";
 
@@ -65,6 +65,15 @@ export interface ExplicitResources {
   listed?: ResourceList;
   /** Resources of the packages `-e` names (their skills, prompts), loaded like command-line paths but with their own `sourceInfo`. */
   fromPackages?: readonly { path: string; found: FoundBy }[];
+}
+
+/** The file behind links, so one reached twice loads once. */
+export function realPathOf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
 }
 
 /** What is at `path`, following symlinks; anything unreadable counts as missing. */

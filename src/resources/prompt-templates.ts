@@ -1,9 +1,9 @@
-import { basename, dirname, join, resolve } from "node:path";
-import { autoFound, CLI_FOUND, listedFound, type FoundBy } from "./source-info.ts";
+import { basename, resolve } from "node:path";
+import type { FoundBy } from "./source-info.ts";
 import { errorMessage } from "../util/errors.ts";
-import { listDir, pathKind, readTextIfFile, userDirsOf, type ExplicitResources, type ResourceLocation, type ResourceScope } from "./files.ts";
+import { listDir, pathKind, readTextIfFile, realPathOf, type ExplicitResources, type ResourceLocation, type ResourceScope } from "./files.ts";
 import { parseFrontmatter } from "./frontmatter.ts";
-import { projectPaths } from "./project-paths.ts";
+import { foundFor, resourceSources, type ResourceSource } from "./load-order.ts";
 
 export interface PromptTemplate {
   /** The file name without `.md`; invoked as `/name`. */
@@ -18,43 +18,43 @@ export interface PromptTemplate {
 }
 
 export interface LoadedPromptTemplates {
-  /** Sorted by name; one per name, the project's winning over the user's. */
+  /** In load order (load-order.ts); one per name, the first loaded winning. */
   templates: PromptTemplate[];
   /** One line per skipped file, for the caller to print on stderr. */
   warnings: string[];
 }
 
-/** Template folders in precedence order (a later one replaces an earlier template of the same name); the project's only when trusted. */
-export function promptTemplateSources(scope: ResourceScope): { dir: string; location: ResourceLocation; found: FoundBy }[] {
-  const user = userDirsOf(scope).map((home) => ({ dir: join(home, "prompts"), location: "user" as const, found: autoFound("user", home) }));
-  if (!scope.project) return user;
-  return [...user, ...projectPaths(scope.cwd).prompts.map((dir) => ({ dir, location: "project" as const, found: autoFound("project", dirname(dir)) }))];
-}
-
 /**
- * Read the direct `.md` children of each template folder, then each explicit path
- * (`--prompt-template`: a `.md` file or a folder of them), which wins over a discovered
- * template of the same name. `noDiscovery` (`--no-prompt-templates`) skips the folders.
- * Unreadable files are skipped with a warning.
+ * The direct `.md` children of each conventional folder, and each path (a `.md` file or a folder
+ * of them), in the sources' order (load-order.ts). The first template of a name wins, as in the
+ * reference; a later one is left out with a warning, the same file reached twice silently.
+ * `noDiscovery` (`--no-prompt-templates`) keeps only the `-e` packages' templates and the command
+ * line's paths. Unreadable files are skipped with a warning.
  */
 export function loadPromptTemplates(roots: ResourceScope, explicit: ExplicitResources = {}): LoadedPromptTemplates {
   const byName = new Map<string, PromptTemplate>();
+  const files = new Set<string>();
   const warnings: string[] = [];
-  const addFile = (filePath: string, location: ResourceLocation, found: FoundBy) => {
-    if (location !== "path" && explicit.listed?.enabled(filePath) === false) return;
+  const addFile = (filePath: string, source: ResourceSource) => {
+    if (source.location !== "path" && explicit.listed?.enabled(filePath) === false) return;
+    const file = realPathOf(filePath);
+    if (files.has(file)) return;
     try {
       const text = readTextIfFile(filePath);
       if (text === undefined) return;
       const { attributes, body } = parseFrontmatter(text);
       const name = basename(filePath).slice(0, -3);
+      const first = byName.get(name);
+      if (first) return void warnings.push(`Prompt template "${name}" at ${filePath} is left out: the one at ${first.filePath} has that name and loaded first`);
       const description = attributes.description?.trim() || firstNonEmptyLine(body);
       const content = body.replace(/^(?:[ \t]*\r?\n)+/, "").trimEnd();
-      byName.set(name, { name, description, content, filePath, location, found });
+      byName.set(name, { name, description, content, filePath, location: source.location, found: foundFor(source, filePath) });
+      files.add(file);
     } catch (err) {
       warnings.push(`Skipping prompt template ${filePath}: ${errorMessage(err)}`);
     }
   };
-  const addFolder = (dir: string, location: ResourceLocation, found: FoundBy) => {
+  const addFolder = (dir: string, source: ResourceSource) => {
     let entries: string[];
     try {
       entries = listDir(dir).filter((e) => e.endsWith(".md") && e.length > 3 && !e.startsWith("."));
@@ -62,21 +62,17 @@ export function loadPromptTemplates(roots: ResourceScope, explicit: ExplicitReso
       warnings.push(`Cannot read prompts folder ${dir}: ${errorMessage(err)}`);
       return;
     }
-    for (const entry of entries) addFile(resolve(dir, entry), location, found);
+    for (const entry of entries) addFile(resolve(dir, entry), source);
   };
-  if (!explicit.noDiscovery) for (const { dir, location, found } of promptTemplateSources(roots)) addFolder(dir, location, found);
-  const addPath = (path: string, location: ResourceLocation, found: FoundBy) => {
-    const kind = pathKind(path);
-    if (kind === "folder") addFolder(path, location, found);
-    else if (kind === "file" && path.endsWith(".md")) addFile(path, location, found);
-    else warnings.push(kind === "file" ? `Skipping prompt template ${path}: not a .md file` : `Prompt template path not found: ${path}`);
-  };
-  // The settings' paths count as configured (their overrides apply); the command line's always load.
-  for (const { path, location, package: pkg } of explicit.listed?.paths ?? []) addPath(path, location, listedFound(location, pkg));
-  for (const { path, found } of explicit.fromPackages ?? []) addPath(path, "path", found);
-  for (const raw of explicit.paths ?? []) addPath(resolve(roots.cwd, raw), "path", CLI_FOUND);
-  const templates = [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  return { templates, warnings };
+  for (const source of resourceSources("prompts", roots, explicit)) {
+    const kind = pathKind(source.path);
+    if (source.as === "folder") {
+      if (kind === "folder") addFolder(source.path, source);
+    } else if (kind === "folder") addFolder(source.path, source);
+    else if (kind === "file" && source.path.endsWith(".md")) addFile(source.path, source);
+    else warnings.push(kind === "file" ? `Skipping prompt template ${source.path}: not a .md file` : `Prompt template path not found: ${source.path}`);
+  }
+  return { templates: [...byName.values()], warnings };
 }
 
 const firstNonEmptyLine = (body: string): string => body.split("\n").find((l) => l.trim() !== "")?.trim() ?? "";

@@ -1,10 +1,10 @@
 import { existsSync } from "node:fs";
-import { autoFound, CLI_FOUND, listedFound, type FoundBy } from "./source-info.ts";
+import type { FoundBy } from "./source-info.ts";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { errorMessage } from "../util/errors.ts";
-import { isDirectory, listDir, pathKind, readTextIfFile, userDirsOf, type ExplicitResources, type ResourceLocation, type ResourceScope } from "./files.ts";
+import { isDirectory, listDir, pathKind, readTextIfFile, realPathOf, type ExplicitResources, type ResourceLocation, type ResourceScope } from "./files.ts";
 import { parseFrontmatter } from "./frontmatter.ts";
-import { projectPaths } from "./project-paths.ts";
+import { foundFor, resourceSources, type ResourceSource } from "./load-order.ts";
 
 export interface Skill {
   name: string;
@@ -21,7 +21,7 @@ export interface Skill {
 }
 
 export interface LoadedSkills {
-  /** Sorted by name; one per name. */
+  /** In load order (load-order.ts); one per name. */
   skills: Skill[];
   /** One line per skipped or shadowed skill, for the caller to print on stderr. */
   warnings: string[];
@@ -33,36 +33,28 @@ const MAX_NAME = 64;
 const MAX_DESCRIPTION = 1024;
 
 /**
- * Skill folders in precedence order (a later source replaces an earlier skill of the same name):
- * the user's (the reference's agent folder, then PION_HOME), then, for a trusted project, `.pi/skills`,
- * `.pion/skills` and the `.agents/skills` folders.
- */
-export function skillSources(scope: ResourceScope): { dir: string; location: ResourceLocation; found: FoundBy }[] {
-  const user = userDirsOf(scope).map((home) => ({ dir: join(home, "skills"), location: "user" as const, found: autoFound("user", home) }));
-  if (!scope.project) return user;
-  return [...user, ...projectPaths(scope.cwd).skills.map((dir) => ({ dir, location: "project" as const, found: autoFound("project", dirname(dir)) }))];
-}
-
-/**
- * Read every `<source>/<name>/SKILL.md`, then each explicit path (`--skill`: a SKILL.md file, a
- * skill folder, or a folder of skill folders), which win over discovered skills of the same
- * name. `noDiscovery` (`--no-skills`) skips the conventional folders. Invalid skills are
- * skipped with a warning, never thrown.
+ * Every skill of the sources (load-order.ts), in their order: a `<folder>/<name>/SKILL.md` of a
+ * conventional folder; for a path, a SKILL.md file, a skill folder, or a folder of skill folders.
+ * The first skill of a name wins (the reference's rule); a later one is left out with a warning,
+ * the same file reached twice silently. `noDiscovery` (`--no-skills`) keeps only the `-e`
+ * packages' skills and the command line's paths. Invalid skills are skipped with a warning, never thrown.
  */
 export function loadSkills(roots: ResourceScope, explicit: ExplicitResources = {}): LoadedSkills {
   const byName = new Map<string, Skill>();
+  const files = new Set<string>();
   const warnings: string[] = [];
   const add = (skill: Skill | string | undefined) => {
     if (skill === undefined) return;
     if (typeof skill === "string") return void warnings.push(skill);
     if (skill.location !== "path" && explicit.listed?.enabled(skill.filePath) === false) return;
-    const previous = byName.get(skill.name);
-    if (previous?.location === skill.location) {
-      warnings.push(`Skill "${skill.name}" at ${skill.filePath} replaces the one at ${previous.filePath}`);
-    }
+    const file = realPathOf(skill.filePath);
+    if (files.has(file)) return;
+    const first = byName.get(skill.name);
+    if (first) return void warnings.push(`Skill "${skill.name}" at ${skill.filePath} is left out: the one at ${first.filePath} has that name and loaded first`);
     byName.set(skill.name, skill);
+    files.add(file);
   };
-  const addFolder = (dir: string, location: ResourceLocation, found: FoundBy) => {
+  const addFolder = (dir: string, source: ResourceSource) => {
     let entries: string[];
     try {
       entries = listDir(dir);
@@ -70,26 +62,25 @@ export function loadSkills(roots: ResourceScope, explicit: ExplicitResources = {
       warnings.push(`Cannot read skills folder ${dir}: ${errorMessage(err)}`);
       return;
     }
-    for (const entry of entries) if (!entry.startsWith(".")) add(readSkill(resolve(dir, entry), entry, location, found));
+    for (const entry of entries) if (!entry.startsWith(".") && entry !== "node_modules") add(readSkill(resolve(dir, entry), entry, source));
   };
-  if (!explicit.noDiscovery) for (const { dir, location, found } of skillSources(roots)) addFolder(dir, location, found);
-  const addPath = (path: string, location: ResourceLocation, found: FoundBy) => {
+  for (const source of resourceSources("skills", roots, explicit)) {
+    const { path } = source;
+    if (source.as === "folder") {
+      if (pathKind(path) === "folder") addFolder(path, source);
+      continue;
+    }
     const kind = pathKind(path);
-    if (kind === "file") add(readSkill(dirname(path), basename(dirname(path)), location, found, basename(path)));
-    else if (kind === "folder" && pathKind(join(path, SKILL_FILE)) === "file") add(readSkill(path, basename(path), location, found));
-    else if (kind === "folder") addFolder(path, location, found);
+    if (kind === "file") add(readSkill(dirname(path), basename(dirname(path)), source, basename(path)));
+    else if (kind === "folder" && pathKind(join(path, SKILL_FILE)) === "file") add(readSkill(path, basename(path), source));
+    else if (kind === "folder") addFolder(path, source);
     else warnings.push(`Skill path not found: ${path}`);
-  };
-  // The settings' paths count as configured (their overrides apply); the command line's always load.
-  for (const { path, location, package: pkg } of explicit.listed?.paths ?? []) addPath(path, location, listedFound(location, pkg));
-  for (const { path, found } of explicit.fromPackages ?? []) addPath(path, "path", found);
-  for (const raw of explicit.paths ?? []) addPath(resolve(roots.cwd, raw), "path", CLI_FOUND);
-  const skills = [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  return { skills, warnings };
+  }
+  return { skills: [...byName.values()], warnings };
 }
 
 /** A skill, a warning explaining why the folder is not one, or `undefined` for a folder without SKILL.md. */
-function readSkill(baseDir: string, folderName: string, location: ResourceLocation, found: FoundBy, fileName = SKILL_FILE): Skill | string | undefined {
+function readSkill(baseDir: string, folderName: string, source: ResourceSource, fileName = SKILL_FILE): Skill | string | undefined {
   const filePath = join(baseDir, fileName);
   let attributes: Record<string, string>;
   try {
@@ -107,8 +98,8 @@ function readSkill(baseDir: string, folderName: string, location: ResourceLocati
     description: attributes.description,
     filePath,
     baseDir,
-    location,
-    found,
+    location: source.location,
+    found: foundFor(source, filePath),
     disableModelInvocation: attributes["disable-model-invocation"] === "true",
   };
 }

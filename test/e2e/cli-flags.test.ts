@@ -159,10 +159,11 @@ describe("options with an effect", () => {
     const extra = writeSkill(join(dirs.cwd, "mine"), "explicit");
     const other = writeSkill(join(dirs.cwd, "mine"), "by-file");
     const skills = (cmds: Rec[]) => cmds.filter((c) => c.source === "skill").map((c) => [c.name, c.location]);
+    // In the reference's load order: discovered skills, then the command line's in its order.
     expect(skills(await commandsWith(["--skill", extra, "--skill", join(other, "SKILL.md")], dirs))).toEqual([
-      ["skill:by-file", "path"],
-      ["skill:explicit", "path"],
       ["skill:found", "user"],
+      ["skill:explicit", "path"],
+      ["skill:by-file", "path"],
     ]);
     expect(skills(await commandsWith(["-ns", "--skill", "mine/explicit"], dirs))).toEqual([["skill:explicit", "path"]]);
     expect(skills(await commandsWith(["--no-skills"], dirs))).toEqual([]);

@@ -57,7 +57,8 @@ async function rpcRun(p: Project, args: string[], binary = false) {
   return { commands, state, ran: p.ran(), stderr: pion.stderr, notices: pion.stderr.split(NOTICE).length - 1 };
 }
 
-const LOADED = ["evil", "greet", "skill:parent-skill", "skill:proj-skill"];
+// Skills in the reference's load order: the project's .pion/skills before the .agents/skills above it.
+const LOADED = ["evil", "greet", "skill:proj-skill", "skill:parent-skill"];
 
 describe("project trust in RPC mode", () => {
   test.concurrent("by default the folder's extension, template, skill and settings are skipped, said once on stderr", async () => {

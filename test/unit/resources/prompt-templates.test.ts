@@ -125,18 +125,20 @@ describe("expandPromptTemplate", () => {
 });
 
 describe("loadPromptTemplates with explicit paths (--prompt-template, --no-prompt-templates)", () => {
-  test.concurrent("a .md file or a folder of them, winning over discovered templates; noDiscovery skips the folders", () => {
+  test.concurrent("a .md file or a folder of them, loaded after the discovered templates (which win a name), as in the reference; noDiscovery skips the folders", () => {
     const r = roots();
     writeTree(r.home, { "prompts/fix.md": "Discovered fix", "prompts/other.md": "Other" });
     writeTree(r.cwd, { "t/fix.md": "Explicit fix", "t/new.md": "New one", "single.md": "Single", "notes.txt": "no" });
     const loaded = loadPromptTemplates(r, { paths: ["t", "single.md", "notes.txt", "missing.md"] });
     expect(loaded.templates.map((t) => [t.name, t.location, t.content])).toEqual([
-      ["fix", "path", "Explicit fix"],
-      ["new", "path", "New one"],
+      ["fix", "user", "Discovered fix"],
       ["other", "user", "Other"],
+      ["new", "path", "New one"],
       ["single", "path", "Single"],
     ]);
+    expect(loaded.templates[2]!.found).toEqual({ source: "local", scope: "temporary", origin: "top-level", baseDir: join(r.cwd, "t") });
     expect(loaded.warnings).toEqual([
+      `Prompt template "fix" at ${join(r.cwd, "t/fix.md")} is left out: the one at ${join(r.home, "prompts/fix.md")} has that name and loaded first`,
       `Skipping prompt template ${join(r.cwd, "notes.txt")}: not a .md file`,
       `Prompt template path not found: ${join(r.cwd, "missing.md")}`,
     ]);

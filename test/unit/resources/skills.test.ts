@@ -14,7 +14,17 @@ describe("loadSkills", () => {
     });
     const { skills, warnings } = loadSkills(r);
     expect(warnings).toEqual([]);
+    // The reference's load order: the project's folders (.pion, .pi, then .agents), then the user's.
     expect(skills).toEqual([
+      {
+        name: "review",
+        description: "Review a diff.",
+        filePath: join(r.cwd, ".pion/skills/review/SKILL.md"),
+        baseDir: join(r.cwd, ".pion/skills/review"),
+        location: "project",
+        found: { source: "auto", scope: "project", origin: "top-level", baseDir: join(r.cwd, ".pion") },
+        disableModelInvocation: false,
+      },
       {
         name: "deploy",
         description: "Ship it.",
@@ -31,15 +41,6 @@ describe("loadSkills", () => {
         baseDir: join(r.home, "skills/pdf-tools"),
         location: "user",
         found: { source: "auto", scope: "user", origin: "top-level", baseDir: r.home },
-        disableModelInvocation: false,
-      },
-      {
-        name: "review",
-        description: "Review a diff.",
-        filePath: join(r.cwd, ".pion/skills/review/SKILL.md"),
-        baseDir: join(r.cwd, ".pion/skills/review"),
-        location: "project",
-        found: { source: "auto", scope: "project", origin: "top-level", baseDir: join(r.cwd, ".pion") },
         disableModelInvocation: false,
       },
     ]);
@@ -80,26 +81,33 @@ describe("loadSkills", () => {
     expect(about("no-front-matter")).toContain('no "name"');
   });
 
-  test.concurrent("a project skill replaces a user skill of the same name", () => {
+  test.concurrent("a project skill wins over a user skill of the same name, which is left out with a warning", () => {
     const r = roots();
     writeTree(r.home, { "skills/review/SKILL.md": skillMd("review", "User version.") });
     writeTree(r.cwd, { ".pion/skills/review/SKILL.md": skillMd("review", "Project version.") });
     const { skills, warnings } = loadSkills(r);
-    expect(warnings).toEqual([]);
+    expect(warnings).toEqual([`Skill "review" at ${join(r.home, "skills/review/SKILL.md")} is left out: the one at ${join(r.cwd, ".pion/skills/review/SKILL.md")} has that name and loaded first`]);
     expect(skills.map((s) => [s.description, s.location])).toEqual([["Project version.", "project"]]);
   });
 
-  test.concurrent("a clash between two project folders keeps the later one and warns", () => {
+  test.concurrent("a clash between two project folders keeps the first loaded (.pion before .agents) and warns", () => {
     const r = roots();
     writeTree(r.cwd, {
       ".pion/skills/review/SKILL.md": skillMd("review", "From .pion."),
       ".agents/skills/review/SKILL.md": skillMd("review", "From .agents."),
     });
     const { skills, warnings } = loadSkills(r);
-    expect(skills.map((s) => s.description)).toEqual(["From .agents."]);
+    expect(skills.map((s) => s.description)).toEqual(["From .pion."]);
     expect(warnings).toEqual([
-      `Skill "review" at ${join(r.cwd, ".agents/skills/review/SKILL.md")} replaces the one at ${join(r.cwd, ".pion/skills/review/SKILL.md")}`,
+      `Skill "review" at ${join(r.cwd, ".agents/skills/review/SKILL.md")} is left out: the one at ${join(r.cwd, ".pion/skills/review/SKILL.md")} has that name and loaded first`,
     ]);
+  });
+
+  test.concurrent("the same skill reached twice (a link) loads once, silently", () => {
+    const r = roots();
+    writeTree(r.home, { "skills/review/SKILL.md": skillMd("review", "Once.") });
+    const { skills, warnings } = loadSkills(r, { paths: [join(r.home, "skills/review")] });
+    expect([skills.map((s) => s.description), warnings]).toEqual([["Once."], []]);
   });
 
   test.concurrent("disable-model-invocation is read", () => {
@@ -165,7 +173,7 @@ describe("expandSkillCommand", () => {
 });
 
 describe("loadSkills with explicit paths (--skill, --no-skills)", () => {
-  test.concurrent("a skill folder, a SKILL.md file, or a folder of skills; they win over discovered ones", () => {
+  test.concurrent("a skill folder, a SKILL.md file, or a folder of skills, loaded after the discovered ones (which win a name), as in the reference", () => {
     const r = roots();
     writeTree(r.home, { "skills/review/SKILL.md": skillMd("review", "Discovered review.") });
     writeTree(r.cwd, {
@@ -175,13 +183,18 @@ describe("loadSkills with explicit paths (--skill, --no-skills)", () => {
       "many/b-two/SKILL.md": skillMd("b-two", "Second."),
     });
     const { skills, warnings } = loadSkills(r, { paths: ["mine/review", join(r.cwd, "mine/lint/SKILL.md"), "many", "gone"] });
-    expect(warnings).toEqual([`Skill path not found: ${join(r.cwd, "gone")}`]);
+    expect(warnings).toEqual([
+      `Skill "review" at ${join(r.cwd, "mine/review/SKILL.md")} is left out: the one at ${join(r.home, "skills/review/SKILL.md")} has that name and loaded first`,
+      `Skill path not found: ${join(r.cwd, "gone")}`,
+    ]);
     expect(skills.map((s) => [s.name, s.location, s.description])).toEqual([
+      ["review", "user", "Discovered review."],
+      ["lint", "path", "Lint it."],
       ["a-one", "path", "First."],
       ["b-two", "path", "Second."],
-      ["lint", "path", "Lint it."],
-      ["review", "path", "Explicit review."],
     ]);
+    // A command-line skill's sourceInfo is the reference's: local, temporary, its own folder.
+    expect(skills[1]!.found).toEqual({ source: "local", scope: "temporary", origin: "top-level", baseDir: join(r.cwd, "mine/lint") });
   });
 
   test.concurrent("noDiscovery skips the conventional folders only", () => {

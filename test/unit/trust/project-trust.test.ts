@@ -111,7 +111,7 @@ describe("loaders honour the decision", () => {
       ".pion/settings.json": '{"defaultModel":"b","defaultProjectTrust":"always"}',
     });
     expect(loadSkills({ home, cwd, project: false }).skills.map((s) => s.name)).toEqual(["mine"]);
-    expect(loadSkills({ home, cwd, project: true }).skills.map((s) => s.name)).toEqual(["agents", "mine", "proj"]);
+    expect(loadSkills({ home, cwd, project: true }).skills.map((s) => s.name)).toEqual(["proj", "agents", "mine"]);
     expect(loadPromptTemplates({ home, cwd, project: false }).templates.map((t) => t.name)).toEqual(["u"]);
     expect(loadPromptTemplates({ home, cwd, project: true }).templates.map((t) => t.name)).toEqual(["p", "u"]);
     expect(values(loadSettings(home, cwd, false))).toEqual({ defaultModel: "a" });
