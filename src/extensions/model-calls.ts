@@ -13,6 +13,7 @@ import { emptyAssistant } from "../providers/event-stream.ts";
 import { streamByApi } from "../providers/index.ts";
 import type { AssistantMessage, LlmRequest, Message, Model, StreamFn, ThinkingLevel, ToolSpec } from "../providers/types.ts";
 import { normalizeContext } from "../providers/transcript.ts";
+import { hookedFetch } from "./provider-fetch.ts";
 import { requestParts } from "./surface/agent-transcript.ts";
 import { AssistantMessageEventStream, PartialAssistant } from "./surface/ai-utils-stream.ts";
 
@@ -54,6 +55,22 @@ export interface CallOptions {
   reasoning?: ThinkingLevel;
   thinkingLevel?: ThinkingLevel;
   sessionId?: string;
+  /** pi-ai's hook on the provider payload: a returned value replaces it (an in-process session's `before_provider_request`). */
+  onPayload?: (payload: unknown, model: Model) => unknown;
+  /** pi-ai's hook on the HTTP response, before its body is read (an in-process session's `after_provider_response`). */
+  onResponse?: (response: { status: number; headers: Record<string, string> }, model: Model) => unknown;
+}
+
+/** The request's `fetch` with the call's `onPayload` / `onResponse` around it; none when neither is given. */
+function callFetch(model: Model, o: CallOptions): Pick<LlmRequest, "fetch"> {
+  const { onPayload, onResponse } = o;
+  if (!onPayload && !onResponse) return {};
+  return {
+    fetch: hookedFetch({
+      ...(onPayload ? { payload: async (payload: unknown) => onPayload(payload, model) } : {}),
+      ...(onResponse ? { response: async (response: { status: number; headers: Record<string, string> }) => void (await onResponse(response, model)) } : {}),
+    }),
+  };
 }
 
 /**
@@ -74,6 +91,7 @@ export function streamModel(model: Model, context: CallContext, options: CallOpt
       tools: toolSpecs(parts.tools),
       thinkingLevel: options.reasoning ?? options.thinkingLevel ?? "off",
       ...(options.sessionId ? { sessionId: options.sessionId } : {}),
+      ...callFetch(model, options),
     };
     const stream = via(req, options.signal ?? new AbortController().signal);
     const partial = new PartialAssistant({ ...emptyAssistant(model), stopReason: "pending" as AssistantMessage["stopReason"] });

@@ -5,6 +5,7 @@
  * the next event reaches extensions (a `message_end` or `turn_end` handler is awaited, as in the
  * reference); the session itself does not wait for them.
  */
+import { hookedFetch } from "../extensions/provider-fetch.ts";
 import type { ExtensionRunner } from "../extensions/types.ts";
 import type { StreamFn } from "../providers/types.ts";
 import type { Settings } from "../config.ts";
@@ -86,20 +87,17 @@ export function forwardEvents(
  */
 export function withProviderHooks(stream: StreamFn, extensions: ExtensionRunner): StreamFn {
   const hooked = ["before_provider_headers", "before_provider_request", "after_provider_response"];
-  const hookedFetch = (async (input: string | URL | Request, init: RequestInit = {}) => {
-    const headers: Record<string, string | null> = Object.fromEntries(new Headers(init.headers).entries());
-    if (extensions.handles("before_provider_headers")) await extensions.notify("before_provider_headers", { headers });
-    let body = init.body;
-    if (typeof body === "string" && extensions.handles("before_provider_request")) {
-      const payload = await extensions.onProviderRequest(JSON.parse(body));
-      body = JSON.stringify(payload);
-    }
-    const kept = Object.fromEntries(Object.entries(headers).filter((e): e is [string, string] => e[1] !== null));
-    const res = await fetch(input, { ...init, headers: kept, body });
-    if (extensions.handles("after_provider_response")) await extensions.notify("after_provider_response", { status: res.status, headers: Object.fromEntries(res.headers.entries()) });
-    return res;
-  }) as typeof fetch;
-  return (req, signal) => (hooked.some((e) => extensions.handles(e)) ? stream({ ...req, fetch: hookedFetch }, signal) : stream(req, signal));
+  const fetch = hookedFetch({
+    headers: async (headers) => {
+      if (extensions.handles("before_provider_headers")) await extensions.notify("before_provider_headers", { headers });
+    },
+    wantsPayload: () => extensions.handles("before_provider_request"),
+    payload: (payload) => extensions.onProviderRequest(payload),
+    response: async (response) => {
+      if (extensions.handles("after_provider_response")) await extensions.notify("after_provider_response", response);
+    },
+  });
+  return (req, signal) => (hooked.some((e) => extensions.handles(e)) ? stream({ ...req, fetch }, signal) : stream(req, signal));
 }
 
 /**

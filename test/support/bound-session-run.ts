@@ -42,6 +42,12 @@ function recorder(log: string[]) {
       return { content: [{ type: "text", text: `${e.content[0].text}!` }] };
     });
     pi.on("session_shutdown", (e: Rec) => void log.push(`session_shutdown:${e.reason}`));
+    // The provider events: a returned payload is the one sent (the test reads its metadata back).
+    pi.on("before_provider_request", (e: Rec) => {
+      log.push(`before_provider_request:${typeof e.payload.model}`);
+      return { ...e.payload, metadata: { user_id: "bound-session" } };
+    });
+    pi.on("after_provider_response", (e: Rec) => void log.push(`after_provider_response:${e.status}:${typeof e.headers}`));
   };
 }
 

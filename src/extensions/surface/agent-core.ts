@@ -23,7 +23,7 @@ import type { AgentMessage } from "../../store/entries.ts";
 import { ToolArgumentError, type ToolResult } from "../../tools/tool.ts";
 import { errorMessage } from "../../util/errors.ts";
 import type { ExtensionContext, ToolDefinition } from "../api.ts";
-import { streamModel, toolSpecs } from "../model-calls.ts";
+import { streamModel, toolSpecs, type CallOptions } from "../model-calls.ts";
 import { adaptTool, toToolResult } from "../tool-adapter.ts";
 import { streamProxy } from "./agent-proxy.ts";
 import { declareToolChanges, requestParts } from "./agent-transcript.ts";
@@ -97,6 +97,8 @@ export const pionStreamFn: RefStreamFn = (model, context, options = {}) => {
     ...(options.signal ? { signal: options.signal as AbortSignal } : {}),
     ...(options.reasoning ? { reasoning: options.reasoning as ThinkingLevel } : {}),
     ...(typeof options.sessionId === "string" ? { sessionId: options.sessionId } : {}),
+    ...(typeof options.onPayload === "function" ? { onPayload: options.onPayload as CallOptions["onPayload"] } : {}),
+    ...(typeof options.onResponse === "function" ? { onResponse: options.onResponse as CallOptions["onResponse"] } : {}),
   }) as unknown as RefStream;
 };
 

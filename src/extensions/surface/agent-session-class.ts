@@ -162,6 +162,11 @@ export class AgentSession {
   }
 
   /** The runner of the session's extensions (the reference's; `hasHandlers`, `emit`, ...). */
+  /** Whether the session was made with extensions (createAgentSession's are). */
+  get hasExtensions(): boolean {
+    return this.extensions !== undefined;
+  }
+
   get extensionRunner() {
     if (!this.extensions) throw new Error("AgentSession.extensionRunner: this session was created without extensions (createAgentSession binds them)");
     return this.extensions.runner;

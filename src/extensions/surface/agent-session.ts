@@ -145,7 +145,18 @@ export async function createAgentSession(options: CreateAgentSessionOptions = {}
   const thinkingLevel: ThinkingLevel = model ? clampThinkingLevel(model, options.thinkingLevel ?? "medium") : "off";
   const prompt = systemPrompt(cwd, tools, options.resourceLoader);
   const runtime = options.modelRuntime as ModelRuntimeLike | undefined;
+  // The provider events reach the session's extensions, as the reference's session wires them.
+  let made: AgentSession | undefined;
+  const runner = () => (made?.hasExtensions ? made.extensionRunner : undefined);
   const agent = new Agent({
+    onPayload: async (payload) => {
+      const r = runner();
+      return r?.hasHandlers("before_provider_request") ? r.emitBeforeProviderRequest(payload) : undefined;
+    },
+    onResponse: async (response) => {
+      const r = runner();
+      if (r?.hasHandlers("after_provider_response")) await r.emit({ type: "after_provider_response", status: response.status, headers: response.headers });
+    },
     initialState: { systemPrompt: prompt, ...(model ? { model } : {}), thinkingLevel, tools, messages: existing },
     sessionId: manager.getSessionId(),
     cwd,
@@ -172,6 +183,7 @@ export async function createAgentSession(options: CreateAgentSessionOptions = {}
     extensions: (s, emit) => new SessionExtensions(s, emit, { result: extensions, cwd, sessionManager: manager, modelRegistry: (registry ?? {}) as object, ...(options.sessionStartEvent ? { startEvent: options.sessionStartEvent } : {}) }),
   });
   created.set(session, options);
+  made = session;
   const extensionsResult = options.resourceLoader?.getExtensions?.() ?? { ...extensions, errors: [] };
   return { session, extensionsResult, ...(model ? {} : { modelFallbackMessage: "No model given: pass options.model (for example ctx.model)" }) };
 }

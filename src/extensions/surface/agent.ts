@@ -36,6 +36,9 @@ interface AgentOptions extends Partial<Pick<AgentLoopConfig, "convertToLlm" | "t
   transport?: string;
   maxRetryDelayMs?: number;
   identity?: unknown;
+  /** pi-ai's request hooks, passed to each request's stream function (an in-process session's extensions' provider events). */
+  onPayload?: (payload: unknown, model: Model) => unknown;
+  onResponse?: (response: { status: number; headers: Record<string, string> }, model: Model) => unknown;
   /** pion's: the folder the tools get as `ctx.cwd` (an in-process session's), default the process's. */
   cwd?: string;
 }
@@ -113,6 +116,8 @@ export class Agent {
   transport: string;
   maxRetryDelayMs: number | undefined;
   identity: unknown;
+  onPayload: AgentOptions["onPayload"];
+  onResponse: AgentOptions["onResponse"];
   private readonly cwd: string | undefined;
 
   constructor(options: AgentOptions = {}) {
@@ -131,6 +136,8 @@ export class Agent {
     this.transport = options.transport ?? "auto";
     this.maxRetryDelayMs = options.maxRetryDelayMs;
     this.identity = options.identity;
+    this.onPayload = options.onPayload;
+    this.onResponse = options.onResponse;
     this.cwd = options.cwd;
   }
 
@@ -237,6 +244,8 @@ export class Agent {
       model: this._state.model,
       ...(level !== "off" ? { reasoning: level } : {}),
       ...(this.sessionId ? { sessionId: this.sessionId } : {}),
+      ...(this.onPayload ? { onPayload: this.onPayload } : {}),
+      ...(this.onResponse ? { onResponse: this.onResponse } : {}),
       ...(this.thinkingBudgets ? { thinkingBudgets: this.thinkingBudgets } : {}),
       ...(this.identity ? { identity: this.identity } : {}),
       transport: this.transport,

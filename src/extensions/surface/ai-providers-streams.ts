@@ -198,7 +198,9 @@ function piMessagesStreams(): ReferenceStreams {
     };
     const via: StreamFn = (req, signal) =>
       laterStream(req, import("../../providers/pi-messages.ts").then((m) => m.runPiMessages(req, signal, extra)), (err) => `The pi-messages adapter did not load: ${errorMessage(err)}`);
-    return streamModel(model, plainContext(context), options, via);
+    // The adapter runs the hooks itself, on its own request.
+    const { onPayload: _p, onResponse: _r, ...rest } = o;
+    return streamModel(model, plainContext(context), rest, via);
   };
   return { stream: call, streamSimple: call };
 }

@@ -22,7 +22,7 @@ async function withRequests(run: () => Promise<Rec>): Promise<Rec> {
   const from = fake.requests.length;
   const out = await run();
   const requests = fake.requests.slice(from).map((r) => r.body as Rec);
-  return { ...out, system: requests.map((r) => (r.system ?? []).map((b: Rec) => b.text).join("")), sentTools: (requests[0]?.tools ?? []).map((t: Rec) => t.name) };
+  return { ...out, system: requests.map((r) => (r.system ?? []).map((b: Rec) => b.text).join("")), sentTools: (requests[0]?.tools ?? []).map((t: Rec) => t.name), metadata: requests.map((r) => r.metadata) };
 }
 
 const onPion = () => withRequests(() => boundSessionRun(ca, fake.url));
@@ -35,7 +35,7 @@ const onReference = () =>
   });
 
 describe("extensions bound to an in-process session", () => {
-  test("their tools, hooks and events; the forced prompt; pi.setSessionName; session_shutdown through extensionRunner", async () => {
+  test("their tools, hooks and events (the provider's too); the forced prompt; pi.setSessionName; session_shutdown through extensionRunner", async () => {
     const run = await onPion();
     expect(run.errors).toEqual([]);
     expect(run.tools).toEqual({ before: ["read", "echo"], bound: ["read", "echo"] });
@@ -47,6 +47,8 @@ describe("extensions bound to an in-process session", () => {
       "message_end:system",
       "message_end:user",
       "context:1",
+      "before_provider_request:string",
+      "after_provider_response:200:object",
       "message_end:assistant",
       "tool_execution_start",
       'tool_call:echo:{"text":"hi"}',
@@ -56,6 +58,8 @@ describe("extensions bound to an in-process session", () => {
       "turn_end",
       "turn_start",
       "context:3",
+      "before_provider_request:string",
+      "after_provider_response:200:object",
       "message_end:assistant",
       "turn_end",
       "agent_end",
@@ -66,6 +70,8 @@ describe("extensions bound to an in-process session", () => {
     // The prompt a before_agent_start handler returned is the run's, on every request.
     expect(run.system).toEqual(["FORCED go", "FORCED go"]);
     expect(run.sentTools).toEqual(["read", "echo"]);
+    // The payload a before_provider_request handler returned is the one sent.
+    expect(run.metadata).toEqual([{ user_id: "bound-session" }, { user_id: "bound-session" }]);
     expect(run.result).toEqual([{ type: "text", text: "echo:changed:string!" }]);
     expect(run.roles).toEqual(["user", "assistant", "toolResult", "assistant"]);
     expect(run.entries).toEqual(["model_change", "thinking_level_change", "session_info", "message:user", "message:assistant", "message:toolResult", "message:assistant"]);
