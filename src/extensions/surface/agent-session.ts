@@ -35,6 +35,7 @@ interface ResourceLoaderLike {
   getSystemPrompt?(): string | undefined;
   getAppendSystemPrompt?(): string[];
   getAgentsFiles?(): { agentsFiles: { path: string; content: string }[] };
+  getSkills?(): { skills: { name: string; description: string; filePath: string; disableModelInvocation?: boolean }[] };
   getExtensions?(): unknown;
 }
 
@@ -114,6 +115,8 @@ function systemPrompt(cwd: string, tools: AgentTool[], loader: ResourceLoaderLik
     ...(custom ? { custom } : {}),
     ...(append ? { append } : {}),
     contextFiles: loader?.getAgentsFiles?.().agentsFiles ?? [],
+    // The loader's skills are listed for the model, as in the reference's session prompt.
+    skills: (loader?.getSkills?.().skills ?? []).map((s) => ({ ...s, disableModelInvocation: s.disableModelInvocation === true })) as never,
   });
 }
 
