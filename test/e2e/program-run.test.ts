@@ -203,6 +203,15 @@ describe("pion run: the command line", () => {
     expect({ out, err, code: await proc.exited }).toEqual({ out: "hi x+y string\n", err: "", code: 3 });
   });
 
+  test.concurrent("runRpcMode given something other than a runtime is a clear error the program can catch", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pion-program-"));
+    const program = join(dir, "bad.ts");
+    writeFileSync(program, `import { runRpcMode } from "@earendil-works/pi-coding-agent";\ntry { await runRpcMode({}); } catch (err) { console.log(err.message); }\n`);
+    const proc = Bun.spawn([...entryCommand(), "run", program], { cwd: dir, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+    const out = await new Response(proc.stdout).text();
+    expect({ out, code: await proc.exited }).toEqual({ out: "runRpcMode(runtime) takes an AgentSessionRuntime (from createAgentSessionRuntime)\n", code: 0 });
+  });
+
   test.concurrent("an extension inside a program's CLI cannot take stdio again: main refuses a second time", async () => {
     await using fake = startFakeProvider();
     const dirs = setup(fake);

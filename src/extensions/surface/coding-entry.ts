@@ -35,10 +35,11 @@ export function setProgramHost(programHost: ProgramHost): void {
 
 const SPAWN = "start pion as a child process instead (RpcClient from this module runs `pion --mode rpc`; `pion -p` answers one prompt), or run a program that calls it with `pion run <program>`";
 
-/** The process's stdin and stdout for `name`, or an error saying who has them. */
-function takeStdio(name: string): ProgramHost {
+/** The process's stdin and stdout for `name` once `valid` (the arguments) holds, or an error saying who has them. */
+function takeStdio(name: string, valid: () => void = () => {}): ProgramHost {
   if (!host) throw new Error(`${name} cannot run here: it takes over the process's stdin and stdout, and inside pion they carry pion's own protocol; ${SPAWN}`);
   if (owner) throw new Error(`${name} cannot run here: the process's stdin and stdout are already served by ${owner}`);
+  valid();
   owner = name;
   return host;
 }
@@ -53,7 +54,9 @@ async function main(args: string[], options: { extensionFactories?: (Factory | {
 
 /** The reference's RPC mode over a runtime: pion's RPC mode on the runtime's session; never returns (the process exits when stdin ends). */
 async function runRpcMode(runtime: AgentSessionRuntime): Promise<never> {
-  const rpc = takeStdio("runRpcMode");
+  const rpc = takeStdio("runRpcMode", () => {
+    if (!runtime || typeof runtime !== "object" || !runtime.session) throw new Error("runRpcMode(runtime) takes an AgentSessionRuntime (from createAgentSessionRuntime)");
+  });
   return rpc.runRpcMode(runtime);
 }
 
