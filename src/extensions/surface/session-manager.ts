@@ -7,8 +7,10 @@
  * `inMemory(cwd, options, entries)` keeps its entries in memory. All three can be appended to,
  * started afresh (`newSession`) or cut down to one branch (`createBranchedSession`)
  * (session-manager-writes.ts), and answer the same reads as `ctx.sessionManager` (context-members.ts).
+ * The finding statics (`continueRecent`, `findById`, `list`, `listAll`) read the folders' files
+ * (session-manager-list.ts); `forkFrom` copies another file's entries into a new session here.
  */
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pionHome } from "../../config.ts";
 import { sessionDirFor, sessionFileName } from "../../store/paths.ts";
@@ -16,6 +18,9 @@ import { sessionManagerView } from "../context-members.ts";
 import type { ExtensionSessionPort, SessionControl } from "../types.ts";
 import { readSessionFile, SessionFile, type FileEntry as Entry } from "./session-manager-file.ts";
 import { managerWrites, newHeader, type ManagerState } from "./session-manager-writes.ts";
+import { listAllSessionFiles, listSessionFiles, mostRecentSession, sessionFileById, type ListProgress, type SessionInfo } from "./session-manager-list.ts";
+import { expandHome } from "../../util/home-path.ts";
+import { JsonlAppender } from "../../store/jsonl-export.ts";
 
 type Rec = Record<string, unknown>;
 
@@ -61,6 +66,39 @@ export function sessionFileNow(manager: unknown): string | undefined {
   if (!s?.file) return undefined;
   if (!s.file.flushed) s.file.rewrite(s.header, s.entries);
   return s.file.path;
+}
+
+/** The reference's rule for a session id given by the caller. */
+export function assertValidSessionId(id: string): void {
+  if (!/^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$/.test(id)) {
+    throw new Error("Session id must be non-empty, contain only letters, digits, '-', '_' and '.', and start and end with a letter or digit");
+  }
+}
+
+/** A session folder and, for a custom one, the cwd whose sessions alone count (the default folder for `cwd` holds only its own). */
+function folderFor(cwd: string, sessionDir: string | undefined, create = true): { dir: string; filter?: string } {
+  const own = sessionDirFor(resolve(pionHome(), "sessions"), resolve(cwd));
+  if (!sessionDir) return { dir: create ? defaultSessionDir(cwd) : own };
+  const dir = resolve(expandHome(sessionDir));
+  return dir === own ? { dir } : { dir, filter: resolve(cwd) };
+}
+
+/** Every entry line of a session file (malformed lines skipped); none when it cannot be read. */
+function readEntries(path: string): Rec[] {
+  try {
+    return readFileSync(path, "utf8")
+      .split("\n")
+      .flatMap((line) => {
+        if (!line.trim()) return [];
+        try {
+          return [JSON.parse(line) as Rec];
+        } catch {
+          return [];
+        }
+      });
+  } catch {
+    return [];
+  }
 }
 
 export class SessionManager {
@@ -109,6 +147,54 @@ export class SessionManager {
     const start = SessionManager.#fromFile(file, cwdOverride ?? process.cwd());
     const cwd = cwdOverride ?? (typeof start.header.cwd === "string" && start.header.cwd ? start.header.cwd : process.cwd());
     return new SessionManager(cwd, start.header, start.entries, start.file, dir);
+  }
+
+  /** The folder's most recent session (with a custom folder: of `cwd`'s sessions), continued; else a new one there. */
+  static continueRecent(cwd: string, sessionDir?: string): SessionManager {
+    const { dir, filter } = folderFor(cwd, sessionDir);
+    const recent = mostRecentSession(dir, filter);
+    return recent ? SessionManager.open(recent, dir, resolve(cwd)) : SessionManager.create(cwd, dir);
+  }
+
+  /** A new session in `targetCwd`'s folder holding every entry of the file at `sourcePath`, its header naming that file as parent. */
+  static forkFrom(sourcePath: string, targetCwd: string, sessionDir?: string, options?: { id?: string }): SessionManager {
+    const source = resolve(expandHome(sourcePath));
+    const cwd = resolve(targetCwd);
+    const entries = readEntries(source);
+    if (entries.length === 0) throw new Error(`Cannot fork: source session file is empty or invalid: ${source}`);
+    if (!entries.some((e) => e.type === "session")) throw new Error(`Cannot fork: source session has no header: ${source}`);
+    const dir = sessionDir ? resolve(expandHome(sessionDir)) : defaultSessionDir(cwd);
+    if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
+    if (options?.id !== undefined) assertValidSessionId(options.id);
+    const header = newHeader(cwd, source, options?.id);
+    const file = join(dir, sessionFileName(String(header.timestamp), String(header.id)));
+    const out = JsonlAppender.open(file, "wx");
+    try {
+      out.write([header, ...entries.filter((e) => e.type !== "session")].map((e) => `${JSON.stringify(e)}\n`).join(""));
+    } finally {
+      out.close();
+    }
+    return SessionManager.open(file, dir, cwd);
+  }
+
+  /** The file of the session with exactly this id in the folder, or undefined. */
+  static findById(cwd: string, id: string, sessionDir?: string): string | undefined {
+    const { dir, filter } = folderFor(cwd, sessionDir, false);
+    return sessionFileById(dir, id, filter);
+  }
+
+  /** The folder's sessions (with a custom folder: `cwd`'s), newest first. */
+  static list(cwd: string, sessionDir?: string, onProgress?: ListProgress, signal?: AbortSignal): Promise<SessionInfo[]> {
+    const { dir, filter } = folderFor(cwd, sessionDir, false);
+    return listSessionFiles(dir, filter, onProgress, signal);
+  }
+
+  /** Every folder's sessions under pion's sessions directory (or under `sessionDir` alone), newest first. */
+  static listAll(sessionDirOrProgress?: string | ListProgress, progressOrSignal?: ListProgress | AbortSignal, signal?: AbortSignal): Promise<SessionInfo[]> {
+    const progress = typeof sessionDirOrProgress === "function" ? sessionDirOrProgress : typeof progressOrSignal === "function" ? progressOrSignal : undefined;
+    const abort = typeof sessionDirOrProgress === "string" || typeof progressOrSignal === "function" ? signal : ((progressOrSignal as AbortSignal | undefined) ?? signal);
+    if (typeof sessionDirOrProgress === "string") return listSessionFiles(resolve(expandHome(sessionDirOrProgress)), undefined, progress, abort);
+    return listAllSessionFiles(resolve(pionHome(), "sessions"), progress, abort);
   }
 
   static inMemory(cwd: string = process.cwd(), options?: { id?: string; parentSession?: string }, entries: Entry[] = []): SessionManager {
