@@ -43,7 +43,7 @@ afterAll(() => {
   for (const [k, v] of Object.entries(saved)) v === undefined ? delete process.env[k] : (process.env[k] = v);
 });
 
-const plain = (infos: Rec[]) => infos.map((i) => ({ ...i, created: i.created.toISOString(), modified: i.modified.toISOString() }));
+const plain = (infos: Rec[]): Rec[] => infos.map((i) => ({ ...i, created: i.created.toISOString(), modified: i.modified.toISOString() }));
 
 describe("SessionManager's finding statics", () => {
   test("list: the folder's sessions, newest first, with the reference's SessionInfo", async () => {
