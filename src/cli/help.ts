@@ -38,6 +38,7 @@ export function renderHelp(version: string, color: boolean, extensionFlags: read
     "  pion trust [path] | --revoke [path] | --list [--json]  trusted folders",
     "  pion mcp list [--json] | add NAME ... | remove NAME | login NAME | logout NAME   MCP servers",
     "  pion install npm:NAME[@VER]|git:HOST/USER/REPO[@REF]|URL|PATH [-l] | remove SOURCE [-l] | list   pi packages",
+    "  pion update --extensions | SOURCE | --models     update pi packages, or the model catalog",
     "  pion auth check [--model M] [--provider P] [--api-key K] [--json]  which credential a run would use (exit 1: none)",
     "  pion sandbox check [--mode read-only|workspace-write] [--json]  can the sandbox start here (exit 3: no)",
     "  pion run PROGRAM.ts|.js [args]         a program written for the reference's SDK, on pion's modules",

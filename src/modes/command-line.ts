@@ -106,6 +106,10 @@ export async function runCli(argv: string[], extra: { inlineExtensions?: InlineE
     const { runPackagesCli } = await import("./packages-cli.ts");
     return runPackagesCli(argv[0] === "uninstall" ? "remove" : argv[0], argv.slice(1), { home: pionHome(), cwd: process.cwd(), env: process.env, out: writeOut, err: writeErr });
   }
+  if (argv[0] === "update") {
+    const { runUpdateCli } = await import("./packages-update.ts");
+    return runUpdateCli(argv.slice(1), { home: pionHome(), cwd: process.cwd(), env: process.env, out: writeOut, err: writeErr });
+  }
   if (argv[0] === "auth") {
     const { runAuthCli } = await import("./auth-cli.ts");
     return runAuthCli(argv.slice(1), { home: pionHome(), cwd: process.cwd(), env: process.env, out: writeOut, err: writeErr });
