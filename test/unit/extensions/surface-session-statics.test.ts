@@ -11,7 +11,7 @@ import { SessionManager } from "../../../src/extensions/surface/session-manager.
  */
 type Rec = Record<string, any>;
 const REF = process.env.PION_REFERENCE_PKG;
-const FIXTURES = join(import.meta.dir, "../../../../shared/fixtures");
+const FIXTURES = join(import.meta.dir, "../../fixtures");
 const home = mkdtempSync(join(tmpdir(), "pion-statics-home-"));
 const cwd = mkdtempSync(join(tmpdir(), "pion-statics-cwd-"));
 const saved = { PION_HOME: process.env.PION_HOME, PI_CODING_AGENT_DIR: process.env.PI_CODING_AGENT_DIR };
