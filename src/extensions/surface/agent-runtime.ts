@@ -148,17 +148,40 @@ const lastOnBranch = (manager: SessionManagerLike, type: string) => (manager.get
  * the settings' default.
  */
 function initialModel(o: CreateAgentSessionFromServicesOptions): { model?: Model; thinkingLevel?: ThinkingLevel } {
-  const { modelRuntime, settingsManager } = o.services;
-  const settings = settingsManager as unknown as { getDefaultProvider(): string | undefined; getDefaultModel(): string | undefined; getDefaultThinkingLevel(): ThinkingLevel | undefined };
-  const change = lastOnBranch(o.sessionManager, "model_change");
+  return startingModel(o.services.modelRuntime, o.services.settingsManager, o.sessionManager, o);
+}
+
+/** The reference's choice when no model is given: the session's last, the settings' default, else the first model with a key. */
+function startingModel(modelRuntime: ModelRuntime, settingsManager: unknown, sessionManager: SessionManagerLike | undefined, given: { model?: Model; thinkingLevel?: ThinkingLevel }): { model?: Model; thinkingLevel?: ThinkingLevel } {
+  const settings = settingsManager as { getDefaultProvider(): string | undefined; getDefaultModel(): string | undefined; getDefaultThinkingLevel(): ThinkingLevel | undefined };
+  const change = sessionManager ? lastOnBranch(sessionManager, "model_change") : undefined;
   const fromSession = change ? modelRuntime.getModel(String(change.provider), String(change.modelId)) : undefined;
   const provider = settings.getDefaultProvider();
   const id = settings.getDefaultModel();
   const fromSettings = provider && id ? modelRuntime.getModel(provider, id) : undefined;
-  const model = o.model ?? fromSession ?? fromSettings ?? modelRuntime.getAvailableSnapshot()[0];
-  const level = lastOnBranch(o.sessionManager, "thinking_level_change")?.thinkingLevel as ThinkingLevel | undefined;
-  const thinkingLevel = o.thinkingLevel ?? level ?? settings.getDefaultThinkingLevel();
+  const model = given.model ?? fromSession ?? fromSettings ?? modelRuntime.getAvailableSnapshot()[0];
+  const level = sessionManager ? (lastOnBranch(sessionManager, "thinking_level_change")?.thinkingLevel as ThinkingLevel | undefined) : undefined;
+  const thinkingLevel = given.thinkingLevel ?? level ?? settings.getDefaultThinkingLevel();
   return { ...(model ? { model } : {}), ...(thinkingLevel ? { thinkingLevel } : {}) };
+}
+
+/**
+ * The package's `createAgentSession`: with no `model`, the model (and thinking level) is chosen as
+ * the reference chooses it, over `options.modelRuntime` or one on the agent folder's files and the
+ * settings (`options.settingsManager`, else the folder's), and the session's requests use that
+ * runtime's keys; with a model, exactly what it was given.
+ */
+async function createAgentSessionWithDefaults(options: Parameters<typeof createAgentSession>[0] & { agentDir?: string } = {}) {
+  if (options.model) return createAgentSession(options);
+  const cwd = absolute(options.cwd ?? (options.sessionManager as { getCwd?(): string } | undefined)?.getCwd?.() ?? process.cwd());
+  const agentDir = options.agentDir ? absolute(options.agentDir) : pionHome();
+  const ownFiles = agentDir === resolve(pionHome()) ? {} : { authPath: join(agentDir, "auth.json"), modelsPath: join(agentDir, "models.json") };
+  const modelRuntime = (options.modelRuntime as ModelRuntime | undefined) ?? (await ModelRuntime.create(ownFiles));
+  const settingsManager = options.settingsManager ?? SettingsManager.create(cwd, agentDir);
+  const chosen = startingModel(modelRuntime, settingsManager, options.sessionManager as SessionManagerLike | undefined, options);
+  const result = await createAgentSession({ ...options, cwd, ...chosen, settingsManager, modelRuntime, modelRegistry: options.modelRegistry ?? new ModelRegistry(modelRuntime) });
+  result.session.agent.getApiKey = async (provider: string) => (await modelRuntime.getAuth(provider))?.auth.apiKey;
+  return result;
 }
 
 /** A session on the services: createAgentSession's result, its requests made with the services' ModelRuntime keys. */
@@ -385,6 +408,7 @@ export async function createAgentSessionRuntime(createRuntime: CreateAgentSessio
 }
 
 export const agentRuntimeExports: Record<string, unknown> = {
+  createAgentSession: createAgentSessionWithDefaults,
   ModelRuntime,
   DefaultResourceLoader,
   createAgentSessionServices,
