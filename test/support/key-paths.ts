@@ -50,9 +50,13 @@ export const WHOLE_RECORD = "(record)";
  * business, not the order's (docs/reference-differences.md says where they interleave differently).
  */
 export function compareShapes(pion: Rec[], reference: Rec[]): { differences: ShapeDifference[]; order: string[] } {
+  // Parallel tool calls may finish in either order: a tool's records pair with the same tool's
+  // (stable by tool name, so the i-th write's end meets the i-th write's end).
+  const toolOf = (r: Rec): string => String(r.toolName ?? r.message?.toolName ?? "");
   const byKind = (recs: Rec[]) => {
     const m = new Map<string, Rec[]>();
     for (const r of recs) m.set(recordKind(r), [...(m.get(recordKind(r)) ?? []), r]);
+    for (const [kind, list] of m) if (list.some((r) => toolOf(r))) m.set(kind, [...list].sort((x, y) => toolOf(x).localeCompare(toolOf(y))));
     return m;
   };
   const mine = byKind(pion);
