@@ -6,10 +6,13 @@
  * all at once and never over an existing file; each later entry is appended. A file opened from
  * disk is read with pion's reader (older versions migrated to v3, which rewrites the file, as the
  * reference does; a torn last line skipped and its line ended before the next append).
+ * `looseLines` / `readLooseEntries` read a file as the reference does when it discovers or forks
+ * sessions: every line that parses kept, nothing migrated or checked but the header.
  */
-import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
+import { closeSync, existsSync, fstatSync, openSync, readSync, statSync } from "node:fs";
 import type { Entry, SessionHeader } from "../../store/entries.ts";
 import { JsonlAppender } from "../../store/jsonl-export.ts";
+import { fileLineBytes, lineText } from "../../store/jsonl-lines.ts";
 import { entryLine, headerLine, JSONL_VERSION, readJsonl } from "../../store/jsonl.ts";
 
 type Rec = Record<string, unknown>;
@@ -28,7 +31,7 @@ function write(path: string, flags: "wx" | "w", header: Rec, entries: readonly F
 }
 
 /** Whether the file's last byte ends a line (an empty file counts as ended). */
-function endsWithNewline(path: string): boolean {
+export function endsWithNewline(path: string): boolean {
   const size = statSync(path).size;
   if (size === 0) return true;
   const fd = openSync(path, "r");
@@ -96,14 +99,58 @@ export function readSessionFile(path: string): { kind: "missing" } | { kind: "em
   const entries = [...source.entries()].map((s) => s.entry as unknown as FileEntry);
   const header = source.header as unknown as Rec;
   if (source.version < JSONL_VERSION) write(path, "w", header, entries);
-  else if (!endsWithNewline(path)) {
-    // A torn last line (skipped by the reader) is ended, so the next entry starts a line of its own.
-    const out = JsonlAppender.open(path);
-    try {
-      out.write("\n");
-    } finally {
-      out.close();
-    }
-  }
+  else endLastLine(path);
   return { kind: "read", header, entries };
+}
+
+/** A torn last line (skipped by the readers) is ended, so the next entry starts a line of its own. */
+function endLastLine(path: string): void {
+  if (endsWithNewline(path)) return;
+  const out = JsonlAppender.open(path);
+  try {
+    out.write("\n");
+  } finally {
+    out.close();
+  }
+}
+
+/** A line as the reference reads one when it looks for sessions: its JSON value, or null for a blank, malformed or falsy line, which it skips. */
+export function parseLooseLine(text: string): unknown {
+  if (!text.trim()) return null;
+  try {
+    return JSON.parse(text) || null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The non-blank lines of the file's first `limit` bytes, split on LF by the store's line reader.
+ * The reference keeps a UTF-8 byte-order mark on the first line, which then does not parse: so
+ * does this (the store's reader drops it).
+ */
+export function* looseLines(path: string, limit = Number.POSITIVE_INFINITY): Generator<string> {
+  const fd = openSync(path, "r");
+  try {
+    const stopAt = Math.min(fstatSync(fd).size, limit);
+    const mark = Buffer.alloc(3);
+    const bom = readSync(fd, mark, 0, 3, 0) === 3 && mark[0] === 0xef && mark[1] === 0xbb && mark[2] === 0xbf;
+    for (const l of fileLineBytes(fd, stopAt)) yield bom && l.start === 3 && l.line === 1 ? `\uFEFF${lineText(l)}` : lineText(l);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Every entry of a session file as the reference's fork reads its source: no migration, no checks
+ * beyond a header (type "session" with a string id) as the first entry, else none at all; a last
+ * line without its line break is ended in the file, as the reference repairs it.
+ */
+export function readLooseEntries(path: string): Rec[] {
+  if (!existsSync(path)) return [];
+  const entries = [...looseLines(path)].map(parseLooseLine).filter((e): e is Rec => e !== null);
+  const header = entries[0];
+  if (!header || header.type !== "session" || typeof header.id !== "string") return [];
+  endLastLine(path);
+  return entries;
 }

@@ -3,14 +3,22 @@
  * `continueRecent`'s most recent file of a folder, `findById`, and `list` / `listAll`'s
  * SessionInfo (path, id, cwd, name, parent, created, modified: the last user or assistant
  * message's time, else the header's; message count, the first user text, all the text), newest
- * first. Discovery is best-effort: a file that is not a session (no header on its first line,
- * unreadable) is skipped, and pion's own `pion.db` beside the folders is no folder of sessions.
- * pion's sessions are listed like the reference's: their JSONL exports have the same layout.
+ * first. Discovery is best-effort, as in the reference: a file that is not a session (its first
+ * parsed line no header, unreadable, an entry the reference cannot read) is skipped, and pion's
+ * own `pion.db` beside the folders is no folder of sessions. pion's sessions are listed like the
+ * reference's: their JSONL exports have the same layout.
+ *
+ * Header discovery reads lines with the store's line reader (session-manager-file.ts,
+ * looseLines); a listing reads with node's readline, as the reference does, because the two
+ * split lines differently (readline also at a lone CR) and SessionInfo must match its answer.
  */
-import { closeSync, createReadStream, existsSync, openSync, readdirSync, readSync, statSync, type Stats } from "node:fs";
+import { createReadStream, readdirSync, statSync, type Stats } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { expandHome } from "../../util/home-path.ts";
+import { looseLines, parseLooseLine } from "./session-manager-file.ts";
 
 type Rec = Record<string, unknown>;
 
@@ -29,66 +37,88 @@ export interface SessionInfo {
 
 export type ListProgress = (loaded: number, total: number, partial?: SessionInfo[]) => void;
 
-/** The header of a session file (its first line, when it is one), or undefined. */
+/** A path as the reference takes one from a caller: `~` expanded, a `file://` URL as its path; relative stays relative. */
+export function normalizedPath(path: string): string {
+  const expanded = expandHome(path);
+  return expanded.startsWith("file://") ? fileURLToPath(expanded) : expanded;
+}
+
+/** normalizedPath, made absolute. */
+export const resolvedPath = (path: string): string => resolve(normalizedPath(path));
+
+// A header longer than this is not looked for: discovery never reads a large file whole.
+const HEADER_SCAN_BYTES = 1024 * 1024;
+
+/** The header of a session file (its first parsed line, when that is one: type "session", a string id), or undefined. */
 export function sessionHeaderOf(path: string): Rec | undefined {
-  let fd: number | undefined;
   try {
-    // The header is one short line: the first 64 KiB hold it, and a large file is never read whole.
-    fd = openSync(path, "r");
-    const buf = Buffer.alloc(65536);
-    const n = readSync(fd, buf, 0, buf.length, 0);
-    const line = buf.subarray(0, n).toString("utf8").split("\n", 1)[0]!.trim();
-    const parsed = JSON.parse(line) as Rec;
-    return parsed && parsed.type === "session" && typeof parsed.id === "string" ? parsed : undefined;
+    for (const text of looseLines(path, HEADER_SCAN_BYTES)) {
+      const entry = parseLooseLine(text) as Rec | null;
+      if (!entry) continue;
+      return entry.type === "session" && typeof entry.id === "string" ? entry : undefined;
+    }
   } catch {
-    return undefined;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
+    // An unreadable file is no session, and must not hide the others.
   }
+  return undefined;
 }
 
-const sameCwd = (header: Rec, cwd: string): boolean => typeof header.cwd === "string" && header.cwd !== "" && resolve(header.cwd) === resolve(cwd);
+/** Whether a header's cwd names `resolvedCwd` (an empty or missing one names none). */
+export const cwdMatches = (cwd: unknown, resolvedCwd: string): boolean => typeof cwd === "string" && cwd !== "" && resolvedPath(cwd) === resolvedCwd;
 
-const jsonlIn = (dir: string): string[] => {
-  try {
-    return readdirSync(dir).filter((f) => f.endsWith(".jsonl")).map((f) => join(dir, f));
-  } catch {
-    return [];
-  }
-};
+const jsonlNames = (dir: string): string[] => readdirSync(dir).filter((f) => f.endsWith(".jsonl"));
 
-/** The most recently written session file of `dir` (of `cwd`'s sessions only, when given). */
+/**
+ * The most recently modified session file of `dir` (of `cwd`'s sessions only, when given). None
+ * when the folder or a file in it cannot be read, as in the reference.
+ */
 export function mostRecentSession(dir: string, cwd?: string): string | undefined {
-  const files = jsonlIn(dir)
-    .flatMap((path) => {
-      try {
-        return [{ path, mtime: statSync(path).mtimeMs }];
-      } catch {
-        return [];
-      }
-    })
-    .sort((a, b) => b.mtime - a.mtime);
-  for (const { path } of files) {
-    const header = sessionHeaderOf(path);
-    if (header && (!cwd || sameCwd(header, cwd))) return path;
+  const want = cwd === undefined ? undefined : resolvedPath(cwd);
+  try {
+    const files = jsonlNames(dir)
+      .map((f) => ({ path: join(dir, f), mtime: statSync(join(dir, f)).mtimeMs }))
+      .sort((a, b) => b.mtime - a.mtime);
+    for (const { path } of files) {
+      const header = sessionHeaderOf(path);
+      if (header && (want === undefined || cwdMatches(header.cwd, want))) return path;
+    }
+  } catch {
+    // A folder that cannot be read, or a file gone between listing and stat: nothing to continue.
   }
   return undefined;
 }
 
-/** The file of `dir` whose header has exactly `id` (of `cwd`'s sessions only, when given). */
+/** The first file of `dir` (in directory order) whose header has exactly `id` (of `cwd`'s sessions only, when given). */
 export function sessionFileById(dir: string, id: string, cwd?: string): string | undefined {
-  for (const path of jsonlIn(dir)) {
-    const header = sessionHeaderOf(path);
-    if (header?.id === id && (!cwd || sameCwd(header, cwd))) return path;
+  const want = cwd === undefined ? undefined : resolvedPath(cwd);
+  try {
+    for (const name of jsonlNames(dir)) {
+      const path = join(dir, name);
+      const header = sessionHeaderOf(path);
+      if (header?.id === id && (want === undefined || cwdMatches(header.cwd, want))) return path;
+    }
+  } catch {
+    // A folder that cannot be read holds no session.
   }
   return undefined;
 }
 
+/** A user or assistant message's text: a string content, else its text blocks joined by spaces. */
 const textOf = (content: unknown): string =>
-  typeof content === "string" ? content : Array.isArray(content) ? content.filter((b: Rec) => b?.type === "text").map((b: Rec) => String(b.text)).join(" ") : "";
+  typeof content === "string"
+    ? content
+    : (content as Rec[])
+        .filter((b) => b.type === "text")
+        .map((b) => b.text)
+        .join(" ");
 
-/** One file's SessionInfo, or null for a file that is not a session. */
-async function sessionInfoOf(path: string, stats?: Stats): Promise<SessionInfo | null> {
+/**
+ * One file's SessionInfo, or null for a file that is not a session. An entry the reference's
+ * listing fails on (a message entry without a message, content neither text nor an array, a
+ * name that is not a string) makes the file unlisted there, so it does here: the property reads
+ * below are left to throw as the reference's do, and the throw means null.
+ */
+async function sessionInfoOf(path: string, signal?: AbortSignal, stats?: Stats): Promise<SessionInfo | null> {
   try {
     const st = stats ?? (await stat(path));
     let header: Rec | undefined;
@@ -97,28 +127,27 @@ async function sessionInfoOf(path: string, stats?: Stats): Promise<SessionInfo |
     let firstMessage = "";
     let lastActivity: number | undefined;
     const texts: string[] = [];
+    // The stream gets no signal (an abort after the loop stopped would raise an error nobody
+    // handles); the loop checks it instead, and the stream is closed when reading stops.
     const stream = createReadStream(path, { encoding: "utf8" });
     try {
-      for await (const line of createInterface({ input: stream, crlfDelay: Infinity })) {
-        if (!line.trim()) continue;
-        let entry: Rec;
-        try {
-          entry = JSON.parse(line) as Rec;
-        } catch {
-          continue;
-        }
+      for await (const line of createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY })) {
+        signal?.throwIfAborted();
+        const entry = parseLooseLine(line) as Rec | null;
+        if (!entry) continue;
         if (!header) {
           if (entry.type !== "session") return null;
           header = entry;
           continue;
         }
-        if (entry.type === "session_info") name = (typeof entry.name === "string" ? entry.name.trim() : "") || undefined;
+        // The newest name counts, an emptied one too.
+        if (entry.type === "session_info") name = (entry.name as string | null | undefined)?.trim() || undefined;
         if (entry.type !== "message") continue;
         messageCount++;
-        const message = entry.message as Rec | undefined;
-        if (!message || typeof message.role !== "string" || !("content" in message)) continue;
+        const message = entry.message as Rec;
+        if (typeof message.role !== "string" || !("content" in message)) continue;
         if (message.role !== "user" && message.role !== "assistant") continue;
-        const at = typeof message.timestamp === "number" ? message.timestamp : new Date(String(entry.timestamp)).getTime();
+        const at = typeof message.timestamp === "number" ? message.timestamp : new Date(entry.timestamp as string).getTime();
         if (!Number.isNaN(at)) lastActivity = Math.max(lastActivity ?? 0, at);
         const text = textOf(message.content);
         if (!text) continue;
@@ -128,11 +157,13 @@ async function sessionInfoOf(path: string, stats?: Stats): Promise<SessionInfo |
     } finally {
       stream.destroy();
     }
+    // An abort while readline waited for the end of the file, after its last line.
+    signal?.throwIfAborted();
     if (!header) return null;
     const headerTime = typeof header.timestamp === "string" ? new Date(header.timestamp).getTime() : Number.NaN;
     return {
       path,
-      id: String(header.id),
+      id: header.id as string,
       cwd: typeof header.cwd === "string" ? header.cwd : "",
       name,
       parentSessionPath: header.parentSession as string | undefined,
@@ -143,54 +174,120 @@ async function sessionInfoOf(path: string, stats?: Stats): Promise<SessionInfo |
       allMessagesText: texts.join(" "),
     };
   } catch {
+    signal?.throwIfAborted();
     return null;
   }
 }
 
-const newestFirst = (sessions: SessionInfo[]): SessionInfo[] => sessions.sort((a, b) => b.modified.getTime() - a.modified.getTime());
+export const newestFirst = (sessions: SessionInfo[]): SessionInfo[] => sessions.sort((a, b) => b.modified.getTime() - a.modified.getTime());
 
-/** Every session of `files`, with progress after each; newest first. */
-async function infosOf(files: string[], onProgress?: ListProgress, signal?: AbortSignal): Promise<SessionInfo[]> {
-  const found: SessionInfo[] = [];
-  let loaded = 0;
-  for (const path of files) {
-    signal?.throwIfAborted();
-    const info = await sessionInfoOf(path);
-    loaded++;
-    if (info) found.push(info);
-    onProgress?.(loaded, files.length, newestFirst([...found]));
-  }
-  signal?.throwIfAborted();
-  return newestFirst(found);
-}
-
-/** The sessions of one folder (of `cwd`'s only, when given). */
-export async function listSessionFiles(dir: string, cwd?: string, onProgress?: ListProgress, signal?: AbortSignal): Promise<SessionInfo[]> {
-  signal?.throwIfAborted();
-  if (!existsSync(dir)) return [];
-  const files = jsonlIn(dir).sort((a, b) => b.localeCompare(a));
-  const keep = (s: SessionInfo) => !cwd || sameCwd({ cwd: s.cwd }, cwd);
-  const progress: ListProgress | undefined = onProgress && ((loaded, total, partial) => onProgress(loaded, total, partial?.filter(keep)));
-  return (await infosOf(files, progress, signal)).filter(keep);
-}
-
-/** The sessions of every folder under `root` (a sessions directory). */
-export async function listAllSessionFiles(root: string, onProgress?: ListProgress, signal?: AbortSignal): Promise<SessionInfo[]> {
-  signal?.throwIfAborted();
-  if (!existsSync(root)) return [];
-  const dirs = (await readdir(root, { withFileTypes: true })).filter((e) => e.isDirectory() || e.isSymbolicLink()).map((e) => join(root, e.name));
-  const files = dirs.flatMap(jsonlIn);
-  const withTimes = files.map((path) => {
-    try {
-      return { path, mtime: statSync(path).mtimeMs };
-    } catch {
-      return { path, mtime: Number.NEGATIVE_INFINITY };
+/** `map` over `items`, at most `limit` at a time; results in the items' order. */
+async function mapLimited<T, R>(items: readonly T[], limit: number, map: (item: T, index: number) => Promise<R>, signal?: AbortSignal): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      signal?.throwIfAborted();
+      const index = next++;
+      out[index] = await map(items[index]!, index);
     }
-  });
-  withTimes.sort((a, b) => b.mtime - a.mtime || b.path.localeCompare(a.path));
-  return infosOf(
-    withTimes.map((f) => f.path),
-    onProgress,
-    signal,
-  );
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
+// The reference's figures: files read at once, and how often a listing hands out its partial result.
+const INFO_READS = 10;
+const DISCOVERY_READS = 64;
+const FOLDER_PUBLISH_EVERY = 10;
+const ALL_PUBLISH_EVERY = 100;
+
+/**
+ * The sessions of one folder, in file-name order, newest name first (the caller sorts them);
+ * progress after each file, with the partial result sorted at the first, every tenth and the last.
+ */
+export async function listFolder(dir: string, onProgress?: ListProgress, signal?: AbortSignal): Promise<SessionInfo[]> {
+  signal?.throwIfAborted();
+  try {
+    const names = (await readdir(dir)).filter((f) => f.endsWith(".jsonl")).sort((a, b) => b.localeCompare(a));
+    const found: SessionInfo[] = [];
+    let loaded = 0;
+    const infos = await mapLimited(
+      names,
+      INFO_READS,
+      async (name) => {
+        const info = await sessionInfoOf(join(dir, name), signal);
+        loaded++;
+        if (info) found.push(info);
+        const publish = loaded === 1 || loaded % FOLDER_PUBLISH_EVERY === 0 || loaded === names.length;
+        onProgress?.(loaded, names.length, publish ? newestFirst([...found]) : undefined);
+        return info;
+      },
+      signal,
+    );
+    return infos.filter((i) => i !== null);
+  } catch {
+    // A missing or unreadable folder lists nothing; an abort still ends the listing.
+    signal?.throwIfAborted();
+    return [];
+  }
+}
+
+/**
+ * The sessions of every folder under `root` (a sessions directory; files beside the folders, such
+ * as pion.db, are not looked at), newest first. Files are read most recently modified first (a
+ * tie by file name, newest first), so the partial result handed out at the first file, every
+ * hundredth and the last holds the sessions most likely wanted.
+ */
+export async function listAllFolders(root: string, onProgress?: ListProgress, signal?: AbortSignal): Promise<SessionInfo[]> {
+  try {
+    const dirs = (await readdir(root, { withFileTypes: true })).filter((e) => e.isDirectory() || e.isSymbolicLink()).map((e) => join(root, e.name));
+    const perDir = await mapLimited(
+      dirs,
+      DISCOVERY_READS,
+      async (dir) => {
+        try {
+          return (await readdir(dir)).filter((f) => f.endsWith(".jsonl")).map((f) => join(dir, f));
+        } catch {
+          return [];
+        }
+      },
+      signal,
+    );
+    const candidates = await mapLimited(
+      perDir.flat(),
+      DISCOVERY_READS,
+      async (path): Promise<{ path: string; stats?: Stats }> => {
+        try {
+          return { path, stats: await stat(path) };
+        } catch {
+          return { path };
+        }
+      },
+      signal,
+    );
+    const mtime = (c: { stats?: Stats }) => c.stats?.mtimeMs ?? Number.NEGATIVE_INFINITY;
+    candidates.sort((a, b) => mtime(b) - mtime(a) || basename(b.path).localeCompare(basename(a.path)));
+    const found: SessionInfo[] = [];
+    let loaded = 0;
+    let firstLoaded = false;
+    const infos = await mapLimited(
+      candidates,
+      INFO_READS,
+      async (c, index) => {
+        const info = await sessionInfoOf(c.path, signal, c.stats);
+        loaded++;
+        if (index === 0) firstLoaded = true;
+        if (info) found.push(info);
+        const publish = firstLoaded && (index === 0 || loaded % ALL_PUBLISH_EVERY === 0 || loaded === candidates.length);
+        onProgress?.(loaded, candidates.length, publish ? newestFirst([...found]) : undefined);
+        return info;
+      },
+      signal,
+    );
+    return newestFirst(infos.filter((i) => i !== null));
+  } catch {
+    signal?.throwIfAborted();
+    return [];
+  }
 }

@@ -10,16 +10,26 @@
  * The finding statics (`continueRecent`, `findById`, `list`, `listAll`) read the folders' files
  * (session-manager-list.ts); `forkFrom` copies another file's entries into a new session here.
  */
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pionHome } from "../../config.ts";
 import { sessionDirFor, sessionFileName } from "../../store/paths.ts";
 import { sessionManagerView } from "../context-members.ts";
 import type { ExtensionSessionPort, SessionControl } from "../types.ts";
-import { readSessionFile, SessionFile, type FileEntry as Entry } from "./session-manager-file.ts";
+import { readLooseEntries, readSessionFile, SessionFile, type FileEntry as Entry } from "./session-manager-file.ts";
 import { managerWrites, newHeader, type ManagerState } from "./session-manager-writes.ts";
-import { listAllSessionFiles, listSessionFiles, mostRecentSession, sessionFileById, type ListProgress, type SessionInfo } from "./session-manager-list.ts";
-import { expandHome } from "../../util/home-path.ts";
+import {
+  cwdMatches,
+  listAllFolders,
+  listFolder,
+  mostRecentSession,
+  newestFirst,
+  normalizedPath,
+  resolvedPath,
+  sessionFileById,
+  type ListProgress,
+  type SessionInfo,
+} from "./session-manager-list.ts";
 import { JsonlAppender } from "../../store/jsonl-export.ts";
 
 type Rec = Record<string, unknown>;
@@ -75,30 +85,15 @@ export function assertValidSessionId(id: string): void {
   }
 }
 
-/** A session folder and, for a custom one, the cwd whose sessions alone count (the default folder for `cwd` holds only its own). */
-function folderFor(cwd: string, sessionDir: string | undefined, create = true): { dir: string; filter?: string } {
-  const own = sessionDirFor(resolve(pionHome(), "sessions"), resolve(cwd));
-  if (!sessionDir) return { dir: create ? defaultSessionDir(cwd) : own };
-  const dir = resolve(expandHome(sessionDir));
-  return dir === own ? { dir } : { dir, filter: resolve(cwd) };
-}
-
-/** Every entry line of a session file (malformed lines skipped); none when it cannot be read. */
-function readEntries(path: string): Rec[] {
-  try {
-    return readFileSync(path, "utf8")
-      .split("\n")
-      .flatMap((line) => {
-        if (!line.trim()) return [];
-        try {
-          return [JSON.parse(line) as Rec];
-        } catch {
-          return [];
-        }
-      });
-  } catch {
-    return [];
-  }
+/**
+ * The session folder of a static (`sessionDir` as given, `~` and a file URL read; by default the
+ * folder for `cwd`, created, as the reference does) and, for a custom folder that is not that
+ * default one, the cwd whose sessions alone count there.
+ */
+function folderFor(cwd: string, sessionDir: string | undefined): { dir: string; filter?: string } {
+  if (!sessionDir) return { dir: defaultSessionDir(resolvedPath(cwd)) };
+  const dir = normalizedPath(sessionDir);
+  return resolve(dir) === sessionDirFor(resolve(pionHome(), "sessions"), resolvedPath(cwd)) ? { dir } : { dir, filter: cwd };
 }
 
 export class SessionManager {
@@ -149,52 +144,74 @@ export class SessionManager {
     return new SessionManager(cwd, start.header, start.entries, start.file, dir);
   }
 
-  /** The folder's most recent session (with a custom folder: of `cwd`'s sessions), continued; else a new one there. */
+  /**
+   * The folder's most recently modified session (with a custom folder: of `cwd`'s sessions),
+   * continued with `cwd` as its cwd; else a new one there. The folder is kept as given (a relative
+   * one stays relative in `getSessionDir`, as in the reference).
+   */
   static continueRecent(cwd: string, sessionDir?: string): SessionManager {
     const { dir, filter } = folderFor(cwd, sessionDir);
     const recent = mostRecentSession(dir, filter);
-    return recent ? SessionManager.open(recent, dir, resolve(cwd)) : SessionManager.create(cwd, dir);
+    if (recent) {
+      const start = SessionManager.#fromFile(resolve(recent), resolvedPath(cwd));
+      return new SessionManager(resolvedPath(cwd), start.header, start.entries, start.file, dir);
+    }
+    const header = newHeader(resolvedPath(cwd));
+    return new SessionManager(resolvedPath(cwd), header, [], new SessionFile(join(dir, sessionFileName(String(header.timestamp), String(header.id))), false), dir);
   }
 
-  /** A new session in `targetCwd`'s folder holding every entry of the file at `sourcePath`, its header naming that file as parent. */
+  /**
+   * A new session in `targetCwd`'s folder (or `sessionDir`) holding every entry of the file at
+   * `sourcePath` as written (not migrated, not checked, as the reference copies them), its header
+   * naming that file as parent. The source must start with a session header.
+   */
   static forkFrom(sourcePath: string, targetCwd: string, sessionDir?: string, options?: { id?: string }): SessionManager {
-    const source = resolve(expandHome(sourcePath));
-    const cwd = resolve(targetCwd);
-    const entries = readEntries(source);
-    if (entries.length === 0) throw new Error(`Cannot fork: source session file is empty or invalid: ${source}`);
-    if (!entries.some((e) => e.type === "session")) throw new Error(`Cannot fork: source session has no header: ${source}`);
-    const dir = sessionDir ? resolve(expandHome(sessionDir)) : defaultSessionDir(cwd);
+    const source = resolvedPath(sourcePath);
+    const cwd = resolvedPath(targetCwd);
+    const read = readLooseEntries(source);
+    if (read.length === 0) throw new Error(`Cannot fork: source session file is empty or invalid: ${source}`);
+    // Unreachable while readLooseEntries requires a header first; kept as the reference's second check.
+    if (!read.some((e) => e.type === "session")) throw new Error(`Cannot fork: source session has no header: ${source}`);
+    const dir = sessionDir ? normalizedPath(sessionDir) : defaultSessionDir(cwd);
     if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
     if (options?.id !== undefined) assertValidSessionId(options.id);
     const header = newHeader(cwd, source, options?.id);
-    const file = join(dir, sessionFileName(String(header.timestamp), String(header.id)));
-    const out = JsonlAppender.open(file, "wx");
+    const entries = read.filter((e) => e.type !== "session") as Entry[];
+    const path = resolve(join(dir, sessionFileName(String(header.timestamp), String(header.id))));
+    const out = JsonlAppender.open(path, "wx");
     try {
-      out.write([header, ...entries.filter((e) => e.type !== "session")].map((e) => `${JSON.stringify(e)}\n`).join(""));
+      out.write([header, ...entries].map((e) => `${JSON.stringify(e)}\n`).join(""));
     } finally {
       out.close();
     }
-    return SessionManager.open(file, dir, cwd);
+    // Built from what was written, not read back: pion's strict reader would refuse entries the reference keeps.
+    return new SessionManager(cwd, header, entries, new SessionFile(path, true), dir);
   }
 
-  /** The file of the session with exactly this id in the folder, or undefined. */
+  /** The file of the session with exactly this id in the folder (with a custom folder: of `cwd`'s sessions), or undefined. */
   static findById(cwd: string, id: string, sessionDir?: string): string | undefined {
-    const { dir, filter } = folderFor(cwd, sessionDir, false);
+    const { dir, filter } = folderFor(cwd, sessionDir);
     return sessionFileById(dir, id, filter);
   }
 
   /** The folder's sessions (with a custom folder: `cwd`'s), newest first. */
-  static list(cwd: string, sessionDir?: string, onProgress?: ListProgress, signal?: AbortSignal): Promise<SessionInfo[]> {
-    const { dir, filter } = folderFor(cwd, sessionDir, false);
-    return listSessionFiles(dir, filter, onProgress, signal);
+  static async list(cwd: string, sessionDir?: string, onProgress?: ListProgress, signal?: AbortSignal): Promise<SessionInfo[]> {
+    const { dir, filter } = folderFor(cwd, sessionDir);
+    const want = filter === undefined ? undefined : resolvedPath(filter);
+    const keep = (s: SessionInfo) => want === undefined || cwdMatches(s.cwd, want);
+    const progress: ListProgress | undefined = onProgress && ((loaded, total, partial) => onProgress(loaded, total, partial?.filter(keep)));
+    return newestFirst((await listFolder(dir, progress, signal)).filter(keep));
   }
 
   /** Every folder's sessions under pion's sessions directory (or under `sessionDir` alone), newest first. */
-  static listAll(sessionDirOrProgress?: string | ListProgress, progressOrSignal?: ListProgress | AbortSignal, signal?: AbortSignal): Promise<SessionInfo[]> {
+  static async listAll(sessionDirOrProgress?: string | ListProgress, progressOrSignal?: ListProgress | AbortSignal, signal?: AbortSignal): Promise<SessionInfo[]> {
     const progress = typeof sessionDirOrProgress === "function" ? sessionDirOrProgress : typeof progressOrSignal === "function" ? progressOrSignal : undefined;
     const abort = typeof sessionDirOrProgress === "string" || typeof progressOrSignal === "function" ? signal : ((progressOrSignal as AbortSignal | undefined) ?? signal);
-    if (typeof sessionDirOrProgress === "string") return listSessionFiles(resolve(expandHome(sessionDirOrProgress)), undefined, progress, abort);
-    return listAllSessionFiles(resolve(pionHome(), "sessions"), progress, abort);
+    abort?.throwIfAborted();
+    // An empty folder name means the default, as in the reference.
+    const custom = typeof sessionDirOrProgress === "string" ? normalizedPath(sessionDirOrProgress) : "";
+    if (custom) return newestFirst(await listFolder(custom, progress, abort));
+    return listAllFolders(resolve(pionHome(), "sessions"), progress, abort);
   }
 
   static inMemory(cwd: string = process.cwd(), options?: { id?: string; parentSession?: string }, entries: Entry[] = []): SessionManager {
