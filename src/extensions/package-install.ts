@@ -42,10 +42,11 @@ async function run(program: string, args: string[], o: { env: Record<string, str
   return { code, output: `${stderr}\n${stdout}`, stdout };
 }
 
-export async function runNpm(o: InstallOptions, args: string[], cwd?: string): Promise<void> {
+/** npm's stdout on success; a failure says which command, its exit code and its last lines (or that the registry was out of reach). */
+export async function runNpm(o: InstallOptions, args: string[], cwd?: string): Promise<string> {
   const npm = o.npm ?? o.env.PION_NPM ?? "npm";
-  const { code, output } = await run(npm, args, { env: quietGitEnv(o.env), cwd, missing: `${npm} was not found: pion installs npm packages with the npm on this machine` });
-  if (code === 0) return;
+  const { code, output, stdout } = await run(npm, args, { env: quietGitEnv(o.env), cwd, missing: `${npm} was not found: pion installs npm packages with the npm on this machine` });
+  if (code === 0) return stdout;
   if (OFFLINE.test(output)) throw new Error(`npm could not reach the registry (offline?): ${lastLines(output)}`);
   throw new Error(`npm ${args[0]} failed (exit ${code}): ${lastLines(output)}`);
 }
@@ -74,9 +75,10 @@ function ensureGitignore(root: string): void {
   if (!existsSync(join(root, ".gitignore"))) writeFileSync(join(root, ".gitignore"), "*\n!.gitignore\n");
 }
 
-/** `npm install <spec>` into the settings folder's (or temporary folder's) `npm/`, pi's peers left to the host. */
-export const installNpmPackage = (o: InstallOptions, spec: string, dir: string): Promise<void> =>
-  runNpm(o, ["install", spec, "--prefix", ensureNpmProject(dir), "--legacy-peer-deps", "--no-audit", "--no-fund"]);
+/** `npm install <spec...>` into the settings folder's (or temporary folder's) `npm/`, pi's peers left to the host. */
+export async function installNpmPackage(o: InstallOptions, spec: string | readonly string[], dir: string): Promise<void> {
+  await runNpm(o, ["install", ...(typeof spec === "string" ? [spec] : spec), "--prefix", ensureNpmProject(dir), "--legacy-peer-deps", "--no-audit", "--no-fund"]);
+}
 
 /** A checkout's own dependencies, without dev dependencies or pi's peers (the host provides those). */
 async function installCheckoutDependencies(o: InstallOptions, dir: string): Promise<void> {

@@ -124,8 +124,8 @@ export async function withPackageResources(settings: Settings, env: Record<strin
 }
 
 /** The packages the user's and (when trusted) the project's settings list, one per package, as they load. */
-export function configuredPackages(home: string, cwd: string, env: Record<string, string | undefined>, approve?: boolean): ResolvedPackage[] {
+export function configuredPackages(home: string, cwd: string, env: Record<string, string | undefined>): ResolvedPackage[] {
   const user = loadUserSettings(home, env);
-  const trust = decideProjectTrust({ home, cwd, defaultProjectTrust: user.defaultProjectTrust, ...(approve !== undefined ? { approve } : {}) });
+  const trust = decideProjectTrust({ home, cwd, defaultProjectTrust: user.defaultProjectTrust });
   return dedupePackages(loadSettings(home, cwd, trust.trusted, () => {}, user).listedPackages ?? []);
 }

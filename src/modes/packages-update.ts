@@ -1,33 +1,51 @@
 /**
  * `pion update`, the reference's update command for what pion can update:
  *
- * - `--extensions`: every configured package (the user's settings, and a trusted project's);
- *   `<source>` or `--extension <source>`: the configured package of that identity (an error
- *   naming it when none is configured). An unpinned npm package is installed again at its latest
- *   version (a range at the newest that fits), a pinned one (`npm:name@1.2.3`) is left alone; a
- *   git package is fetched and reset to its ref or default branch (a commit ref already checked
- *   out stays); a local path has nothing to update. Offline (`--offline`, `PI_OFFLINE=1`) nothing
- *   is fetched, as in the reference. Each package that changed is reported `source from -> to`.
+ * - `--extensions`: every configured package (the user's settings, and the project's when its
+ *   trust is saved or `--approve` is given); `<source>` or `--extension <source>`: the configured
+ *   package of that identity (an error naming it when none is configured). What moves and what
+ *   stays is src/extensions/package-update.ts. Offline (`--offline`, `PI_OFFLINE=1`) nothing is
+ *   fetched and the command says so, as the reference does (exit 0). Each package that changed
+ *   is reported `source from -> to`.
  * - `--models`: `pion models refresh`.
  * - pion itself (`pion update`, `--self`, `self`, `pi`, and the self part of `--all`): pion is a
  *   release binary that cannot replace itself; the command says so and how to update (exit 1).
  *
- * Progress goes to stderr, the outcome to stdout; exit 2 for usage errors, 1 for failures.
+ * Progress and errors go to stderr, the outcome to stdout; exit 2 for usage errors, 1 for failures.
  */
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { isOffline } from "../config.ts";
-import { configuredPackages, sameIdentity, settingsEntryFor } from "../extensions/package-manager.ts";
 import { errorMessage } from "../util/errors.ts";
 import type { PackagesCliOptions } from "./packages-cli.ts";
 
 export const UPDATE_USAGE = "usage: pion update [<source>|self|pi] [--self|--extensions|--models|--all] [--extension <source>] [--approve|--no-approve]";
+
+const UPDATE_HELP = `${UPDATE_USAGE}
+
+Update the configured pi packages or the model catalog. pion itself is one release binary and is
+not updated by this command: replace the binary with a newer release instead.
+
+  --extensions            every configured package (user settings; the project's when trusted)
+  <source>                one configured package, as listed by pion list
+  --extension <source>    the same as <source>
+  --models                refresh the model catalog (pion models refresh)
+  --self, self, pi        pion itself (exit 1: says how to update it)
+  --all                   the packages, then pion itself
+  -a, --approve           count the project's packages for this run
+  -na, --no-approve       leave the project's packages out for this run
+  --offline               fetch nothing (also PI_OFFLINE=1)
+
+A package pinned to an exact npm version (npm:name@1.2.3) stays as it is; a git tag or commit
+stays where it is, a branch or the default branch moves to its newest commit.
+`;
+
+const SELF_UPDATE = "pion: pion cannot update itself: it is a single release binary. Download the newer binary for this system and put it in place of this one (see README, Release binaries).\n";
 
 type Target = { type: "self" } | { type: "all" } | { type: "models" } | { type: "extensions"; source?: string };
 
 interface UpdateArgs {
   target: Target;
   approve?: boolean;
+  offline: boolean;
   /** `pion update` alone: the packages are not part of it (said once). */
   skippedNote: boolean;
 }
@@ -38,12 +56,15 @@ function parseUpdateArgs(argv: string[]): UpdateArgs | string {
   let source: string | undefined;
   let extension: string | undefined;
   let approve: boolean | undefined;
+  let offline = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === "--self" || arg === "--extensions" || arg === "--models" || arg === "--all") flags[arg.slice(2) as keyof typeof flags] = true;
-    else if (arg === "--approve" || arg === "-a") approve = approve === false ? false : true;
+    else if (arg === "--approve" || arg === "-a") approve = true;
     else if (arg === "--no-approve" || arg === "-na") approve = false;
-    else if (arg === "--force" || arg === "--offline") continue;
+    else if (arg === "--offline") offline = true;
+    // The reference's --force reinstalls the agent itself, which pion never does.
+    else if (arg === "--force") continue;
     else if (arg === "--extension") {
       const value = argv[i + 1];
       if (!value || value.startsWith("-")) return "--extension needs a source";
@@ -54,44 +75,33 @@ function parseUpdateArgs(argv: string[]): UpdateArgs | string {
     else if (source) return `Unexpected argument: ${arg}`;
     else source = arg;
   }
-  const withApprove = (target: Target, skippedNote = false): UpdateArgs => ({ target, skippedNote, ...(approve !== undefined ? { approve } : {}) });
+  const args = (target: Target, skippedNote = false): UpdateArgs => ({ target, skippedNote, offline, ...(approve !== undefined ? { approve } : {}) });
   if (flags.all && (flags.self || flags.extensions || flags.models || extension)) return "--all cannot be combined with --self, --extensions, --models or --extension";
   if (flags.all && source) return "--all cannot be combined with a source";
   if (flags.models) {
     if (flags.self || flags.extensions || extension) return "--models cannot be combined with --self, --extensions or --extension";
     if (source) return "--models cannot be combined with a source";
-    return withApprove({ type: "models" });
+    return args({ type: "models" });
   }
   if (extension) {
     if (flags.self || flags.extensions) return "--extension cannot be combined with --self or --extensions";
     if (source) return "--extension cannot be combined with a source";
-    return withApprove({ type: "extensions", source: extension });
+    return args({ type: "extensions", source: extension });
   }
-  if (source === "self" || source === "pi") return withApprove({ type: flags.extensions ? "all" : "self" });
+  if (source === "self" || source === "pi") return args({ type: flags.extensions ? "all" : "self" });
   if (source) {
     if (flags.self || flags.extensions) return "a source cannot be combined with --self or --extensions";
-    return withApprove({ type: "extensions", source });
+    return args({ type: "extensions", source });
   }
-  if (flags.all || (flags.self && flags.extensions)) return withApprove({ type: "all" });
-  if (flags.self) return withApprove({ type: "self" });
-  if (flags.extensions) return withApprove({ type: "extensions" });
-  return withApprove({ type: "self" }, true);
+  if (flags.all || (flags.self && flags.extensions)) return args({ type: "all" });
+  if (flags.self) return args({ type: "self" });
+  if (flags.extensions) return args({ type: "extensions" });
+  return args({ type: "self" }, true);
 }
-
-const installedVersion = (root: string): string | undefined => {
-  try {
-    return String((JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version?: unknown }).version ?? "") || undefined;
-  } catch {
-    return undefined;
-  }
-};
-
-/** An exact npm version (`1.2.3`, `1.2.3-beta.1`): the package is pinned there. */
-const EXACT_VERSION = /^v?\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
 
 export async function runUpdateCli(argv: string[], o: PackagesCliOptions): Promise<number> {
   if (argv.includes("-h") || argv.includes("--help")) {
-    o.out(`${UPDATE_USAGE}\n`);
+    o.out(UPDATE_HELP);
     return 0;
   }
   const args = parseUpdateArgs(argv);
@@ -113,58 +123,35 @@ export async function runUpdateCli(argv: string[], o: PackagesCliOptions): Promi
   let code = 0;
   if (target.type === "all" || target.type === "extensions") {
     try {
-      code = await updatePackages({ ...o, offline: argv.includes("--offline") }, target.type === "extensions" ? target.source : undefined, args.approve);
+      code = await updateConfigured(o, target.type === "extensions" ? target.source : undefined, args);
     } catch (err) {
       o.err(`pion: ${errorMessage(err)}\n`);
       code = 1;
     }
   }
   if (target.type === "all" || target.type === "self") {
-    o.err("pion: pion cannot update itself: it is a single release binary. Download the newer binary for this system and put it in place of this one (see README, Release binaries).\n");
+    o.err(SELF_UPDATE);
     code = 1;
   }
   return code;
 }
 
-async function updatePackages(o: PackagesCliOptions & { offline?: boolean }, source: string | undefined, approve: boolean | undefined): Promise<number> {
-  const all = configuredPackages(o.home, o.cwd, o.env, approve);
-  const chosen = source ? all.filter((p) => sameIdentity(p.entry, settingsEntryFor(source, p.base, o.cwd), p.base)) : all;
-  if (source && chosen.length === 0) throw new Error(`No matching package found for ${source}`);
-  if (isOffline(o.offline === true, o.env)) {
+async function updateConfigured(o: PackagesCliOptions, source: string | undefined, args: UpdateArgs): Promise<number> {
+  const { packagesNamed, updatablePackages, updatePackages } = await import("../extensions/package-update.ts");
+  const all = updatablePackages(o.home, o.cwd, o.env, args.approve);
+  // An unknown source is an error even offline, as in the reference.
+  const chosen = source ? packagesNamed(all, source, o.cwd) : all;
+  if (isOffline(args.offline, o.env)) {
     o.out("Skipped package updates (offline mode)\n");
     return 0;
   }
-  const { installGitPackage, installNpmPackage } = await import("../extensions/package-install.ts");
-  const { gitRoot } = await import("../extensions/git-source.ts");
-  const changed: string[] = [];
-  let failed = 0;
-  for (const pkg of chosen) {
-    const p = pkg.parsed;
-    if (p.type === "local" || (p.type === "npm" && p.version !== undefined && EXACT_VERSION.test(p.version))) continue;
-    const scope = pkg.level === "project" ? " (project)" : "";
-    const before = p.type === "npm" ? installedVersion(pkg.root) : await gitHead(pkg.root);
-    o.err(`Updating ${pkg.source}${scope}...\n`);
-    try {
-      if (p.type === "npm") await installNpmPackage(o, p.version !== undefined ? p.spec : `${p.name}@latest`, pkg.base);
-      else await installGitPackage(o, p, pkg.root, gitRoot(pkg.base));
-    } catch (err) {
-      o.err(`pion: ${pkg.source}: ${errorMessage(err)}\n`);
-      failed++;
-      continue;
-    }
-    const after = p.type === "npm" ? installedVersion(pkg.root) : await gitHead(pkg.root);
-    const shown = (v: string | undefined) => (v === undefined ? "(none)" : p.type === "git" ? v.slice(0, 7) : v);
-    if (after !== before) changed.push(`${pkg.source}${scope} ${shown(before)} -> ${shown(after)}`);
-  }
+  const { changed, warnings, failures } = await updatePackages(o, chosen, {
+    start: (message) => o.err(`${message}\n`),
+    warn: (message) => o.err(`pion: warning: ${message}\n`),
+    fail: (what, message) => o.err(`pion: ${what}: ${message}\n`),
+  });
   if (changed.length > 0) o.out(`Updated ${changed.length} package${changed.length === 1 ? "" : "s"}:\n${changed.map((c) => `  ${c}\n`).join("")}`);
-  else if (failed > 0) o.out(source ? `${source} was not updated, see the errors above\n` : "No packages were updated, see the errors above\n");
+  else if (failures + warnings > 0) o.out(`${source ? `${source} was not updated` : "No packages were updated"}, see the ${failures > 0 ? "errors" : "warnings"} above\n`);
   else o.out(source ? `${source} is already up to date\n` : "Packages are already up to date\n");
-  return failed > 0 ? 1 : 0;
-}
-
-async function gitHead(dir: string): Promise<string | undefined> {
-  if (!existsSync(dir)) return undefined;
-  const proc = Bun.spawn(["git", "rev-parse", "HEAD"], { cwd: dir, stdin: "ignore", stdout: "pipe", stderr: "ignore" });
-  const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
-  return code === 0 ? out.trim() || undefined : undefined;
+  return failures > 0 ? 1 : 0;
 }
