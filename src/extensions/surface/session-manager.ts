@@ -170,8 +170,6 @@ export class SessionManager {
     const cwd = resolvedPath(targetCwd);
     const read = readLooseEntries(source);
     if (read.length === 0) throw new Error(`Cannot fork: source session file is empty or invalid: ${source}`);
-    // Unreachable while readLooseEntries requires a header first; kept as the reference's second check.
-    if (!read.some((e) => e.type === "session")) throw new Error(`Cannot fork: source session has no header: ${source}`);
     const dir = sessionDir ? normalizedPath(sessionDir) : defaultSessionDir(cwd);
     if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
     if (options?.id !== undefined) assertValidSessionId(options.id);
